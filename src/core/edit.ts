@@ -200,3 +200,36 @@ export type PrefixEdit = SummarizeEdit | DropEdit | ResetEdit;
 
 export const isPrefixEdit = (edit: Edit): edit is PrefixEdit =>
   edit.type === 'summarize' || edit.type === 'drop' || edit.type === 'reset';
+
+/**
+ * The highest seq an edit can change the view of, or null when a view from any point depends on it: the
+ * cuts themselves and branches (whose hidden messages shape the caller's history, not only the view).
+ * An edit whose reach is below where a view starts changes nothing in it, so a resume can leave it unread.
+ */
+export function editReach(edit: Edit): number | null {
+  switch (edit.type) {
+    case 'summarize':
+    case 'drop':
+    case 'reset':
+    case 'branch':
+      return null;
+    case 'clear':
+      return Math.max(-1, ...edit.targets);
+    case 'archive':
+      return Math.max(edit.digestAfterSeq, ...edit.targets);
+    case 'compress-text':
+      return edit.throughSeq;
+    default:
+      return edit.target;
+  }
+}
+
+/**
+ * The first seq a view over these edits can show: one past the newest cut (0 when nothing is cut). A
+ * resumed session needs the log's bodies from here on only; the view never reaches further back.
+ */
+export function firstVisibleSeq(edits: readonly Edit[]): number {
+  let through = -1;
+  for (const edit of edits) if (isPrefixEdit(edit) && edit.throughSeq > through) through = edit.throughSeq;
+  return through + 1;
+}

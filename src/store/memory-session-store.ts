@@ -1,11 +1,20 @@
-import type { SessionListing, SessionStore, StoredSession } from './session-store.ts';
+import type {
+  RecentSession,
+  SessionListing,
+  SessionStore,
+  StoredSession,
+  StoredTokenCount,
+} from './session-store.ts';
 import {
   assertPositions,
   assertWritable,
+  contentIdAt,
   editsWrite,
   fullWrite,
   messagesWrite,
+  neededFrom,
   type PositionedWrite,
+  recentStart,
 } from './session-store.ts';
 import { checkEdit, checkMessage } from './session-store-codec.ts';
 
@@ -15,7 +24,10 @@ import { checkEdit, checkMessage } from './session-store-codec.ts';
  * it is given exactly as the durable stores do, so code tested against it behaves the same on disk.
  */
 export function createMemorySessionStore(): SessionStore {
-  const sessions = new Map<string, StoredSession>();
+  const sessions = new Map<
+    string,
+    StoredSession & { contentIds: (string | null)[]; tokens: (StoredTokenCount | null)[] }
+  >();
   const write = async (sessionId: string, change: PositionedWrite, at: number): Promise<void> => {
     assertWritable(sessionId, change, at);
     for (const message of change.messages) checkMessage(sessionId, message);
@@ -28,8 +40,20 @@ export function createMemorySessionStore(): SessionStore {
       edits: existing?.edits.length ?? 0,
     });
     if (change.messages.length === 0 && change.edits.length === 0) return;
-    const target = existing ?? { id: sessionId, log: [], edits: [], createdAt: at, updatedAt: at };
-    for (const message of change.messages) target.log.push(structuredClone(message));
+    const target = existing ?? {
+      id: sessionId,
+      log: [],
+      edits: [],
+      contentIds: [],
+      tokens: [],
+      createdAt: at,
+      updatedAt: at,
+    };
+    change.messages.forEach((message, offset) => {
+      target.log.push(structuredClone(message));
+      target.contentIds.push(contentIdAt(change, offset));
+      target.tokens.push(structuredClone(change.tokens?.[offset] ?? null));
+    });
     for (const edit of change.edits) target.edits.push(structuredClone(edit));
     target.updatedAt = at;
     sessions.set(sessionId, target);
@@ -37,7 +61,26 @@ export function createMemorySessionStore(): SessionStore {
   return {
     async load(sessionId) {
       const session = sessions.get(sessionId);
-      return session ? structuredClone(session) : undefined;
+      if (!session) return undefined;
+      const { contentIds: _contentIds, tokens: _tokens, ...stored } = session;
+      return structuredClone(stored);
+    },
+    async loadRecent(sessionId): Promise<RecentSession | undefined> {
+      const session = sessions.get(sessionId);
+      if (!session) return undefined;
+      const logStart = recentStart(session.edits, session.log.length);
+      return structuredClone({
+        id: session.id,
+        edits: session.edits.filter((edit) => neededFrom(edit, logStart)),
+        editCount: session.edits.length,
+        messageIds: session.log.map((message) => message.id),
+        contentIds: session.contentIds,
+        logStart,
+        recent: session.log.slice(logStart),
+        recentTokens: session.tokens.slice(logStart),
+        createdAt: session.createdAt,
+        updatedAt: session.updatedAt,
+      });
     },
     appendMessages: (sessionId, messages, expectedSeq, at) =>
       write(sessionId, messagesWrite(messages, expectedSeq), at),

@@ -6,11 +6,18 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { numbered, user } from '../testing/build-messages.ts';
+import { assistant, numbered, user } from '../testing/build-messages.ts';
 import { createPostgresSessionStore } from './postgres-session-store.ts';
 import { describeSessionStoreConformance, type SessionDatabase } from './session-store.conformance.ts';
 import type { SessionStore } from './session-store.ts';
-import { MIGRATIONS_TABLE, SESSION_STORE_SCHEMA_VERSION, TABLE_PREFIX } from './session-store-migrations.ts';
+import {
+  CREATE_MIGRATIONS_TABLE,
+  MIGRATIONS_TABLE,
+  SESSION_STORE_MIGRATIONS,
+  SESSION_STORE_SCHEMA_VERSION,
+  statementsFor,
+  TABLE_PREFIX,
+} from './session-store-migrations.ts';
 import { startTestPostgres, type TestPostgres } from './testing/session-store-postgres-server.ts';
 
 const DATABASE = `ctxkit_session_store_${randomBytes(4).toString('hex')}`;
@@ -67,6 +74,12 @@ async function freshSchema(): Promise<SessionDatabase & { schema: string }> {
           [body, sessionId, seq],
         );
       },
+      async setEditBody(sessionId, position, body) {
+        await adminSql().unsafe(
+          `UPDATE ${schema}.${TABLE_PREFIX}edits SET body = $1 WHERE session_id = $2 AND position = $3`,
+          [body, sessionId, position],
+        );
+      },
       async setSchemaVersion(version) {
         await adminSql().unsafe(
           `INSERT INTO ${schema}.${MIGRATIONS_TABLE} (version, name, applied_at) VALUES ($1, $2, $3)`,
@@ -112,7 +125,54 @@ describe('createPostgresSessionStore', () => {
       const rows = await adminSql().unsafe(
         `SELECT version FROM ${db.schema}.${MIGRATIONS_TABLE} ORDER BY version`,
       );
-      expect(rows.map((row) => row.version)).toEqual([SESSION_STORE_SCHEMA_VERSION]);
+      // Each version recorded once, whichever instance applied it.
+      expect(rows.map((row) => row.version)).toEqual(
+        Array.from({ length: SESSION_STORE_SCHEMA_VERSION }, (_, index) => index + 1),
+      );
+    } finally {
+      await db.dispose();
+    }
+  });
+
+  it('migrates a version-1 database: ids read from the bodies, content ids left empty, nothing lost', async () => {
+    const db = await freshSchema();
+    try {
+      const messages = numbered([user('a'), assistant('b'), user('c')]);
+      const old = clientFor(db.schema, 1);
+      try {
+        const [first] = SESSION_STORE_MIGRATIONS;
+        if (!first) throw new Error('no migrations');
+        await old.unsafe(CREATE_MIGRATIONS_TABLE);
+        for (const statement of statementsFor(first, 'postgres')) await old.unsafe(statement);
+        await old.unsafe(`INSERT INTO ${MIGRATIONS_TABLE} VALUES (1, $1, 0)`, [first.name]);
+        await old.unsafe(`INSERT INTO ${TABLE_PREFIX}sessions VALUES ('s1', 1, 1, 3, 0)`);
+        for (const message of messages) {
+          await old.unsafe(
+            `INSERT INTO ${TABLE_PREFIX}messages (session_id, seq, body) VALUES ('s1', $1, $2)`,
+            [message.seq, JSON.stringify(message)],
+          );
+        }
+      } finally {
+        await old.end();
+      }
+      const store = await db.open();
+      try {
+        expect((await store.load('s1'))?.log).toEqual(messages);
+        const recent = await store.loadRecent('s1');
+        expect(recent?.messageIds).toEqual(messages.map((message) => message.id));
+        expect(recent?.contentIds).toEqual([null, null, null]);
+        expect(recent?.recent).toEqual(messages);
+        const [next] = numbered([user('a'), assistant('b'), user('c'), assistant('d')]).slice(3);
+        if (!next) throw new Error('no message');
+        await store.append(
+          's1',
+          { messages: [next], contentIds: ['c3'], expectedSeq: 3, expectedEditCount: 0 },
+          2,
+        );
+        expect((await store.loadRecent('s1'))?.contentIds).toEqual([null, null, null, 'c3']);
+      } finally {
+        await store.close();
+      }
     } finally {
       await db.dispose();
     }

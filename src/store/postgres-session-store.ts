@@ -12,21 +12,25 @@
  */
 import postgres from 'postgres';
 import { z } from 'zod';
-import type { Edit } from '../core/edit.ts';
+import { type Edit, editReach } from '../core/edit.ts';
 import { CtxkitError } from '../core/errors.ts';
 import type { Message } from '../core/message.ts';
 import {
   assertPositions,
   assertWritable,
+  contentIdAt,
   editsWrite,
   fullWrite,
   isStorableSessionId,
   messagesWrite,
   type PositionedWrite,
+  type RecentSession,
+  recentStart,
   type SessionListFilter,
   type SessionListing,
   type SessionStore,
   type StoredSession,
+  tokensTextAt,
 } from './session-store.ts';
 import {
   assertNumbered,
@@ -44,7 +48,14 @@ import {
   statementsFor,
   TABLE_PREFIX,
 } from './session-store-migrations.ts';
-import { parseSessionRow, toListing } from './session-store-rows.ts';
+import {
+  assembleRecentSession,
+  decodeEditRows,
+  decodeMessageKeys,
+  mergeEditRows,
+  parseSessionRow,
+  toListing,
+} from './session-store-rows.ts';
 
 /** Connections in the pool a store opens from a URL. */
 export const DEFAULT_POSTGRES_POOL_SIZE = 10;
@@ -157,13 +168,14 @@ function openStore(sql: postgres.Sql, location: string, owned: boolean): Session
           AND (${change.expectedEditCount ?? null}::int IS NULL OR edit_count = ${change.expectedEditCount ?? null}::int)
         RETURNING id
       ), messages AS (
-        INSERT INTO ${sql(`${T}messages`)} (session_id, seq, body)
-        SELECT moved.id, ${change.expectedSeq ?? 0}::int + (row.ordinality - 1)::int, row.body
-        FROM moved, unnest(${bodies.messages}::text[]) WITH ORDINALITY AS row (body, ordinality)
+        INSERT INTO ${sql(`${T}messages`)} (session_id, seq, body, message_id, content_id, tokens)
+        SELECT moved.id, ${change.expectedSeq ?? 0}::int + (row.ordinality - 1)::int, row.body, row.message_id, row.content_id, row.tokens
+        FROM moved, unnest(${bodies.messages}::text[], ${bodies.messageIds}::text[], ${bodies.contentIds}::text[], ${bodies.tokens}::text[])
+          WITH ORDINALITY AS row (body, message_id, content_id, tokens, ordinality)
       ), edits AS (
-        INSERT INTO ${sql(`${T}edits`)} (session_id, position, body)
-        SELECT moved.id, ${change.expectedEditCount ?? 0}::int + (row.ordinality - 1)::int, row.body
-        FROM moved, unnest(${bodies.edits}::text[]) WITH ORDINALITY AS row (body, ordinality)
+        INSERT INTO ${sql(`${T}edits`)} (session_id, position, body, reach)
+        SELECT moved.id, ${change.expectedEditCount ?? 0}::int + (row.ordinality - 1)::int, row.body, row.reach
+        FROM moved, unnest(${bodies.edits}::text[], ${bodies.editReach}::int[]) WITH ORDINALITY AS row (body, reach, ordinality)
       )
       SELECT count(*) FROM moved`.values();
     return countRowSchema.parse(rows[0])[0] === 1;
@@ -178,13 +190,14 @@ function openStore(sql: postgres.Sql, location: string, owned: boolean): Session
         ON CONFLICT (id) DO NOTHING
         RETURNING id
       ), messages AS (
-        INSERT INTO ${sql(`${T}messages`)} (session_id, seq, body)
-        SELECT created.id, (row.ordinality - 1)::int, row.body
-        FROM created, unnest(${bodies.messages}::text[]) WITH ORDINALITY AS row (body, ordinality)
+        INSERT INTO ${sql(`${T}messages`)} (session_id, seq, body, message_id, content_id, tokens)
+        SELECT created.id, (row.ordinality - 1)::int, row.body, row.message_id, row.content_id, row.tokens
+        FROM created, unnest(${bodies.messages}::text[], ${bodies.messageIds}::text[], ${bodies.contentIds}::text[], ${bodies.tokens}::text[])
+          WITH ORDINALITY AS row (body, message_id, content_id, tokens, ordinality)
       ), edits AS (
-        INSERT INTO ${sql(`${T}edits`)} (session_id, position, body)
-        SELECT created.id, (row.ordinality - 1)::int, row.body
-        FROM created, unnest(${bodies.edits}::text[]) WITH ORDINALITY AS row (body, ordinality)
+        INSERT INTO ${sql(`${T}edits`)} (session_id, position, body, reach)
+        SELECT created.id, (row.ordinality - 1)::int, row.body, row.reach
+        FROM created, unnest(${bodies.edits}::text[], ${bodies.editReach}::int[]) WITH ORDINALITY AS row (body, reach, ordinality)
       )
       SELECT count(*) FROM created`.values();
     return countRowSchema.parse(rows[0])[0] === 1;
@@ -195,6 +208,10 @@ function openStore(sql: postgres.Sql, location: string, owned: boolean): Session
     assertWritable(sessionId, change, at);
     const bodies: Bodies = {
       messages: change.messages.map((message) => encodeMessage(sessionId, message)),
+      messageIds: change.messages.map((message) => message.id),
+      contentIds: change.messages.map((_, offset) => contentIdAt(change, offset)),
+      tokens: change.messages.map((_, offset) => tokensTextAt(change, offset)),
+      editReach: change.edits.map((edit) => editReach(edit)),
       edits: change.edits.map((edit, offset) =>
         encodeEdit(sessionId, edit, (change.expectedEditCount ?? 0) + offset),
       ),
@@ -268,6 +285,35 @@ function openStore(sql: postgres.Sql, location: string, owned: boolean): Session
         updatedAt: session.updated_at,
       };
     },
+    async loadRecent(sessionId: string): Promise<RecentSession | undefined> {
+      open();
+      if (!isStorableSessionId(sessionId)) return undefined;
+      // One snapshot, two round trips: where the bodies start depends on the edits.
+      return sql.begin('isolation level repeatable read read only', async (tx) => {
+        const [[row], [keyRow], alwaysRows] = await Promise.all([
+          tx`SELECT id, created_at, updated_at, message_count, edit_count FROM ${tx(`${T}sessions`)} WHERE id = ${sessionId}`.values(),
+          tx`SELECT count(*)::int, min(seq), max(seq), json_agg(message_id ORDER BY seq)::text, json_agg(content_id ORDER BY seq)::text FROM ${tx(`${T}messages`)} WHERE session_id = ${sessionId}`.values(),
+          // Edits every resume needs (cuts, branches; rows from before schema v2 have no reach).
+          tx`SELECT position, body FROM ${tx(`${T}edits`)} WHERE session_id = ${sessionId} AND reach IS NULL ORDER BY position`.values(),
+        ]);
+        if (row === undefined) return undefined;
+        const keys = decodeMessageKeys(sessionId, keyRow);
+        const always = decodeEditRows(sessionId, alwaysRows);
+        const logStart = recentStart(always.edits, keys.messageIds.length);
+        const [reachingRows, recent] = await Promise.all([
+          tx`SELECT position, body FROM ${tx(`${T}edits`)} WHERE session_id = ${sessionId} AND reach >= ${logStart} ORDER BY position`.values(),
+          tx`SELECT seq, body, tokens FROM ${tx(`${T}messages`)} WHERE session_id = ${sessionId} AND seq >= ${logStart} ORDER BY seq`.values(),
+        ]);
+        const edits = mergeEditRows(always, decodeEditRows(sessionId, reachingRows));
+        return assembleRecentSession(sessionId, {
+          row: sessionRowObject(row),
+          edits,
+          keys,
+          logStart,
+          recent,
+        });
+      });
+    },
     appendMessages: (sessionId, messages, expectedSeq, at) =>
       write(sessionId, messagesWrite(messages, expectedSeq), at),
     appendEdits: (sessionId, edits, expectedEditCount, at) =>
@@ -302,7 +348,11 @@ function openStore(sql: postgres.Sql, location: string, owned: boolean): Session
 
 interface Bodies {
   messages: string[];
+  messageIds: string[];
+  contentIds: (string | null)[];
+  tokens: (string | null)[];
   edits: string[];
+  editReach: (number | null)[];
 }
 
 const sessionRowObject = (row: readonly unknown[]): Record<string, unknown> => ({

@@ -8,11 +8,13 @@ export class CorruptSessionError extends CtxkitError {
     reason: string,
   ) {
     const at =
-      where.table === 'messages'
-        ? `message seq ${where.position}`
-        : where.table === 'edits'
-          ? `edit ${where.position}`
-          : 'session row';
+      where.table !== 'sessions' && where.position === undefined
+        ? `the ${where.table} table`
+        : where.table === 'messages'
+          ? `message seq ${where.position}`
+          : where.table === 'edits'
+            ? `edit ${where.position}`
+            : 'session row';
     super('corrupt_session', `session ${sessionId}: ${at} is corrupt: ${reason}`, {
       sessionId,
       table: where.table,

@@ -61,6 +61,30 @@ export const SESSION_STORE_MIGRATIONS: readonly SessionStoreMigration[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    name: 'what a resume reads, beside the bodies',
+    // A resume reads every message's ids but only the recent bodies, reuses their token counts, and
+    // reads only the edits that reach them (edits.reach, see editReach; NULL: every resume reads it).
+    // Rows written before this version get their id from the body; their content id, count and reach
+    // stay NULL, and resuming such a session reads the whole log and every edit once, as before.
+    sqlite: [
+      `ALTER TABLE ${TABLE_PREFIX}messages ADD COLUMN message_id TEXT`,
+      `ALTER TABLE ${TABLE_PREFIX}messages ADD COLUMN content_id TEXT`,
+      `ALTER TABLE ${TABLE_PREFIX}messages ADD COLUMN tokens TEXT`,
+      `UPDATE ${TABLE_PREFIX}messages SET message_id = json_extract(body, '$.id')`,
+      // Reading every id must not walk the bodies (the new columns sit after them in each row).
+      `CREATE INDEX ${TABLE_PREFIX}messages_ids ON ${TABLE_PREFIX}messages (session_id, seq, message_id, content_id)`,
+      `ALTER TABLE ${TABLE_PREFIX}edits ADD COLUMN reach INTEGER`,
+      `CREATE INDEX ${TABLE_PREFIX}edits_reach ON ${TABLE_PREFIX}edits (session_id, reach)`,
+    ],
+    postgres: [
+      `ALTER TABLE ${TABLE_PREFIX}messages ADD COLUMN message_id TEXT, ADD COLUMN content_id TEXT, ADD COLUMN tokens TEXT`,
+      `UPDATE ${TABLE_PREFIX}messages SET message_id = (body::json) ->> 'id'`,
+      `ALTER TABLE ${TABLE_PREFIX}edits ADD COLUMN reach INTEGER`,
+      `CREATE INDEX ${TABLE_PREFIX}edits_reach ON ${TABLE_PREFIX}edits (session_id, reach)`,
+    ],
+  },
 ];
 
 export const SESSION_STORE_SCHEMA_VERSION: number = latestVersion(SESSION_STORE_MIGRATIONS);

@@ -1,7 +1,10 @@
-/** The `ctxkit_sessions` row as both SQL stores read it back, validated before use. */
+/** The rows both SQL stores read back (`ctxkit_sessions` and a resume's), validated before use. */
 import { z } from 'zod';
-import type { SessionListing } from './session-store.ts';
+import type { Edit } from '../core/edit.ts';
+import type { RecentSession, SessionListing, StoredTokenCount } from './session-store.ts';
+import { assertNumbered, decodeEdit, decodeMessage } from './session-store-codec.ts';
 import { CorruptSessionError } from './session-store-errors.ts';
+import { parseStoredTokenCount } from './stored-token-count.ts';
 
 export const sessionRowSchema = z.object({
   id: z.string(),
@@ -29,4 +32,152 @@ export function toListing(row: unknown): SessionListing {
     createdAt: session.created_at,
     updatedAt: session.updated_at,
   };
+}
+
+/** (position, body) edit rows, numbered from 0, as edits. */
+export function decodeEdits(sessionId: string, rows: readonly (readonly unknown[])[]): Edit[] {
+  return rows.map((entry, index) => {
+    assertNumbered(sessionId, 'edits', entry[0], index);
+    return decodeEdit(sessionId, index, entry[1]);
+  });
+}
+
+/** Some of a session's edits: (position, body) rows in position order, decoded, with their positions. */
+export interface EditRows {
+  positions: number[];
+  edits: Edit[];
+}
+
+export function decodeEditRows(sessionId: string, rows: readonly (readonly unknown[])[]): EditRows {
+  const positions: number[] = [];
+  const edits = rows.map(([position, body]) => {
+    const at = Number(position);
+    if (!Number.isInteger(at) || at < 0 || (positions.length > 0 && at <= (positions.at(-1) ?? -1))) {
+      throw new CorruptSessionError(sessionId, { table: 'edits' }, `row ${String(position)} is out of order`);
+    }
+    positions.push(at);
+    return decodeEdit(sessionId, at, body);
+  });
+  return { positions, edits };
+}
+
+/** Two disjoint sets of edit rows as one, in position order. */
+export function mergeEditRows(a: EditRows, b: EditRows): EditRows {
+  const positions: number[] = [];
+  const edits: Edit[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.positions.length || j < b.positions.length) {
+    const fromA = j >= b.positions.length || (a.positions[i] ?? Infinity) < (b.positions[j] ?? Infinity);
+    positions.push((fromA ? a.positions[i] : b.positions[j]) as number);
+    edits.push((fromA ? a.edits[i++] : b.edits[j++]) as Edit);
+  }
+  return { positions, edits };
+}
+
+/** The ids of every message, read as one aggregate row: (count, min seq, max seq, ids as JSON, content ids as JSON). */
+export function decodeMessageKeys(
+  sessionId: string,
+  aggregate: readonly unknown[] | undefined,
+): { messageIds: string[]; contentIds: (string | null)[] } {
+  const [count, first, last, ids, contentIds] = aggregate ?? [];
+  const total = Number(count ?? 0);
+  if (total === 0) return { messageIds: [], contentIds: [] };
+  const asArray = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
+  const messageIds = asArray(ids);
+  const content = asArray(contentIds);
+  if (Number(first) !== 0 || Number(last) !== total - 1) {
+    throw new CorruptSessionError(
+      sessionId,
+      { table: 'messages' },
+      `its ${total} rows are numbered ${String(first)} to ${String(last)}`,
+    );
+  }
+  if (
+    !Array.isArray(messageIds) ||
+    !Array.isArray(content) ||
+    messageIds.length !== total ||
+    content.length !== total ||
+    messageIds.some((id) => typeof id !== 'string') ||
+    content.some((id) => id !== null && typeof id !== 'string')
+  ) {
+    throw new CorruptSessionError(sessionId, { table: 'messages' }, 'message_id or content_id is not text');
+  }
+  return { messageIds: messageIds as string[], contentIds: content as (string | null)[] };
+}
+
+/**
+ * A `RecentSession` from what both SQL stores read in one snapshot: the session row, every edit,
+ * every message's ids and the (seq, body, tokens) rows from `logStart` on. Checks them against each
+ * other and the session's counts, so a damaged table is reported, not resumed from.
+ */
+export function assembleRecentSession(
+  sessionId: string,
+  read: {
+    row: unknown;
+    /** The edits the resume needs, decoded already (the start depends on them). */
+    edits: EditRows;
+    keys: { messageIds: string[]; contentIds: (string | null)[] };
+    logStart: number;
+    recent: readonly (readonly unknown[])[];
+  },
+): RecentSession {
+  const session = parseSessionRow(read.row);
+  const { edits, positions } = read.edits;
+  if ((positions.at(-1) ?? -1) >= session.edit_count) {
+    throw new CorruptSessionError(
+      sessionId,
+      { table: 'sessions' },
+      `it counts ${session.edit_count} edits, the table has one at position ${positions.at(-1)}`,
+    );
+  }
+  const { messageIds, contentIds } = read.keys;
+  const recentTokens: (StoredTokenCount | null)[] = [];
+  const recent = read.recent.map((entry, offset) => {
+    const seq = read.logStart + offset;
+    assertNumbered(sessionId, 'messages', entry[0], seq);
+    const message = decodeMessage(sessionId, seq, entry[1]);
+    recentTokens.push(decodeTokens(sessionId, seq, entry[2]));
+    if (message.id !== messageIds[seq]) {
+      throw new CorruptSessionError(
+        sessionId,
+        { table: 'messages', position: seq },
+        `message_id ${String(messageIds[seq])} does not match the body's id ${message.id}`,
+      );
+    }
+    return message;
+  });
+  const heldThrough = read.logStart + recent.length;
+  if (messageIds.length !== session.message_count || heldThrough !== session.message_count) {
+    throw new CorruptSessionError(
+      sessionId,
+      { table: 'sessions' },
+      `it counts ${session.message_count} messages, the table holds ${messageIds.length}`,
+    );
+  }
+  return {
+    id: session.id,
+    edits,
+    editCount: session.edit_count,
+    messageIds,
+    contentIds,
+    logStart: read.logStart,
+    recent,
+    recentTokens,
+    createdAt: session.created_at,
+    updatedAt: session.updated_at,
+  };
+}
+
+function decodeTokens(sessionId: string, seq: number, text: unknown): StoredTokenCount | null {
+  if (text === null || text === undefined) return null;
+  const count = typeof text === 'string' ? parseStoredTokenCount(text) : undefined;
+  if (!count) {
+    throw new CorruptSessionError(
+      sessionId,
+      { table: 'messages', position: seq },
+      'tokens is not a token count',
+    );
+  }
+  return count;
 }

@@ -1,12 +1,51 @@
-import type { Edit } from '../core/edit.ts';
+import { type Edit, editReach, firstVisibleSeq } from '../core/edit.ts';
 import { CtxkitError } from '../core/errors.ts';
 import type { Message } from '../core/message.ts';
+import type { TokenBreakdown } from '../core/tokens/token-breakdown.ts';
+import { isStoredTokenCount } from './stored-token-count.ts';
 
 /** A session as stored: the append-only log and the append-only list of edits over it. */
 export interface StoredSession {
   id: string;
   log: Message[];
   edits: Edit[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** An exact token count of a logged message, made under `key` (counter and framing, see `MessageTokenCache.countKey`). */
+export interface StoredTokenCount {
+  key: string;
+  breakdown: TokenBreakdown;
+}
+
+/**
+ * What resuming a session needs, read without the whole log: every message's ids, the message bodies
+ * from `logStart` on, and the edits those can depend on. `logStart` is where the view can begin (one past the newest cut,
+ * see `firstVisibleSeq`), or the last message when the cut covers them all, so the newest message is
+ * always at hand. Older bodies stay in the store until something asks for them (`load`).
+ */
+export interface RecentSession {
+  id: string;
+  /**
+   * The edits a view from `logStart` on can depend on, in order: the cuts, branches, and every edit
+   * whose reach (`editReach`) is at or after `logStart`. The others change nothing the view shows.
+   */
+  edits: Edit[];
+  /** All the session's edits, read or not: where the next edit goes. */
+  editCount: number;
+  /** Each message's id, in seq order: as long as the log. */
+  messageIds: string[];
+  /**
+   * Each message's content id (its identity in the caller's history, see `assignStableIds`), as the
+   * writer gave it, or null where it gave none (written by `appendMessages`, or before schema v2).
+   */
+  contentIds: (string | null)[];
+  logStart: number;
+  /** Messages logStart, logStart + 1, … to the end. */
+  recent: Message[];
+  /** The token counts the writer kept for the recent messages (aligned with `recent`), or null. */
+  recentTokens: (StoredTokenCount | null)[];
   createdAt: number;
   updatedAt: number;
 }
@@ -35,6 +74,10 @@ export interface SessionListFilter {
 export interface SessionWrite {
   /** Numbered expectedSeq, expectedSeq + 1, … in order; may be empty. */
   messages?: readonly Message[];
+  /** The messages' content ids, one each, kept so a resume can continue the caller's history unread. */
+  contentIds?: readonly string[];
+  /** Token counts of the messages as logged, one each or null, kept so a resume need not count again. */
+  tokens?: readonly (StoredTokenCount | null)[];
   edits?: readonly Edit[];
   /** The log's length the writer last saw. */
   expectedSeq: number;
@@ -51,6 +94,8 @@ export interface SessionWrite {
  */
 export interface SessionStore {
   load(sessionId: string): Promise<StoredSession | undefined>;
+  /** A consistent snapshot of what resuming needs (see `RecentSession`), reading old bodies not at all. */
+  loadRecent(sessionId: string): Promise<RecentSession | undefined>;
   /** Messages must carry seqs expectedSeq, expectedSeq + 1, … in order. */
   appendMessages(
     sessionId: string,
@@ -106,6 +151,8 @@ export function assertContiguous(sessionId: string, messages: readonly Message[]
  */
 export interface PositionedWrite {
   messages: readonly Message[];
+  contentIds: readonly string[] | undefined;
+  tokens: readonly (StoredTokenCount | null)[] | undefined;
   edits: readonly Edit[];
   expectedSeq: number | undefined;
   expectedEditCount: number | undefined;
@@ -113,6 +160,8 @@ export interface PositionedWrite {
 
 export const messagesWrite = (messages: readonly Message[], expectedSeq: number): PositionedWrite => ({
   messages,
+  contentIds: undefined,
+  tokens: undefined,
   edits: [],
   expectedSeq,
   expectedEditCount: undefined,
@@ -120,6 +169,8 @@ export const messagesWrite = (messages: readonly Message[], expectedSeq: number)
 
 export const editsWrite = (edits: readonly Edit[], expectedEditCount: number): PositionedWrite => ({
   messages: [],
+  contentIds: undefined,
+  tokens: undefined,
   edits,
   expectedSeq: undefined,
   expectedEditCount,
@@ -127,10 +178,33 @@ export const editsWrite = (edits: readonly Edit[], expectedEditCount: number): P
 
 export const fullWrite = (write: SessionWrite): PositionedWrite => ({
   messages: write.messages ?? [],
+  contentIds: write.contentIds,
+  tokens: write.tokens,
   edits: write.edits ?? [],
   expectedSeq: write.expectedSeq,
   expectedEditCount: write.expectedEditCount,
 });
+
+/** The token count a write gives its message at `offset`, as stored (JSON text), or null. */
+export const tokensTextAt = (write: PositionedWrite, offset: number): string | null => {
+  const count = write.tokens?.[offset];
+  return count ? JSON.stringify(count) : null;
+};
+
+/** The content id a write gives its message at `offset`, or null. */
+export const contentIdAt = (write: PositionedWrite, offset: number): string | null =>
+  write.contentIds?.[offset] ?? null;
+
+/** Whether a resume starting at `logStart` needs this edit (see `RecentSession.edits`). */
+export function neededFrom(edit: Edit, logStart: number): boolean {
+  const reach = editReach(edit);
+  return reach === null || reach >= logStart;
+}
+
+/** Where a resume's bodies start: one past the newest cut, but never past the last message. */
+export function recentStart(edits: readonly Edit[], messageCount: number): number {
+  return Math.max(0, Math.min(firstVisibleSeq(edits), messageCount - 1));
+}
 
 /** Throws the conflict a store found: the log's position is checked before the edits'. */
 export function assertPositions(
@@ -189,6 +263,26 @@ export function assertWritable(sessionId: string, write: PositionedWrite, at: nu
     if (write.expectedSeq === undefined)
       throw new InvalidAppendError(sessionId, 'messages need an expected seq');
     assertContiguous(sessionId, write.messages, write.expectedSeq);
+  }
+  if (write.contentIds !== undefined) {
+    if (write.contentIds.length !== write.messages.length) {
+      throw new InvalidAppendError(
+        sessionId,
+        `contentIds has ${write.contentIds.length} entries for ${write.messages.length} messages`,
+      );
+    }
+    const bad = write.contentIds.findIndex((id) => typeof id !== 'string' || id.length === 0);
+    if (bad >= 0) throw new InvalidAppendError(sessionId, `contentIds[${bad}] is not a non-empty string`);
+  }
+  if (write.tokens !== undefined) {
+    if (write.tokens.length !== write.messages.length) {
+      throw new InvalidAppendError(
+        sessionId,
+        `tokens has ${write.tokens.length} entries for ${write.messages.length} messages`,
+      );
+    }
+    const bad = write.tokens.findIndex((count) => count !== null && !isStoredTokenCount(count));
+    if (bad >= 0) throw new InvalidAppendError(sessionId, `tokens[${bad}] is not a token count or null`);
   }
   if (write.edits.length > 0 && write.expectedEditCount === undefined) {
     throw new InvalidAppendError(sessionId, 'edits need an expected edit count');

@@ -3,9 +3,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { numbered, user } from '../testing/build-messages.ts';
+import { assistant, numbered, user } from '../testing/build-messages.ts';
 import { describeSessionStoreConformance } from './session-store.conformance.ts';
-import { MIGRATIONS_TABLE, SESSION_STORE_SCHEMA_VERSION, TABLE_PREFIX } from './session-store-migrations.ts';
+import {
+  CREATE_MIGRATIONS_TABLE,
+  MIGRATIONS_TABLE,
+  SESSION_STORE_MIGRATIONS,
+  SESSION_STORE_SCHEMA_VERSION,
+  statementsFor,
+  TABLE_PREFIX,
+} from './session-store-migrations.ts';
 import {
   createSqliteSessionStore,
   DEFAULT_DATA_DIR,
@@ -43,15 +50,51 @@ describe('createSqliteSessionStore', () => {
     const db = new Database(join(dataDir, DEFAULT_SQLITE_FILE), { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.prepare(`SELECT version FROM ${MIGRATIONS_TABLE}`).all()).toEqual([
-        { version: SESSION_STORE_SCHEMA_VERSION },
-      ]);
+      expect(db.prepare(`SELECT version FROM ${MIGRATIONS_TABLE} ORDER BY version`).all()).toEqual(
+        Array.from({ length: SESSION_STORE_SCHEMA_VERSION }, (_, index) => ({ version: index + 1 })),
+      );
       expect(db.prepare(`SELECT id, message_count FROM ${TABLE_PREFIX}sessions ORDER BY id`).all()).toEqual([
         { id: 's0', message_count: 1 },
         { id: 's1', message_count: 1 },
       ]);
     } finally {
       db.close();
+    }
+  });
+
+  it('migrates a version-1 database: ids read from the bodies, content ids left empty, nothing lost', async () => {
+    const dataDir = tempDir();
+    const messages = numbered([user('a'), assistant('b'), user('c')]);
+    const old = new Database(join(dataDir, DEFAULT_SQLITE_FILE));
+    const [first] = SESSION_STORE_MIGRATIONS;
+    if (!first) throw new Error('no migrations');
+    old.exec(CREATE_MIGRATIONS_TABLE);
+    for (const statement of statementsFor(first, 'sqlite')) old.exec(statement);
+    old.prepare(`INSERT INTO ${MIGRATIONS_TABLE} VALUES (1, ?, 0)`).run(first.name);
+    old.prepare(`INSERT INTO ${TABLE_PREFIX}sessions VALUES ('s1', 1, 1, 3, 0)`).run();
+    for (const message of messages) {
+      old
+        .prepare(`INSERT INTO ${TABLE_PREFIX}messages (session_id, seq, body) VALUES ('s1', ?, ?)`)
+        .run(message.seq, JSON.stringify(message));
+    }
+    old.close();
+    const store = await createSqliteSessionStore({ dataDir });
+    try {
+      expect((await store.load('s1'))?.log).toEqual(messages);
+      const recent = await store.loadRecent('s1');
+      expect(recent?.messageIds).toEqual(messages.map((message) => message.id));
+      expect(recent?.contentIds).toEqual([null, null, null]);
+      expect(recent?.recent).toEqual(messages);
+      const [next] = numbered([user('a'), assistant('b'), user('c'), assistant('d')]).slice(3);
+      if (!next) throw new Error('no message');
+      await store.append(
+        's1',
+        { messages: [next], contentIds: ['c3'], expectedSeq: 3, expectedEditCount: 0 },
+        2,
+      );
+      expect((await store.loadRecent('s1'))?.contentIds).toEqual([null, null, null, 'c3']);
+    } finally {
+      await store.close();
     }
   });
 

@@ -12,20 +12,24 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
-import type { Edit } from '../core/edit.ts';
+import { type Edit, editReach } from '../core/edit.ts';
 import type { Message } from '../core/message.ts';
 import {
   assertPositions,
   assertWritable,
+  contentIdAt,
   editsWrite,
   fullWrite,
   isStorableSessionId,
   messagesWrite,
   type PositionedWrite,
+  type RecentSession,
+  recentStart,
   type SessionListFilter,
   type SessionListing,
   type SessionStore,
   type StoredSession,
+  tokensTextAt,
 } from './session-store.ts';
 import {
   assertNumbered,
@@ -48,7 +52,14 @@ import {
   statementsFor,
   TABLE_PREFIX,
 } from './session-store-migrations.ts';
-import { parseSessionRow, toListing } from './session-store-rows.ts';
+import {
+  assembleRecentSession,
+  decodeEditRows,
+  decodeMessageKeys,
+  mergeEditRows,
+  parseSessionRow,
+  toListing,
+} from './session-store-rows.ts';
 
 /** Where ctxkit keeps its files when nothing else is configured, relative to the working directory. */
 export const DEFAULT_DATA_DIR = '.ctxkit';
@@ -134,10 +145,31 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
     updateSession: db.prepare(
       `UPDATE ${T}sessions SET message_count = ?, edit_count = ?, updated_at = ? WHERE id = ?`,
     ),
-    insertMessage: db.prepare(`INSERT INTO ${T}messages (session_id, seq, body) VALUES (?, ?, ?)`),
-    insertEdit: db.prepare(`INSERT INTO ${T}edits (session_id, position, body) VALUES (?, ?, ?)`),
+    insertMessage: db.prepare(
+      `INSERT INTO ${T}messages (session_id, seq, body, message_id, content_id, tokens) VALUES (?, ?, ?, ?, ?, ?)`,
+    ),
+    insertEdit: db.prepare(`INSERT INTO ${T}edits (session_id, position, body, reach) VALUES (?, ?, ?, ?)`),
     messages: db.prepare(`SELECT seq, body FROM ${T}messages WHERE session_id = ? ORDER BY seq`).raw(),
+    messagesFrom: db
+      .prepare(`SELECT seq, body, tokens FROM ${T}messages WHERE session_id = ? AND seq >= ? ORDER BY seq`)
+      .raw(),
     edits: db.prepare(`SELECT position, body FROM ${T}edits WHERE session_id = ? ORDER BY position`).raw(),
+    // One row (and one JSON.parse) for thousands of ids, from the covering index.
+    messageKeys: db
+      .prepare(
+        `SELECT count(*), min(seq), max(seq), json_group_array(message_id ORDER BY seq), json_group_array(content_id ORDER BY seq) FROM ${T}messages WHERE session_id = ?`,
+      )
+      .raw(),
+    // Edits a resume needs whatever it starts at (cuts, branches), then those reaching its messages.
+    // (Rows written before schema v2 have no reach and are read as needed always.)
+    alwaysNeededEdits: db
+      .prepare(
+        `SELECT position, body FROM ${T}edits WHERE session_id = ? AND reach IS NULL ORDER BY position`,
+      )
+      .raw(),
+    editsReaching: db
+      .prepare(`SELECT position, body FROM ${T}edits WHERE session_id = ? AND reach >= ? ORDER BY position`)
+      .raw(),
     list: db.prepare(`SELECT * FROM ${T}sessions WHERE updated_at < ? ORDER BY updated_at, id LIMIT ?`),
     deleteMessages: db.prepare(`DELETE FROM ${T}messages WHERE session_id = ?`),
     deleteEdits: db.prepare(`DELETE FROM ${T}edits WHERE session_id = ?`),
@@ -171,10 +203,23 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
       if (existing) statements.updateSession.run(next.messages, next.edits, at, sessionId);
       else statements.insertSession.run(sessionId, at, at, next.messages, next.edits);
       bodies.messages.forEach((body, offset) => {
-        statements.insertMessage.run(sessionId, actual.messages + offset, body);
+        const message = change.messages[offset] as Message;
+        statements.insertMessage.run(
+          sessionId,
+          actual.messages + offset,
+          body,
+          message.id,
+          contentIdAt(change, offset),
+          tokensTextAt(change, offset),
+        );
       });
       bodies.edits.forEach((body, offset) => {
-        statements.insertEdit.run(sessionId, actual.edits + offset, body);
+        statements.insertEdit.run(
+          sessionId,
+          actual.edits + offset,
+          body,
+          editReach(change.edits[offset] as Edit),
+        );
       });
     },
   );
@@ -183,6 +228,26 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
     const row = statements.session.get(sessionId);
     if (row === undefined) return undefined;
     return { row, messages: statements.messages.all(sessionId), edits: statements.edits.all(sessionId) };
+  });
+
+  const readRecent = db.transaction((sessionId: string) => {
+    const row = statements.session.get(sessionId);
+    if (row === undefined) return undefined;
+    const keys = decodeMessageKeys(sessionId, statements.messageKeys.get(sessionId) as unknown[] | undefined);
+    const always = decodeEditRows(sessionId, statements.alwaysNeededEdits.all(sessionId) as unknown[][]);
+    // The bodies' start comes from the cuts just read, inside the same snapshot.
+    const logStart = recentStart(always.edits, keys.messageIds.length);
+    const reaching = decodeEditRows(
+      sessionId,
+      statements.editsReaching.all(sessionId, logStart) as unknown[][],
+    );
+    return {
+      row,
+      edits: mergeEditRows(always, reaching),
+      keys,
+      logStart,
+      recent: statements.messagesFrom.all(sessionId, logStart) as unknown[][],
+    };
   });
 
   const removeSession = db.transaction((sessionId: string) => {
@@ -242,6 +307,12 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
         createdAt: session.created_at,
         updatedAt: session.updated_at,
       };
+    },
+    async loadRecent(sessionId: string): Promise<RecentSession | undefined> {
+      open();
+      if (!isStorableSessionId(sessionId)) return undefined;
+      const read = guard(location, busyTimeoutMs, () => readRecent(sessionId));
+      return read === undefined ? undefined : assembleRecentSession(sessionId, read);
     },
     appendMessages: (sessionId, messages, expectedSeq, at) =>
       write(sessionId, messagesWrite(messages, expectedSeq), at),

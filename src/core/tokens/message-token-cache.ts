@@ -119,6 +119,39 @@ export class MessageTokenCache {
     return this.#miss(entry.measure);
   }
 
+  /**
+   * What an exact count from this cache depends on besides the message: the counter's name and the
+   * framing options. A count kept elsewhere (the session store) is only reused under the same key.
+   * Undefined for linear counters: their figures are arithmetic on a measure, not worth keeping.
+   */
+  countKey(counter: TokenCounter): string | undefined {
+    if (counter.tokensPerUnit !== undefined || counter.charsPerToken !== undefined) return undefined;
+    return `${counter.name}|${this.options.messageOverheadTokens}|${this.options.mediaTokens}`;
+  }
+
+  /** The exact count this cache holds for the message under `counter`, if any (nothing is computed). */
+  countedFor(message: Message, counter: TokenCounter): Readonly<TokenBreakdown> | undefined {
+    const entry = this.#entries.get(message.id);
+    if (!entry || entry.fingerprint !== messageFingerprint(message, this.fingerprintMode)) return undefined;
+    return entry.countedBy === counter.name ? entry.counted : entry.otherCounted?.get(counter.name);
+  }
+
+  /**
+   * Takes a count made earlier (in another process) for exactly this message under `counter`, so it is
+   * not tokenized again. The caller vouches it was made under `countKey(counter)`.
+   */
+  seed(message: Message, counter: TokenCounter, breakdown: TokenBreakdown): void {
+    if (this.countKey(counter) === undefined) return;
+    const entry = this.#entryFor(message);
+    if (entry.countedBy === undefined) {
+      entry.countedBy = counter.name;
+      entry.counted = breakdown;
+    } else if (entry.countedBy !== counter.name) {
+      entry.otherCounted ??= new Map();
+      entry.otherCounted.set(counter.name, breakdown);
+    }
+  }
+
   delete(id: string): boolean {
     return this.#entries.delete(id);
   }

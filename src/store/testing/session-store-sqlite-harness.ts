@@ -30,6 +30,13 @@ export const sqliteHarness: SessionStoreHarness = {
               .run(body, sessionId, seq),
           );
         },
+        async setEditBody(sessionId, position, body) {
+          raw((db) =>
+            db
+              .prepare(`UPDATE ${TABLE_PREFIX}edits SET body = ? WHERE session_id = ? AND position = ?`)
+              .run(body, sessionId, position),
+          );
+        },
         async setSchemaVersion(version) {
           raw((db) =>
             db
