@@ -39,6 +39,8 @@ export interface CompactorDeps {
   clock: () => number;
   newId: () => string;
   commitEdits: (edits: Edit[]) => Promise<void>;
+  /** The session's whole log (a resumed session holds only its recent part in memory). */
+  wholeLog: () => Promise<readonly Message[]>;
 }
 
 export interface CompactPrefixOptions {
@@ -102,7 +104,7 @@ export class Compactor {
 
   /** Budget regions now; memoized until the history or the view changes. */
   regions(): BudgetRegions {
-    const key = `${this.runtime.edits.length}:${this.runtime.historyTokens}:${this.runtime.overflowScale}:${this.runtime.view.entries.length}`;
+    const key = `${this.runtime.editCount}:${this.runtime.historyTokens}:${this.runtime.overflowScale}:${this.runtime.view.entries.length}`;
     if (this.#regions && this.#regionsKey === key) return this.#regions;
     this.#regionsKey = key;
     this.#regions = this.computeRegions();
@@ -194,8 +196,8 @@ export class Compactor {
       messagesBefore,
     });
     await this.deps.commitEdits(edits);
+    // Measured, for the event; the edits keep the planners' figures, exactly as they were stored.
     const tokensAfter = this.runtime.historyTokens;
-    for (const edit of edits) edit.tokensAfter = tokensAfter;
     this.runtime.noteCompaction();
     this.events.push({
       type: 'compaction-finished',
@@ -284,7 +286,7 @@ export class Compactor {
       placement: this.policy.summarize.placement,
       ...(await this.snapshotIfKept()),
       tokensBefore: this.runtime.historyTokens,
-      tokensAfter: this.runtime.historyTokens,
+      tokensAfter: this.historyAfterCut(summary.throughSeq),
     };
     return this.apply([edit], layer, reason);
   }
@@ -302,7 +304,7 @@ export class Compactor {
         this.runtime.id,
         'conversation_history',
         `${this.runtime.id}.md`,
-        transcriptMarkdown(this.runtime.log.filter((message) => message.seq <= throughSeq)),
+        transcriptMarkdown((await this.deps.wholeLog()).filter((message) => message.seq <= throughSeq)),
       );
       historyRef = stored.ref;
     }
@@ -366,9 +368,21 @@ export class Compactor {
         ? { reminder: [note, reminder].filter((piece) => piece !== undefined).join('\n\n') }
         : {}),
       tokensBefore: this.runtime.historyTokens,
-      tokensAfter: this.runtime.historyTokens,
+      tokensAfter: this.historyAfterCut(throughSeq),
     };
     return this.apply([edit], layer, reason, error);
+  }
+
+  /** History tokens left in view after a cut through `throughSeq` (what a prefix edit plans to leave). */
+  historyAfterCut(throughSeq: number): number {
+    const { entries } = this.runtime.view;
+    let left = 0;
+    for (let index = entries.length - 1; index >= 0; index--) {
+      const seq = entries[index]?.sourceSeq;
+      if (seq !== undefined && seq <= throughSeq) break;
+      left += this.runtime.entryTokens[index] ?? 0;
+    }
+    return left;
   }
 
   /** A snapshot for the edit when the policy restores sessions from snapshots (seed 003). */
@@ -389,7 +403,7 @@ export class Compactor {
       throughSeq,
       keepSummary,
       tokensBefore: this.runtime.historyTokens,
-      tokensAfter: this.runtime.historyTokens,
+      tokensAfter: this.historyAfterCut(throughSeq),
     };
     return this.apply([edit], edit.layer, reason);
   }
@@ -400,7 +414,7 @@ export class Compactor {
    */
   async clearContext(): Promise<void> {
     const messages = this.runtime.view.entries.map((entry) => entry.message);
-    const last = this.runtime.log.at(-1);
+    const last = this.runtime.heldLog.at(-1);
     if (!last) return;
     if (messages.length > 0) {
       try {

@@ -1,6 +1,6 @@
 import type { Edit, EditReason, LayerName, Summary } from '../core/edit.ts';
 import type { Message, MessageInput } from '../core/message.ts';
-import { toolCallsOf } from '../core/message.ts';
+import { isAgentVisible, toolCallsOf } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import { assignStableIds } from '../core/stable-id.ts';
 import { MessageTokenCache } from '../core/tokens/message-token-cache.ts';
@@ -259,10 +259,10 @@ export class ContextManager {
 
   /** The session's log and edits, as stored (for replay, export, the dashboard). */
   history(sessionId: string): Promise<{ log: Message[]; edits: Edit[] }> {
-    return this.#exclusive(sessionId, async (runtime) => ({
-      log: [...runtime.log],
-      edits: [...runtime.edits],
-    }));
+    return this.#exclusive(sessionId, async (runtime) => {
+      const whole = await this.#whole(runtime);
+      return { log: [...whole.log], edits: [...whole.edits] };
+    });
   }
 
   /** Reads back content the manager offloaded (a spilled tool output, a summarized transcript). */
@@ -291,7 +291,16 @@ export class ContextManager {
       clock: this.clock,
       newId: () => this.#newId(),
       commitEdits: (edits) => this.#commitEdits(runtime, edits),
+      wholeLog: async () => (await this.#whole(runtime)).log,
     });
+  }
+
+  /** A resumed session reads its older messages and edits from the store the first time something needs them. */
+  async #whole(runtime: SessionRuntime): Promise<{ log: readonly Message[]; edits: readonly Edit[] }> {
+    const held = runtime.whole();
+    if (held) return held;
+    runtime.loadOlder((await this.store.load(runtime.id)) ?? { log: [], edits: [] });
+    return runtime.whole() ?? { log: [], edits: [] };
   }
 
   #callContext(runtime: SessionRuntime, request: PrepareRequest): CallContext {
@@ -336,11 +345,25 @@ export class ContextManager {
       normalized.push({ message, edits });
     }
     const edits = normalized.flatMap((entry) => entry.edits);
+    // Exact counts of messages the view will show as logged go with them, so a resume reuses them.
+    const countKey = runtime.tokenCache.countKey(runtime.counter);
+    const tokens = normalized.map(({ message, edits: own }) =>
+      countKey !== undefined && own.length === 0 && isAgentVisible(message)
+        ? { key: countKey, breakdown: { ...runtime.tokenCache.estimate(message, runtime.counter) } }
+        : null,
+    );
     try {
       // Messages and the edits that normalize them land together or not at all.
       await this.store.append(
         runtime.id,
-        { messages, edits, expectedSeq: runtime.nextSeq, expectedEditCount: runtime.edits.length },
+        {
+          messages,
+          contentIds: messages.map((message, offset) => ids[offset] ?? message.id),
+          tokens,
+          edits,
+          expectedSeq: runtime.nextSeq,
+          expectedEditCount: runtime.editCount,
+        },
         at,
       );
     } catch (error) {
@@ -349,7 +372,7 @@ export class ContextManager {
       throw error;
     }
     for (const { message, edits: own } of normalized) {
-      runtime.edits.push(...own);
+      runtime.addEdits(own);
       const projected = own.length > 0 ? projectMessage(message, own) : message;
       runtime.appendToView(message, projected);
       runtime.recordBranch(message, ids[messages.indexOf(message)] ?? message.id);
@@ -377,12 +400,12 @@ export class ContextManager {
   async #commitEdits(runtime: SessionRuntime, edits: Edit[]): Promise<void> {
     if (edits.length === 0) return;
     try {
-      await this.store.appendEdits(runtime.id, edits, runtime.edits.length, this.clock());
+      await this.store.appendEdits(runtime.id, edits, runtime.editCount, this.clock());
     } catch (error) {
       if (error instanceof SequenceConflictError) this.#runtimes.delete(runtime.id);
       throw error;
     }
-    runtime.edits.push(...edits);
+    runtime.addEdits(edits);
     // Content-only edits of messages in view are patched in place; anything else re-projects.
     if (!runtime.patchInPlace(edits)) runtime.rebuild();
   }
@@ -392,9 +415,8 @@ export class ContextManager {
     if (existing) return existing;
     const counter = this.#counters.counterFor(this.policy.model);
     const runtime = new SessionRuntime(sessionId, counter, new MessageTokenCache(this.#tokenCacheOptions));
-    const stored = await this.store.load(sessionId);
-    if (stored && (stored.log.length > 0 || stored.edits.length > 0)) {
-      runtime.restore(stored.log, stored.edits);
+    const restored = await this.#readStored(runtime);
+    if (restored) {
       const edits = restoreEdits(runtime, this.policy, this.clock(), () => this.#newId());
       if (edits.length > 0) {
         this.#runtimes.set(sessionId, runtime);
@@ -405,13 +427,27 @@ export class ContextManager {
           type: 'session-restored',
           sessionId,
           at: this.clock(),
-          messages: stored.log.length,
-          edits: stored.edits.length,
+          messages: runtime.nextSeq,
+          edits: restored.edits,
         },
       ]);
     }
     this.#runtimes.set(sessionId, runtime);
     return runtime;
+  }
+
+  /**
+   * Fills a new runtime from the store: the recent part of the log when the store kept every message's
+   * content id, else the whole log. Undefined when the store has nothing for the session.
+   */
+  async #readStored(runtime: SessionRuntime): Promise<{ edits: number } | undefined> {
+    const recent = await this.store.loadRecent(runtime.id);
+    if (!recent || (recent.messageIds.length === 0 && recent.editCount === 0)) return undefined;
+    if (runtime.resume(recent)) return { edits: recent.editCount };
+    const stored = await this.store.load(runtime.id);
+    if (!stored) return undefined;
+    runtime.restore(stored.log, stored.edits);
+    return { edits: stored.edits.length };
   }
 
   /** Calls on one session run one at a time, in order; different sessions run concurrently. */

@@ -1,5 +1,6 @@
 import type { EvictEdit, ReplaceArgsEdit } from '../core/edit.ts';
 import { type Message, type ToolCallPart, toolResultOf } from '../core/message.ts';
+import { projectMessage } from '../core/view/project-view.ts';
 import type { Compactor } from './compactor.ts';
 
 /** The tool an agent calls to read offloaded content back (the normalize layer names the same one). */
@@ -35,6 +36,7 @@ export async function offloadResults(
   const spilled = new Map<number, EvictEdit>();
   for (const edit of runtime.edits) if (edit.type === 'evict') spilled.set(edit.target, edit);
   const edits: (EvictEdit | ReplaceArgsEdit)[] = [];
+  let history = runtime.historyTokens;
   for (const seq of targets) {
     const found = bySeq.get(seq);
     const result = found ? toolResultOf(found.entry.message) : undefined;
@@ -57,9 +59,12 @@ export async function offloadResults(
       sha256: stored.sha256,
       bytes: stored.bytes,
       content: offloadPointer(result.name || 'tool', tokens, gist, stored.ref),
-      tokensBefore: runtime.historyTokens,
-      tokensAfter: runtime.historyTokens,
+      tokensBefore: history,
+      tokensAfter: history,
     });
+    const planned = edits.at(-1) as EvictEdit;
+    planned.tokensAfter = history - tokens + runtime.tokensOf(projectMessage(found.entry.message, [planned]));
+    history = planned.tokensAfter;
   }
   return edits;
 }
@@ -136,7 +141,7 @@ async function offloadArguments(
   } catch {
     args = JSON.stringify({ ctxkit_offloaded_arguments: pointer(call.args.length) });
   }
-  return {
+  const edit: ReplaceArgsEdit = {
     id: deps.newId(),
     at: deps.clock(),
     type: 'truncate-args',
@@ -149,4 +154,7 @@ async function offloadArguments(
     tokensBefore: runtime.historyTokens,
     tokensAfter: runtime.historyTokens,
   };
+  edit.tokensAfter =
+    runtime.historyTokens - runtime.tokensOf(message) + runtime.tokensOf(projectMessage(message, [edit]));
+  return edit;
 }

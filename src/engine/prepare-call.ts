@@ -51,7 +51,7 @@ export interface PrepareResult {
  */
 export async function prepareCall(compactor: Compactor, _request: PrepareRequest): Promise<PrepareResult> {
   const { runtime, policy, call } = compactor;
-  const editsBefore = runtime.edits.length;
+  const editsBefore = runtime.editCount;
   const fixed = {
     contextWindow: call.contextWindow,
     maxOutputTokens: call.maxOutputTokens,
@@ -99,7 +99,7 @@ export async function prepareCall(compactor: Compactor, _request: PrepareRequest
       },
       pressure: compactor.pressure(),
       messages: assembled.messages.length,
-      edits: runtime.edits.length - editsBefore,
+      edits: runtime.editCount - editsBefore,
     },
     events: compactor.events,
   };
@@ -171,8 +171,7 @@ async function clearOldResults(compactor: Compactor): Promise<void> {
   const argsEdits = policy.clearing.offload ? await offloadStaleArguments(compactor, keepRecent) : [];
   if (argsEdits.length > 0) await compactor.apply(argsEdits, 'clear', 'context_pressure');
   const blocked = runtime.clearBlocked;
-  if (blocked && blocked.edits === runtime.edits.length && runtime.historyTokens < blocked.untilHistory)
-    return;
+  if (blocked && blocked.edits === runtime.editCount && runtime.historyTokens < blocked.untilHistory) return;
   const edit = planClearOldResults(compactor.input(), {
     keepRecent,
     minFreedTokens,
@@ -185,7 +184,7 @@ async function clearOldResults(compactor: Compactor): Promise<void> {
   });
   if (!edit) {
     runtime.clearBlocked = {
-      edits: runtime.edits.length,
+      edits: runtime.editCount,
       untilHistory: runtime.historyTokens + Math.max(1, Math.ceil(minFreedTokens / 4)),
     };
     return;

@@ -3,9 +3,10 @@ import type { Policy } from '../core/policy/policy-schema.ts';
 import { PRESETS } from '../core/policy/presets/index.ts';
 import { createMemoryBlobStore } from '../store/memory-blob-store.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';
+import type { SessionStore } from '../store/session-store.ts';
 import { createMemoryTraceStore } from '../store/trace-store.ts';
 import { loadCorpusSession } from '../testing/corpus.ts';
-import { replaySession } from '../testing/replay-session.ts';
+import { asInput, replaySession } from '../testing/replay-session.ts';
 import type { PrepareRequest } from './call-context.ts';
 import { createContextManager } from './context-manager.ts';
 import { createMemoryMemorySink } from './memory-sink.ts';
@@ -85,6 +86,93 @@ describe('restore after a restart', () => {
     const text = note?.parts[0]?.type === 'text' ? note.parts[0].text : '';
     expect(text).toContain('get_reservation_details: Get the details of a reservation.');
     expect(text).toMatch(/Recent tool calls:\n- \w+\(/);
+  });
+});
+
+/** The store, counting how often the whole log was read. */
+function countingStore(store: SessionStore): SessionStore & { fullReads: () => number } {
+  let fullReads = 0;
+  return {
+    ...store,
+    load: (sessionId) => {
+      fullReads++;
+      return store.load(sessionId);
+    },
+    fullReads: () => fullReads,
+  };
+}
+
+describe('resuming reads only what the view can show', () => {
+  const policy = { ...PRESETS.default, model: 'gpt-4o' };
+  // Small enough that the session is summarized (more than once) on the way.
+  const request = { system: 'airline agent', tools, contextWindow: 3_000, maxOutputTokens: 500 };
+
+  it('restores from the bodies after the newest cut, and fetches the older ones only when asked', async () => {
+    const store = countingStore(createMemorySessionStore());
+    const stores = { store, blobs: createMemoryBlobStore(), memory: createMemoryMemorySink() };
+    const first = createContextManager({ policy, clock: clock(), ...stores });
+    const transcript = loadCorpusSession(TAU);
+    await replaySession(first, 's', transcript.messages.slice(0, -2), request);
+    const before = await first.prepare('s', request);
+    const { log: logBefore, edits: editsBefore } = await first.history('s');
+    const recent = await store.loadRecent('s');
+    expect(recent?.logStart).toBeGreaterThan(0);
+
+    const second = createContextManager({ policy, clock: clock(), ...stores });
+    const readsBefore = store.fullReads();
+    const after = await second.prepare('s', request);
+    expect(after.messages).toEqual(before.messages);
+    expect(after.stats.tokens).toEqual(before.stats.tokens);
+    expect(store.fullReads()).toBe(readsBefore);
+
+    // The older bodies come from the store once, when the whole log is asked for.
+    const whole = await second.history('s');
+    expect(whole.log).toEqual(logBefore);
+    expect(whole.edits.slice(0, editsBefore.length)).toEqual(editsBefore);
+    expect((await second.history('s')).log).toEqual(logBefore);
+    expect(store.fullReads()).toBe(readsBefore + 1);
+    // And it carries on from there.
+    const appended = await second.append('s', transcript.messages.slice(-2).map(asInput));
+    expect(appended.messages.map((message) => message.seq)).toEqual([logBefore.length, logBefore.length + 1]);
+    expect((await second.prepare('s', request)).messages.at(-1)?.seq).toBe(logBefore.length + 1);
+  });
+
+  it('numbers appended messages as an uninterrupted manager does, repeats included', async () => {
+    const stores = { store: createMemorySessionStore(), blobs: createMemoryBlobStore() };
+    const transcript = loadCorpusSession(TAU);
+    const history = transcript.messages.map(asInput);
+    const steady = createContextManager({ policy, clock: clock() });
+    const resumed = createContextManager({ policy, clock: clock(), ...stores });
+    await replaySession(resumed, 's', transcript.messages, request);
+    await replaySession(steady, 's', transcript.messages, request);
+    const again = createContextManager({ policy, clock: clock(), ...stores });
+    // The same user message again: its id must be the `_2` of the first one, in both.
+    const repeat = history.find((message) => message.role === 'user');
+    if (!repeat) throw new Error('no user message');
+    const [fromSteady] = (await steady.append('s', [repeat])).messages;
+    const [fromResumed] = (await again.append('s', [repeat])).messages;
+    expect(fromResumed?.id).toBe(fromSteady?.id);
+    expect(fromResumed?.id).toMatch(/_2$/);
+    // sync() recognizes the history it already holds, before the newest cut included.
+    const synced = await again.sync('s', [...history, repeat]);
+    expect(synced.diverged).toBe(false);
+    expect(synced.messages).toEqual([]);
+  });
+
+  it('a session stored without content ids (written before they were kept) restores from the whole log', async () => {
+    const original = createContextManager({ policy, clock: clock() });
+    const transcript = loadCorpusSession(TAU);
+    await replaySession(original, 's', transcript.messages.slice(0, -1), request);
+    const before = await original.prepare('s', request);
+    const { log, edits } = await original.history('s');
+    const store = countingStore(createMemorySessionStore());
+    await store.appendMessages('s', log, 0, 1);
+    await store.appendEdits('s', edits, 0, 1);
+    expect((await store.loadRecent('s'))?.contentIds.every((id) => id === null)).toBe(true);
+    const restored = createContextManager({ policy, clock: clock(), store });
+    const after = await restored.prepare('s', request);
+    expect(after.messages).toEqual(before.messages);
+    expect(store.fullReads()).toBe(1);
   });
 });
 

@@ -11,6 +11,7 @@ import type { TokenCounter } from '../core/tokens/token-counter.ts';
 import { startsTurn } from '../core/turns/parse-turn-boundaries.ts';
 import type { View, ViewEntry } from '../core/view/project-view.ts';
 import { projectMessage, projectView } from '../core/view/project-view.ts';
+import type { RecentSession } from '../store/session-store.ts';
 import type { FixedRegionMemo } from './call-context.ts';
 
 /** A summarization running in the background (the async path); applied whole by a later prepare, or not at all. */
@@ -33,8 +34,18 @@ export interface PendingSummary {
  */
 export class SessionRuntime {
   readonly id: string;
-  readonly log: Message[] = [];
-  readonly edits: Edit[] = [];
+  /**
+   * The log messages held in memory: from `logStart` on. That is all of them, unless the session was
+   * resumed from its store, which reads only what the view can show; `loadOlder` fills in the rest.
+   */
+  heldLog: Message[] = [];
+  logStart = 0;
+  /**
+   * The edits held in memory: all of them, unless the session was resumed, which reads only those the
+   * view can depend on (see `RecentSession.edits`); `loadOlder` fills in the rest. `editCount` counts all.
+   */
+  edits: Edit[] = [];
+  editCount = 0;
   view: View;
   /** Agent-visible tokens of each view entry, aligned with `view.entries`, under `counter`. */
   entryTokens: number[] = [];
@@ -96,27 +107,104 @@ export class SessionRuntime {
   }
 
   get nextSeq(): number {
-    return this.log.length;
+    return this.logStart + this.heldLog.length;
+  }
+
+  messageAt(seq: number): Message | undefined {
+    return this.heldLog[seq - this.logStart];
   }
 
   hasId(id: string): boolean {
     return this.#logIds.has(id);
   }
 
+  addEdits(edits: readonly Edit[]): void {
+    for (const edit of edits) this.edits.push(edit);
+    this.editCount += edits.length;
+  }
+
+  /** The whole log and every edit, when they are all in memory (see `loadOlder`). */
+  whole(): { log: readonly Message[]; edits: readonly Edit[] } | undefined {
+    return this.logStart === 0 && this.edits.length === this.editCount
+      ? { log: this.heldLog, edits: this.edits }
+      : undefined;
+  }
+
+  /**
+   * Puts back what a resume left unread (messages before `logStart`, edits that do not reach the view),
+   * from a full read of the store, which may have moved on since: only the part this runtime has seen is
+   * taken. The view is unchanged.
+   */
+  loadOlder(stored: { log: readonly Message[]; edits: readonly Edit[] }): void {
+    if (stored.log.length < this.nextSeq || stored.edits.length < this.editCount) {
+      throw new Error(
+        `session ${this.id}: the store returned ${stored.log.length} messages and ${stored.edits.length} edits, fewer than the ${this.nextSeq} and ${this.editCount} held`,
+      );
+    }
+    this.heldLog = [...stored.log.slice(0, this.logStart), ...this.heldLog];
+    this.logStart = 0;
+    this.edits = stored.edits.slice(0, this.editCount);
+  }
+
   /** Loads a stored session: log and edits as they were, the view rebuilt from them. */
   restore(log: readonly Message[], edits: readonly Edit[]): void {
-    this.log.push(...log);
-    this.edits.push(...edits);
-    for (const edit of edits)
-      if (edit.type === 'evict' && edit.layer === 'clear') this.offloadedSeqs.add(edit.target);
-    for (const message of log) {
-      this.#logIds.add(message.id);
-      if (startsTurn(message)) this.turnCount++;
-    }
-    const hidden = new Set(edits.flatMap((edit) => (edit.type === 'branch' ? edit.hiddenSeqs : [])));
+    const hidden = hiddenByBranches(edits);
     const branch = log.filter((message) => !hidden.has(message.seq));
-    this.branchSeqs = branch.map((message) => message.seq);
-    this.branchIds = assignStableIds(branch.map(({ id: _id, ...rest }) => rest)).map((message) => message.id);
+    const contentIds = assignStableIds(branch.map(({ id: _id, ...rest }) => rest));
+    this.#load({
+      logStart: 0,
+      recent: log,
+      edits,
+      messageIds: log.map((message) => message.id),
+      branchSeqs: branch.map((message) => message.seq),
+      branchIds: contentIds.map((message) => message.id),
+    });
+  }
+
+  /**
+   * Resumes from what a store's `loadRecent` read: the recent bodies, every edit and every message's
+   * ids. Returns false, changing nothing, when a message of the caller's history has no stored content
+   * id (written before they were kept): the caller then restores from the whole log.
+   */
+  resume(session: RecentSession): boolean {
+    const hidden = hiddenByBranches(session.edits);
+    const branchSeqs: number[] = [];
+    const branchIds: string[] = [];
+    for (let seq = 0; seq < session.contentIds.length; seq++) {
+      if (hidden.has(seq)) continue;
+      const contentId = session.contentIds[seq];
+      if (typeof contentId !== 'string') return false;
+      branchSeqs.push(seq);
+      branchIds.push(contentId);
+    }
+    const key = this.tokenCache.countKey(this.counter);
+    session.recent.forEach((message, offset) => {
+      const count = session.recentTokens[offset];
+      if (count && count.key === key) this.tokenCache.seed(message, this.counter, count.breakdown);
+    });
+    this.#load({ ...session, branchSeqs, branchIds });
+    this.editCount = session.editCount;
+    return true;
+  }
+
+  #load(session: {
+    logStart: number;
+    recent: readonly Message[];
+    edits: readonly Edit[];
+    messageIds: readonly string[];
+    branchSeqs: number[];
+    branchIds: string[];
+  }): void {
+    this.logStart = session.logStart;
+    for (const message of session.recent) this.heldLog.push(message);
+    this.addEdits(session.edits);
+    for (const edit of session.edits)
+      if (edit.type === 'evict' && edit.layer === 'clear') this.offloadedSeqs.add(edit.target);
+    for (const id of session.messageIds) this.#logIds.add(id);
+    // Only a change in the count matters (truncate-old looks again when turns were added).
+    for (const message of session.recent) if (startsTurn(message)) this.turnCount++;
+    this.branchSeqs = session.branchSeqs;
+    this.branchIds = session.branchIds;
     for (const id of this.branchIds) this.#branchIdSet.add(id);
     this.rebuild();
   }
@@ -161,7 +249,7 @@ export class SessionRuntime {
    * message-count trigger counts (001's MaxMessages, 004's threshold count the history, not the view).
    */
   messagesSinceCut(): number {
-    return this.log.length - ((this.view.cut?.throughSeq ?? -1) + 1);
+    return this.nextSeq - ((this.view.cut?.throughSeq ?? -1) + 1);
   }
 
   lastEntryStartsTurn(): boolean {
@@ -182,7 +270,7 @@ export class SessionRuntime {
 
   notePrepared(messages: Message[], regions: BudgetRegions): void {
     this.#lastPrepared = {
-      edits: this.edits.length,
+      edits: this.editCount,
       fixedTokens: regions.system + regions.toolDefinitions + regions.summary,
       messages,
     };
@@ -196,7 +284,7 @@ export class SessionRuntime {
   recordUsage(usage: Usage): void {
     const prepared = this.#lastPrepared;
     this.overflowScale = 1;
-    if (!prepared || prepared.edits !== this.edits.length || usage.inputTokens <= 0) return;
+    if (!prepared || prepared.edits !== this.editCount || usage.inputTokens <= 0) return;
     if (this.counter instanceof CalibratedTokenCounter) {
       const memo = this.memo;
       const measure = measureRequest({
@@ -209,7 +297,7 @@ export class SessionRuntime {
       if (update.accepted) this.recount();
     }
     this.#anchor = {
-      edits: this.edits.length,
+      edits: this.editCount,
       reportedHistory: Math.max(0, usage.inputTokens + usage.outputTokens - prepared.fixedTokens),
       historyTokensAt: this.historyTokens,
       counter: this.counter,
@@ -222,7 +310,7 @@ export class SessionRuntime {
     let standIns = 0;
     for (const standIn of pending) standIns += this.tokensOf(standIn);
     const anchor = this.#anchor;
-    if (anchorOnUsage && anchor && anchor.edits === this.edits.length && anchor.counter === this.counter) {
+    if (anchorOnUsage && anchor && anchor.edits === this.editCount && anchor.counter === this.counter) {
       return anchor.reportedHistory + (this.historyTokens - anchor.historyTokensAt) + standIns;
     }
     return this.historyTokens + standIns;
@@ -241,7 +329,8 @@ export class SessionRuntime {
 
   /** Re-projects the view from log and edits; call after any new edit. */
   rebuild(): void {
-    this.view = projectView(this.log, this.edits, { leaveCallsOpen: true });
+    // The held log starts at or before the newest cut's end, so the view is the one of the whole log.
+    this.view = projectView(this.heldLog, this.edits, { leaveCallsOpen: true });
     // Entry indexes move when edits reshape the view; looking again is cheap, and already-offloaded calls are skipped.
     this.argsOffloadedThrough = 0;
     this.recount();
@@ -296,7 +385,7 @@ export class SessionRuntime {
       }
     }
     for (const [seq, index] of indexes) {
-      const logged = this.log[seq];
+      const logged = this.messageAt(seq);
       if (!logged || logged.seq !== seq) return false;
       const own = this.edits.filter(
         (edit) =>
@@ -319,7 +408,7 @@ export class SessionRuntime {
 
   /** Continues the view with one appended log message, already normalized (`projected`). */
   appendToView(message: Message, projected: Message): void {
-    this.log.push(message);
+    this.heldLog.push(message);
     if (startsTurn(message)) this.turnCount++;
     if (!isAgentVisible(message)) {
       this.view.coverage.set(message.seq, { by: 'hidden' });
@@ -374,4 +463,8 @@ export class SessionRuntime {
       if (entry.message.role === 'tool') this.visibleResults++;
     });
   }
+}
+
+function hiddenByBranches(edits: readonly Edit[]): Set<number> {
+  return new Set(edits.flatMap((edit) => (edit.type === 'branch' ? edit.hiddenSeqs : [])));
 }

@@ -56,11 +56,11 @@ export function sessionStats(
   const threshold = (pressure: number) => ({ pressure, tokens: Math.floor(pressure * usable) });
   return {
     sessionId: runtime.id,
-    messages: { log: runtime.log.length, view: runtime.view.entries.length },
+    messages: { log: runtime.nextSeq, view: runtime.view.entries.length },
     roles,
     chars,
     turns: runtime.turnStarts.length,
-    edits: runtime.edits.length,
+    edits: runtime.editCount,
     tokens: { system: call.systemTokens, tools: call.toolTokens, summary: summaryTokens, history, input },
     contextWindow: call.contextWindow,
     maxOutputTokens: call.maxOutputTokens,

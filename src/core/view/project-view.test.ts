@@ -106,7 +106,9 @@ describe('projectView', () => {
       originalChars: 100,
     };
     const view = projectView(log, [edit]);
-    expect(toolResultOf(view.entries[2]?.message ?? log[0]!)?.content).toBe('AAA…[truncated]');
+    const shown = view.entries[2]?.message;
+    if (!shown) throw new Error('the result is not in view');
+    expect(toolResultOf(shown)?.content).toBe('AAA…[truncated]');
     expect(view.coverage.get(2)).toEqual({ by: 'edit', editId: 't', type: 'truncate-result' });
     expect(log[2]?.parts[0]).toMatchObject({ content: 'A'.repeat(100) });
   });
@@ -196,7 +198,9 @@ describe('projectView', () => {
       'user',
       'assistant',
     ]);
-    expect(toolResultOf(messages[3]!)).toMatchObject({
+    const standIn = messages[3];
+    if (!standIn) throw new Error('no stand-in');
+    expect(toolResultOf(standIn)).toMatchObject({
       callId: 'y',
       content: INTERRUPTED_RESULT_TEXT,
       isError: true,
