@@ -77,6 +77,11 @@ export class Progress {
     if (now - this.#lastDraw >= 100 || this.#done === this.#total) this.#draw();
   }
 
+  /** Moves the counter to `done` (for work that reports where it is, not how much it did). */
+  set(done: number): void {
+    this.tick(done - this.#done);
+  }
+
   done(): void {
     if (this.#shown !== this.#done) this.#draw();
     process.stderr.write('\n');
