@@ -53,7 +53,14 @@ export async function normalizeAppendedResult(input: NormalizeAppendedInput): Pr
   const id = sanitizeBlobId(`${message.seq}-${result.callId || 'result'}`);
   const spillRef = blobRef('large_tool_results', id);
   const output = await normalizeToolOutput(
-    { content: result.content, spillRef, countTokens: (text) => runtime.counter.count(text) },
+    {
+      content: result.content,
+      spillRef,
+      countTokens: (text) => runtime.counter.count(text),
+      ...(runtime.counter.maxTokensPerByte !== undefined
+        ? { maxTokensPerByte: runtime.counter.maxTokensPerByte }
+        : {}),
+    },
     normalizeOptionsFrom(policy),
   );
   if (!output.changed) return [];

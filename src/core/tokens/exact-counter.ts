@@ -31,5 +31,7 @@ export function createExactCounter(encoding: ExactEncoding): TokenCounter {
   return {
     name: `${encoding}_base`,
     count: (text) => (text.length === 0 ? 0 : countText(text)),
+    // Byte-level BPE: every token covers at least one UTF-8 byte.
+    maxTokensPerByte: 1,
   };
 }

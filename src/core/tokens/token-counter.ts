@@ -22,6 +22,11 @@ export interface TokenCounter {
    * reported usage costs arithmetic, never a recount. A counter sets at most one of the two fields.
    */
   readonly tokensPerUnit?: number;
+  /**
+   * Set by counters that promise `count(text) <= utf8Bytes(text) * maxTokensPerByte` (exact BPE counters:
+   * 1). Lets a caller that only needs to know whether text is under a token limit skip counting it.
+   */
+  readonly maxTokensPerByte?: number;
 }
 
 /** Tokens for a rune count under a rune-linear counter; the one place the division and rounding live. */

@@ -168,6 +168,30 @@ describe('normalizeToolOutput: spilling', () => {
     expect((await normalizeToolOutput({ content, spillRef: REF })).action).toBe('truncated');
   });
 
+  it('does not count output whose byte bound is under the token threshold, and counts the rest', async () => {
+    const counted: number[] = [];
+    const countTokens = (text: string): number => {
+      counted.push(text.length);
+      return text.length; // one token per byte: the bound itself
+    };
+    const options = { spillTokenThreshold: 1_000, largeOutputThreshold: 100_000 };
+    const small = await normalizeToolOutput(
+      { content: 'é'.repeat(500), spillRef: REF, countTokens, maxTokensPerByte: 1 },
+      options,
+    );
+    expect(small.action).toBe('unchanged');
+    expect(counted).toEqual([]); // 1,000 bytes: at most 1,000 tokens, never over the limit
+    const large = await normalizeToolOutput(
+      { content: 'é'.repeat(501), spillRef: REF, countTokens, maxTokensPerByte: 1 },
+      options,
+    );
+    expect(counted).toEqual([501]);
+    expect(large.action).toBe('unchanged'); // counted: 501 tokens, under the limit after all
+    // Without a bound every output is counted.
+    await normalizeToolOutput({ content: 'é'.repeat(500), spillRef: REF, countTokens }, options);
+    expect(counted).toEqual([501, 500]);
+  });
+
   it('keeps a single huge line readable in the preview: head and tail by chars', async () => {
     const content = `{"data":"${'z'.repeat(300_000)}"}`;
     const output = await normalizeToolOutput({ content, spillRef: REF });

@@ -15,6 +15,12 @@ export interface NormalizeToolOutputInput {
   spillRef: string;
   /** The session's token counter; without one, only seed 001's rune threshold can spill. */
   countTokens?: (text: string) => number;
+  /**
+   * At most this many tokens per UTF-8 byte from `countTokens` (1 for byte-level BPE tokenizers: every
+   * token covers at least one byte). Output whose bound is under the token threshold is not counted:
+   * tokenizing every result in full only to learn it is small was half of what an append cost.
+   */
+  maxTokensPerByte?: number;
 }
 
 /** What happened, most drastic first wins: spilled > truncated > rendered > unchanged. */
@@ -65,7 +71,14 @@ export async function normalizeToolOutput(
   let reason: SpillReason | undefined;
   let tokens: number | undefined;
   if (normalized.chars > settings.largeOutputThreshold) reason = 'chars';
-  else if (input.countTokens && settings.spillTokenThreshold !== Number.POSITIVE_INFINITY) {
+  else if (
+    input.countTokens &&
+    settings.spillTokenThreshold !== Number.POSITIVE_INFINITY &&
+    !(
+      input.maxTokensPerByte !== undefined &&
+      normalized.bytes * input.maxTokensPerByte <= settings.spillTokenThreshold
+    )
+  ) {
     tokens = input.countTokens(rendered.text);
     if (tokens > settings.spillTokenThreshold) reason = 'tokens';
   }
