@@ -14,6 +14,9 @@ import { projectMessage, projectView } from '../core/view/project-view.ts';
 import type { RecentSession } from '../store/session-store.ts';
 import type { FixedRegionMemo } from './call-context.ts';
 
+const SHORT_TEXT_MAX_CHARS = 256;
+const SHORT_COUNTS_MAX = 4_096;
+
 /** A summarization running in the background (the async path); applied whole by a later prepare, or not at all. */
 export interface PendingSummary {
   throughSeq: number;
@@ -315,6 +318,27 @@ export class SessionRuntime {
     }
     return this.historyTokens + standIns;
   }
+
+  /**
+   * Counts text under `counter`, remembering short texts (placeholders, call ids, pointers): planners ask
+   * for the same few strings on every call, and a tokenizer call costs tens of microseconds however short.
+   */
+  countShort(text: string, counter: TokenCounter): number {
+    if (text.length > SHORT_TEXT_MAX_CHARS) return counter.count(text);
+    if (this.#shortCounts.counter !== counter || this.#shortCounts.counts.size >= SHORT_COUNTS_MAX) {
+      this.#shortCounts = { counter, counts: new Map() };
+    }
+    const known = this.#shortCounts.counts.get(text);
+    if (known !== undefined) return known;
+    const counted = counter.count(text);
+    this.#shortCounts.counts.set(text, counted);
+    return counted;
+  }
+
+  #shortCounts: { counter: TokenCounter | undefined; counts: Map<string, number> } = {
+    counter: undefined,
+    counts: new Map(),
+  };
 
   tokensOf(message: Message): number {
     return this.tokenCache.estimate(message, this.counter).total;
