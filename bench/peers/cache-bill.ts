@@ -1,0 +1,115 @@
+/**
+ * Where ctxkit's cache-priced bill goes, and how low any bill can go: every corpus session replayed
+ * under the default policy (as `bench:peers` does) and each call's input split into
+ *
+ * - the session's first request, written whole;
+ * - messages sent for the first time (a tool result, the assistant's reply, a pointer that replaced a
+ *   result), written once at the cache-write price;
+ * - the rest of the unshared tail: messages re-written because an edit changed something before them
+ *   (a compaction, an offload);
+ * - the shared prefix, read at the cache-read price.
+ *
+ * The floor is what a system pays that shows every message as ctxkit's default shows it on arrival and
+ * keeps nothing else between calls but the system prompt and tool definitions: the first requests, every
+ * message written once, and the fixed prefix read on each later call. No system that lets the model see
+ * its tool results can bill less on this corpus.
+ *
+ *   npm run bench:cache-bill            (or: npx tsx bench/peers/cache-bill.ts [--windows 16000,32000])
+ */
+import { createExactCounter } from '../../src/core/tokens/exact-counter.ts';
+import { computeReplayMetrics } from '../../src/replay/compute-replay-metrics.ts';
+import { DEFAULT_CACHE_PRICING } from '../../src/replay/replay-types.ts';
+import { corpusFiles, loadCorpusSession } from '../../src/testing/corpus.ts';
+import { Progress, printTable } from '../token-bench-support.ts';
+import { replayWithCtxkitPreset } from './ctxkit-peer.ts';
+import { createSummaryModel } from './summary-model.ts';
+
+const MAX_OUTPUT_TOKENS = 4_096;
+const windowsArg = process.argv.indexOf('--windows');
+const WINDOWS = (windowsArg >= 0 ? (process.argv[windowsArg + 1] ?? '') : '16000,32000,128000')
+  .split(',')
+  .map(Number)
+  .filter((window) => window > 0);
+
+interface Split {
+  bill: number;
+  firstRequests: number;
+  firstSends: number;
+  rewrites: number;
+  reads: number;
+  floor: number;
+}
+
+async function splitWindow(window: number): Promise<Split> {
+  const counter = createExactCounter('o200k');
+  const { readMultiplier: read, writeMultiplier: write } = DEFAULT_CACHE_PRICING;
+  const split: Split = { bill: 0, firstRequests: 0, firstSends: 0, rewrites: 0, reads: 0, floor: 0 };
+  const files = corpusFiles();
+  const progress = new Progress(`${window / 1000}k`, files.length);
+  for (const file of files) {
+    const transcript = loadCorpusSession(file);
+    const replay = await replayWithCtxkitPreset('default', transcript, {
+      contextWindow: window,
+      maxOutputTokens: MAX_OUTPUT_TOKENS,
+      summaryModel: createSummaryModel(),
+      model: 'gpt-4o',
+    });
+    const scored = computeReplayMetrics(
+      file,
+      'ctxkit:default',
+      transcript.messages,
+      replay.requests,
+      replay.finalMemory,
+      {
+        contextWindow: window,
+        maxOutputTokens: MAX_OUTPUT_TOKENS,
+      },
+    );
+    let sentBefore = new Set<string>();
+    replay.requests.forEach((request, index) => {
+      const call = scored.calls[index];
+      if (!call) return;
+      const unshared = call.inputTokens - call.sharedPrefixTokens;
+      split.bill += call.billedWithCache;
+      const fixed = counter.count(request.system) + counter.count(JSON.stringify(request.tools));
+      if (index === 0) {
+        split.firstRequests += write * unshared;
+        split.floor += write * unshared;
+      } else {
+        let fresh = 0;
+        for (const message of request.messages) {
+          if (!sentBefore.has(message.id)) fresh += counter.count(JSON.stringify(message.parts));
+        }
+        fresh = Math.min(fresh, unshared);
+        split.firstSends += write * fresh;
+        split.rewrites += write * (unshared - fresh);
+        split.reads += read * call.sharedPrefixTokens;
+        split.floor += write * fresh + read * Math.min(fixed, call.sharedPrefixTokens);
+      }
+      sentBefore = new Set(request.messages.map((message) => message.id));
+    });
+    progress.tick();
+  }
+  progress.done();
+  return split;
+}
+
+const rows: string[][] = [];
+for (const window of WINDOWS) {
+  const split = await splitWindow(window);
+  const n = (value: number) => Math.round(value).toLocaleString('en-US');
+  rows.push([
+    `${window / 1000}k`,
+    n(split.bill),
+    n(split.firstRequests),
+    n(split.firstSends),
+    n(split.rewrites),
+    n(split.reads),
+    n(split.floor),
+  ]);
+}
+console.log('\nctxkit default, billed with cache (reads 0.1 ×, writes 1.25 ×), all 52 corpus sessions:\n');
+printTable(
+  ['window', 'billed', 'first requests', 'first sends', 're-writes', 'reads', 'floor (any system)'],
+  rows,
+);
