@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assistant, numbered, user } from '../testing/build-messages.ts';
+import { numbered, user } from '../testing/build-messages.ts';
 import { createPostgresSessionStore } from './postgres-session-store.ts';
 import { describeSessionStoreConformance, type SessionDatabase } from './session-store.conformance.ts';
 import type { SessionStore } from './session-store.ts';
@@ -18,6 +18,7 @@ import {
   statementsFor,
   TABLE_PREFIX,
 } from './session-store-migrations.ts';
+import { expectMigratedV1Session, V1_MESSAGES } from './testing/schema-v1-session.ts';
 import { startTestPostgres, type TestPostgres } from './testing/session-store-postgres-server.ts';
 
 const DATABASE = `ctxkit_session_store_${randomBytes(4).toString('hex')}`;
@@ -137,7 +138,7 @@ describe('createPostgresSessionStore', () => {
   it('migrates a version-1 database: ids read from the bodies, content ids left empty, nothing lost', async () => {
     const db = await freshSchema();
     try {
-      const messages = numbered([user('a'), assistant('b'), user('c')]);
+      const messages = V1_MESSAGES;
       const old = clientFor(db.schema, 1);
       try {
         const [first] = SESSION_STORE_MIGRATIONS;
@@ -157,19 +158,7 @@ describe('createPostgresSessionStore', () => {
       }
       const store = await db.open();
       try {
-        expect((await store.load('s1'))?.log).toEqual(messages);
-        const recent = await store.loadRecent('s1');
-        expect(recent?.messageIds).toEqual(messages.map((message) => message.id));
-        expect(recent?.contentIds).toEqual([null, null, null]);
-        expect(recent?.recent).toEqual(messages);
-        const [next] = numbered([user('a'), assistant('b'), user('c'), assistant('d')]).slice(3);
-        if (!next) throw new Error('no message');
-        await store.append(
-          's1',
-          { messages: [next], contentIds: ['c3'], expectedSeq: 3, expectedEditCount: 0 },
-          2,
-        );
-        expect((await store.loadRecent('s1'))?.contentIds).toEqual([null, null, null, 'c3']);
+        await expectMigratedV1Session(store);
       } finally {
         await store.close();
       }

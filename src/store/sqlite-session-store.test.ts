@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { assistant, numbered, user } from '../testing/build-messages.ts';
+import { numbered, user } from '../testing/build-messages.ts';
 import { describeSessionStoreConformance } from './session-store.conformance.ts';
 import {
   CREATE_MIGRATIONS_TABLE,
@@ -19,6 +19,7 @@ import {
   DEFAULT_SQLITE_FILE,
   sqliteSessionStorePath,
 } from './sqlite-session-store.ts';
+import { expectMigratedV1Session, V1_MESSAGES } from './testing/schema-v1-session.ts';
 import { sqliteHarness } from './testing/session-store-sqlite-harness.ts';
 
 describeSessionStoreConformance('sqlite', sqliteHarness);
@@ -64,7 +65,7 @@ describe('createSqliteSessionStore', () => {
 
   it('migrates a version-1 database: ids read from the bodies, content ids left empty, nothing lost', async () => {
     const dataDir = tempDir();
-    const messages = numbered([user('a'), assistant('b'), user('c')]);
+    const messages = V1_MESSAGES;
     const old = new Database(join(dataDir, DEFAULT_SQLITE_FILE));
     const [first] = SESSION_STORE_MIGRATIONS;
     if (!first) throw new Error('no migrations');
@@ -80,19 +81,7 @@ describe('createSqliteSessionStore', () => {
     old.close();
     const store = await createSqliteSessionStore({ dataDir });
     try {
-      expect((await store.load('s1'))?.log).toEqual(messages);
-      const recent = await store.loadRecent('s1');
-      expect(recent?.messageIds).toEqual(messages.map((message) => message.id));
-      expect(recent?.contentIds).toEqual([null, null, null]);
-      expect(recent?.recent).toEqual(messages);
-      const [next] = numbered([user('a'), assistant('b'), user('c'), assistant('d')]).slice(3);
-      if (!next) throw new Error('no message');
-      await store.append(
-        's1',
-        { messages: [next], contentIds: ['c3'], expectedSeq: 3, expectedEditCount: 0 },
-        2,
-      );
-      expect((await store.loadRecent('s1'))?.contentIds).toEqual([null, null, null, 'c3']);
+      await expectMigratedV1Session(store);
     } finally {
       await store.close();
     }

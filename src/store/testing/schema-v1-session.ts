@@ -1,0 +1,24 @@
+/**
+ * Test support for the schema v1 → v2 migration: the session both SQL stores' tests write with v1's
+ * statements, and what opening it with the current schema must give back.
+ */
+import { expect } from 'vitest';
+import type { Message } from '../../core/message.ts';
+import { assistant, numbered, user } from '../../testing/build-messages.ts';
+import type { SessionStore } from '../session-store.ts';
+
+/** Session `s1` as a version-1 database holds it: three messages, no edits. */
+export const V1_MESSAGES: readonly Message[] = numbered([user('a'), assistant('b'), user('c')]);
+
+/** Every message is back, ids read from the bodies, content ids empty; a new append keeps its own. */
+export async function expectMigratedV1Session(store: SessionStore): Promise<void> {
+  expect((await store.load('s1'))?.log).toEqual(V1_MESSAGES);
+  const recent = await store.loadRecent('s1');
+  expect(recent?.messageIds).toEqual(V1_MESSAGES.map((message) => message.id));
+  expect(recent?.contentIds).toEqual([null, null, null]);
+  expect(recent?.recent).toEqual(V1_MESSAGES);
+  const next = numbered([user('a'), assistant('b'), user('c'), assistant('d')])[3];
+  if (!next) throw new Error('no message');
+  await store.append('s1', { messages: [next], contentIds: ['c3'], expectedSeq: 3, expectedEditCount: 0 }, 2);
+  expect((await store.loadRecent('s1'))?.contentIds).toEqual([null, null, null, 'c3']);
+}
