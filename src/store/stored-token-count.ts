@@ -5,9 +5,9 @@ import type { StoredTokenCount } from './session-store.ts';
 const count = z.number().nonnegative();
 
 /** A token count as the stores keep it beside a message (see `StoredTokenCount`). */
-export const storedTokenCountSchema = z.strictObject({
+export const storedTokenCountSchema = z.object({
   key: z.string().min(1),
-  breakdown: z.strictObject({
+  breakdown: z.object({
     text: count,
     reasoning: count,
     toolCalls: count,

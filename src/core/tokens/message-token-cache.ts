@@ -11,6 +11,9 @@ import {
   type TokenEstimateOptions,
 } from './token-estimate-options.ts';
 
+/** Part of every count key: bumped when how a message is counted (or a breakdown's shape) changes. */
+const COUNT_KEY_VERSION = 'v1';
+
 /** Enough for any one session; a cache shared by many sessions should be given its own bound. */
 export const DEFAULT_TOKEN_CACHE_MAX_ENTRIES = 100_000;
 
@@ -126,7 +129,7 @@ export class MessageTokenCache {
    */
   countKey(counter: TokenCounter): string | undefined {
     if (counter.tokensPerUnit !== undefined || counter.charsPerToken !== undefined) return undefined;
-    return `${counter.name}|${this.options.messageOverheadTokens}|${this.options.mediaTokens}`;
+    return `${COUNT_KEY_VERSION}|${counter.name}|${this.options.messageOverheadTokens}|${this.options.mediaTokens}`;
   }
 
   /** The exact count this cache holds for the message under `counter`, if any (nothing is computed). */
