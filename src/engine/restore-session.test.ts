@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import { PRESETS } from '../core/policy/presets/index.ts';
+import { createExactCounter } from '../core/tokens/exact-counter.ts';
+import type { TokenCounter } from '../core/tokens/token-counter.ts';
 import { createMemoryBlobStore } from '../store/memory-blob-store.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';
 import type { SessionStore } from '../store/session-store.ts';
@@ -157,6 +159,46 @@ describe('resuming reads only what the view can show', () => {
     const synced = await again.sync('s', [...history, repeat]);
     expect(synced.diverged).toBe(false);
     expect(synced.messages).toEqual([]);
+  });
+
+  it('reuses the token counts kept with the messages instead of tokenizing the view again', async () => {
+    const exact = createExactCounter('o200k');
+    let countedChars = 0;
+    const counting: TokenCounter = {
+      name: exact.name,
+      maxTokensPerByte: 1,
+      count: (text) => {
+        countedChars += text.length;
+        return exact.count(text);
+      },
+    };
+    const store = createMemorySessionStore();
+    const first = createContextManager({ policy, clock: clock(), store, counter: counting });
+    const transcript = loadCorpusSession(TAU);
+    await replaySession(first, 's', transcript.messages.slice(0, -1), request);
+    const before = await first.prepare('s', request);
+    // The same session, with and without its counts kept.
+    const { log, edits } = await first.history('s');
+    const uncounted = createMemorySessionStore();
+    await uncounted.appendMessages('s', log, 0, 1);
+    await uncounted.appendEdits('s', edits, 0, 1);
+
+    countedChars = 0;
+    const resumed = await createContextManager({ policy, clock: clock(), store, counter: counting }).prepare(
+      's',
+      request,
+    );
+    const withCounts = countedChars;
+    countedChars = 0;
+    const recounted = await createContextManager({
+      policy,
+      clock: clock(),
+      store: uncounted,
+      counter: counting,
+    }).prepare('s', request);
+    expect(resumed.messages).toEqual(before.messages);
+    expect(recounted.messages).toEqual(before.messages);
+    expect(withCounts).toBeLessThan(countedChars / 2);
   });
 
   it('a session stored without content ids (written before they were kept) restores from the whole log', async () => {
