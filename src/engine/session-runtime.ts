@@ -353,7 +353,7 @@ export class SessionRuntime {
 
   /** Re-projects the view from log and edits; call after any new edit. */
   rebuild(): void {
-    // The held log starts at or before the newest cut's end, so the view is the one of the whole log.
+    // The held log starts no later than just past the newest cut, so this is the view of the whole log.
     this.view = projectView(this.heldLog, this.edits, { leaveCallsOpen: true });
     // Entry indexes move when edits reshape the view; looking again is cheap, and already-offloaded calls are skipped.
     this.argsOffloadedThrough = 0;

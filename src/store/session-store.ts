@@ -21,9 +21,9 @@ export interface StoredTokenCount {
 
 /**
  * What resuming a session needs, read without the whole log: every message's ids, the message bodies
- * from `logStart` on, and the edits those can depend on. `logStart` is where the view can begin (one past the newest cut,
- * see `firstVisibleSeq`), or the last message when the cut covers them all, so the newest message is
- * always at hand. Older bodies stay in the store until something asks for them (`load`).
+ * from `logStart` on, and the edits those can depend on. `logStart` is where the view can begin (one
+ * past the newest cut, see `firstVisibleSeq`), or the last message when the cut covers them all, so the
+ * newest message is always at hand. Older bodies stay in the store until something asks (`load`).
  */
 export interface RecentSession {
   id: string;
