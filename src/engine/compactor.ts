@@ -174,7 +174,7 @@ export class Compactor {
       entries: this.runtime.view.entries,
       entryTokens: this.runtime.entryTokens,
       regions: this.regions(),
-      countTokens: (text) => this.runtime.countShort(text, this.call.counter),
+      countTokens: (text) => this.runtime.shortCounts.count(text, this.call.counter),
       now: this.deps.clock(),
       newId: this.deps.newId,
     };

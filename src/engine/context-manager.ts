@@ -148,9 +148,9 @@ export class ContextManager {
     return this.#exclusive(sessionId, async (runtime) => {
       const events: ContextEvent[] = [];
       const callerIds = assignStableIds(history.map(withoutId)).map((message) => message.id);
-      const diff = diffHistory(runtime.branchIds, callerIds);
+      const diff = diffHistory(runtime.branch.ids, callerIds);
       if (diff.diverged) {
-        const hiddenSeqs = runtime.branchSeqs.slice(diff.kept);
+        const hiddenSeqs = runtime.branch.seqs.slice(diff.kept);
         const edit: Edit = {
           id: this.#newId(),
           at: this.clock(),
@@ -162,12 +162,12 @@ export class ContextManager {
           tokensAfter: runtime.historyTokens,
         };
         await this.#commitEdits(runtime, [edit]);
-        runtime.truncateBranch(diff.kept);
+        runtime.branch.truncate(diff.kept);
         events.push({
           type: 'history-diverged',
           sessionId,
           at: this.clock(),
-          keptThroughSeq: runtime.branchSeqs.at(-1) ?? -1,
+          keptThroughSeq: runtime.branch.seqs.at(-1) ?? -1,
           hidden: hiddenSeqs.length,
           added: history.length - diff.addedFrom,
         });
@@ -317,7 +317,7 @@ export class ContextManager {
   ): Promise<Message[]> {
     if (inputs.length === 0) return [];
     const at = this.clock();
-    const ids = contentIds ?? runtime.continueContentIds(inputs.map(withoutId));
+    const ids = contentIds ?? runtime.branch.continueContentIds(inputs.map(withoutId));
     const messages: Message[] = inputs.map((input, offset) => {
       const seq = runtime.nextSeq + offset;
       let id = input.id ?? ids[offset] ?? `m_${seq}`;

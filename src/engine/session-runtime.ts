@@ -3,7 +3,7 @@ import type { Edit, Summary } from '../core/edit.ts';
 import type { Message, Usage } from '../core/message.ts';
 import { isAgentVisible } from '../core/message.ts';
 import type { Hook } from '../core/policy/policy-schema.ts';
-import { assignStableIds, contentId } from '../core/stable-id.ts';
+import { assignStableIds } from '../core/stable-id.ts';
 import { CalibratedTokenCounter } from '../core/tokens/calibrated-counter.ts';
 import { calibrationAnchor, measureRequest } from '../core/tokens/measure-request.ts';
 import type { MessageTokenCache } from '../core/tokens/message-token-cache.ts';
@@ -13,9 +13,8 @@ import type { View, ViewEntry } from '../core/view/project-view.ts';
 import { projectMessage, projectView } from '../core/view/project-view.ts';
 import type { RecentSession } from '../store/session-store.ts';
 import type { FixedRegionMemo } from './call-context.ts';
-
-const SHORT_TEXT_MAX_CHARS = 256;
-const SHORT_COUNTS_MAX = 4_096;
+import { CallerBranch } from './caller-branch.ts';
+import { ShortTextCounts } from './short-text-counts.ts';
 
 /** A summarization running in the background (the async path); applied whole by a later prepare, or not at all. */
 export interface PendingSummary {
@@ -91,9 +90,9 @@ export class SessionRuntime {
   /** Token counts of the system prompt and tools, and the last request's settings. */
   readonly memo: FixedRegionMemo = {};
   /** The caller's logical history (log minus branch-hidden messages), as content ids and seqs, for sync(). */
-  branchIds: string[] = [];
-  branchSeqs: number[] = [];
-  readonly #branchIdSet = new Set<string>();
+  readonly branch = new CallerBranch();
+  /** Counts of the short texts planners ask for again and again. */
+  readonly shortCounts = new ShortTextCounts();
   readonly #logIds = new Set<string>();
   /** The last prepared request, kept so the usage reported for it can anchor estimates (seed 001). */
   #lastPrepared: { edits: number; fixedTokens: number; messages: Message[] } | undefined;
@@ -206,45 +205,14 @@ export class SessionRuntime {
     for (const id of session.messageIds) this.#logIds.add(id);
     // Only a change in the count matters (truncate-old looks again when turns were added).
     for (const message of session.recent) if (startsTurn(message)) this.turnCount++;
-    this.branchSeqs = session.branchSeqs;
-    this.branchIds = session.branchIds;
-    for (const id of this.branchIds) this.#branchIdSet.add(id);
+    this.branch.reset(session.branchSeqs, session.branchIds);
     this.rebuild();
   }
 
+  /** A message joined the log and the caller's history (as `contentId`). */
   recordBranch(message: Message, contentId: string): void {
     this.#logIds.add(message.id);
-    this.branchIds.push(contentId);
-    this.#branchIdSet.add(contentId);
-    this.branchSeqs.push(message.seq);
-  }
-
-  truncateBranch(kept: number): void {
-    for (const id of this.branchIds.slice(kept)) this.#branchIdSet.delete(id);
-    this.branchIds = this.branchIds.slice(0, kept);
-    this.branchSeqs = this.branchSeqs.slice(0, kept);
-  }
-
-  /**
-   * Content ids for messages appended after the branch, numbered as `assignStableIds` would number them
-   * over the whole branch (the 2nd "yes" of the conversation is `…_2` whether it came in one call or two).
-   */
-  continueContentIds(
-    messages: readonly Omit<Message, 'id' | 'seq'>[] | readonly Parameters<typeof contentId>[0][],
-  ): string[] {
-    const fresh = new Set<string>();
-    const used = (id: string) => this.#branchIdSet.has(id) || fresh.has(id);
-    return messages.map((message) => {
-      const base = contentId(message);
-      let occurrence = 1;
-      let id = base;
-      while (used(id)) {
-        occurrence++;
-        id = `${base}_${occurrence}`;
-      }
-      fresh.add(id);
-      return id;
-    });
+    this.branch.record(message.seq, contentId);
   }
 
   /**
@@ -318,27 +286,6 @@ export class SessionRuntime {
     }
     return this.historyTokens + standIns;
   }
-
-  /**
-   * Counts text under `counter`, remembering short texts (placeholders, call ids, pointers): planners ask
-   * for the same few strings on every call, and a tokenizer call costs tens of microseconds however short.
-   */
-  countShort(text: string, counter: TokenCounter): number {
-    if (text.length > SHORT_TEXT_MAX_CHARS) return counter.count(text);
-    if (this.#shortCounts.counter !== counter || this.#shortCounts.counts.size >= SHORT_COUNTS_MAX) {
-      this.#shortCounts = { counter, counts: new Map() };
-    }
-    const known = this.#shortCounts.counts.get(text);
-    if (known !== undefined) return known;
-    const counted = counter.count(text);
-    this.#shortCounts.counts.set(text, counted);
-    return counted;
-  }
-
-  #shortCounts: { counter: TokenCounter | undefined; counts: Map<string, number> } = {
-    counter: undefined,
-    counts: new Map(),
-  };
 
   tokensOf(message: Message): number {
     return this.tokenCache.estimate(message, this.counter).total;
