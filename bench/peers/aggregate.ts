@@ -11,6 +11,8 @@ export interface SessionResult {
   /** Facts lost at the end, first few, so a reader can see what kind. */
   lostSample?: string[];
   notes?: string[];
+  /** o200k tokens sent to and received from the summary model over the session. */
+  summaryTokens?: { input: number; output: number };
   /** Why the system could not run this session at all. */
   error?: string;
   /** Wall time of the whole replay (the system plus the fake model, tools and conversions). */
@@ -31,6 +33,14 @@ export interface SystemSummary {
   billed: number;
   billedWithCache: number;
   summaryCalls: number;
+  /** What its summaries cost: o200k tokens sent to the summary model, and its replies. */
+  summaryInputTokens: number;
+  summaryOutputTokens: number;
+  /**
+   * `billedWithCache` plus the summaries at list price, in input-token equivalents: input × 1, output ×
+   * {@link OUTPUT_PRICE_MULTIPLIER}. Not part of the issue's goal; what a policy that summarizes more pays.
+   */
+  billedWithSummaries: number;
   compactions: number;
   retention: Omit<RetentionSummary, 'lost'>;
   /** Per-call time over every call of every session. */
@@ -46,12 +56,18 @@ export interface ScoredRun {
   times: number[];
 }
 
-export function sessionResult(replay: SessionReplay, notes: string[], wallMs: number): SessionResult {
+export function sessionResult(
+  replay: SessionReplay,
+  notes: string[],
+  wallMs: number,
+  summaryTokens?: { input: number; output: number },
+): SessionResult {
   const { lost, ...retention } = replay.retention;
   return {
     session: replay.session,
     system: replay.system,
     totals: replay.totals,
+    ...(summaryTokens ? { summaryTokens } : {}),
     retention,
     lostSample: (lost ?? []).slice(0, 5).map((fact) => `${fact.kind}: ${fact.text.slice(0, 120)}`),
     ...(notes.length > 0 ? { notes: notes.slice(0, 10) } : {}),
@@ -69,6 +85,12 @@ export function summarizeSystem(
   const sum = (pick: (totals: SessionReplay['totals']) => number) =>
     done.reduce((total, run) => total + (run.result.totals ? pick(run.result.totals) : 0), 0);
   const times = done.flatMap((run) => run.times);
+  const summaryInputTokens = done.reduce((total, run) => total + (run.result.summaryTokens?.input ?? 0), 0);
+  const summaryOutputTokens = done.reduce((total, run) => total + (run.result.summaryTokens?.output ?? 0), 0);
+  const billedWithCache = round(
+    sum((totals) => totals.billedWithCache),
+    0,
+  );
   const long = done.find((run) => run.result.session === longSession);
   const retention = addRetention(
     done.flatMap((run) => (run.result.retention ? [{ ...run.result.retention, lost: [] }] : [])),
@@ -87,11 +109,14 @@ export function summarizeSystem(
     sessionsOverflowing: done.filter((run) => (run.result.totals?.overflows ?? 0) > 0).length,
     orphans: sum((totals) => totals.orphans),
     billed: sum((totals) => totals.billed),
-    billedWithCache: round(
-      sum((totals) => totals.billedWithCache),
+    billedWithCache,
+    summaryCalls: sum((totals) => totals.summaryCalls),
+    summaryInputTokens,
+    summaryOutputTokens,
+    billedWithSummaries: round(
+      billedWithCache + summaryInputTokens + OUTPUT_PRICE_MULTIPLIER * summaryOutputTokens,
       0,
     ),
-    summaryCalls: sum((totals) => totals.summaryCalls),
     compactions: sum((totals) => totals.compactions),
     retention: { ...retentionTotals, share: round(retentionTotals.share, 4) },
     timeMsP50: round(percentile(times, 0.5)),
@@ -137,6 +162,8 @@ export interface WindowGoals {
 }
 
 export const BILL_RATIO_GOAL = 0.6;
+/** Output tokens cost this many input tokens (gpt-4o's list prices: $10 and $2.50 per million). */
+export const OUTPUT_PRICE_MULTIPLIER = 4;
 export const SPEED_RATIO_GOAL = 20;
 
 export function evaluateGoals(

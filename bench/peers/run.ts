@@ -126,7 +126,10 @@ for (const window of windows) {
           },
         );
         runs.push({
-          result: sessionResult(scored, replay.notes, performance.now() - started),
+          result: sessionResult(scored, replay.notes, performance.now() - started, {
+            input: summaryModel.inputTokens,
+            output: summaryModel.outputTokens,
+          }),
           times: scored.calls.map((call) => call.timeMs),
         });
       } catch (error) {

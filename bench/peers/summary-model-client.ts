@@ -14,7 +14,7 @@ export function summaryModelClient(model: SummaryModel): ModelClient {
     provider: 'bench',
     async complete(request) {
       const prompt = request.messages.map((message) => textOf(message)).join('\n\n');
-      const text = model.summarize(prompt, request.maxOutputTokens);
+      const text = model.summarize(prompt, request.maxOutputTokens, request.system);
       return {
         message: {
           id: `summary-reply-${model.calls}`,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createExactCounter } from '../../src/core/tokens/exact-counter.ts';
 import { createSummaryModel, readConversation } from './summary-model.ts';
 
 describe('the bench summary model', () => {
@@ -43,5 +44,16 @@ describe('the bench summary model', () => {
     expect(summary).toContain('mv game_2048.py 2048.py');
     expect(model.summarize(prompt)).toBe(summary);
     expect(model.calls).toBe(2);
+  });
+
+  it('counts what each summary cost: the prompt, instructions sent beside it, and the reply', () => {
+    const model = createSummaryModel();
+    const prompt = 'Human: fix the login bug in src/login.ts\nAI: Looking at it now.';
+    const reply = model.summarize(prompt, 200, 'You summarize conversations.');
+    const counter = createExactCounter('o200k');
+    expect(model.inputTokens).toBe(counter.count(prompt) + counter.count('You summarize conversations.'));
+    expect(model.outputTokens).toBe(counter.count(reply));
+    model.summarize(prompt, 200);
+    expect(model.inputTokens).toBe(2 * counter.count(prompt) + counter.count('You summarize conversations.'));
   });
 });

@@ -26,8 +26,14 @@ export interface SummaryModel {
   readonly calls: number;
   /** Wall time spent writing them (the model's time, not the system's). */
   readonly busyMs: number;
-  /** The extractive summary of the conversation in `prompt`, at most `maxTokens` o200k tokens. */
-  summarize(prompt: string, maxTokens?: number): string;
+  /** What the summaries cost, in o200k tokens: everything sent (prompt and instructions) and the replies. */
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /**
+   * The extractive summary of the conversation in `prompt`, at most `maxTokens` o200k tokens. `alsoSent`:
+   * text the system sent beside the prompt (its system instructions), counted as input, not read.
+   */
+  summarize(prompt: string, maxTokens?: number, alsoSent?: string): string;
 }
 
 export interface SummaryModelOptions {
@@ -43,6 +49,8 @@ export function createSummaryModel(options: SummaryModelOptions = {}): SummaryMo
   const toolResultMaxChars = options.toolResultMaxChars ?? DEFAULT_SUMMARY_TOOL_RESULT_MAX_CHARS;
   let calls = 0;
   let busyMs = 0;
+  let inputTokens = 0;
+  let outputTokens = 0;
   return {
     name: 'extractive-summary-model',
     get calls() {
@@ -51,7 +59,13 @@ export function createSummaryModel(options: SummaryModelOptions = {}): SummaryMo
     get busyMs() {
       return busyMs;
     },
-    summarize(prompt, maxTokens) {
+    get inputTokens() {
+      return inputTokens;
+    },
+    get outputTokens() {
+      return outputTokens;
+    },
+    summarize(prompt, maxTokens, alsoSent) {
       const started = performance.now();
       calls += 1;
       const { messages, previous } = readConversation(prompt);
@@ -63,6 +77,8 @@ export function createSummaryModel(options: SummaryModelOptions = {}): SummaryMo
         toolResultMaxChars,
         countTokens,
       });
+      inputTokens += countTokens(prompt) + (alsoSent ? countTokens(alsoSent) : 0);
+      outputTokens += countTokens(summary.text);
       busyMs += performance.now() - started;
       return summary.text;
     },

@@ -23,6 +23,7 @@ export function renderTable(
     'billed (cache)',
     'retention',
     'summary calls',
+    'with summaries',
     'ms/call p50',
     'ms/call p99',
   ];
@@ -40,6 +41,7 @@ export function renderTable(
     thousands(summary.billedWithCache),
     share(summary.retention.share),
     thousands(summary.summaryCalls),
+    thousands(summary.billedWithSummaries),
     ms(summary.timeMsP50),
     ms(summary.timeMsP99),
   ]);
