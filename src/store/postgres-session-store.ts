@@ -12,13 +12,10 @@
  */
 import postgres from 'postgres';
 import { z } from 'zod';
-import { type Edit, editReach } from '../core/edit.ts';
 import { CtxkitError } from '../core/errors.ts';
-import type { Message } from '../core/message.ts';
 import {
   assertPositions,
   assertWritable,
-  contentIdAt,
   editsWrite,
   fullWrite,
   isStorableSessionId,
@@ -30,15 +27,7 @@ import {
   type SessionListing,
   type SessionStore,
   type StoredSession,
-  tokensTextAt,
 } from './session-store.ts';
-import {
-  assertNumbered,
-  decodeEdit,
-  decodeMessage,
-  encodeEdit,
-  encodeMessage,
-} from './session-store-codec.ts';
 import { CorruptSessionError, SchemaTooNewError, StoreClosedError } from './session-store-errors.ts';
 import {
   CREATE_MIGRATIONS_TABLE,
@@ -50,11 +39,13 @@ import {
 } from './session-store-migrations.ts';
 import {
   assembleRecentSession,
+  assembleStoredSession,
   decodeEditRows,
   decodeMessageKeys,
+  encodeWriteRows,
   mergeEditRows,
-  parseSessionRow,
   toListing,
+  type WriteRows,
 } from './session-store-rows.ts';
 
 /** Connections in the pool a store opens from a URL. */
@@ -154,7 +145,7 @@ function openStore(sql: postgres.Sql, location: string, owned: boolean): Session
   const appendToExisting = async (
     sessionId: string,
     change: PositionedWrite,
-    bodies: Bodies,
+    bodies: WriteRows,
     at: number,
   ): Promise<boolean> => {
     const rows = await sql`
@@ -182,7 +173,7 @@ function openStore(sql: postgres.Sql, location: string, owned: boolean): Session
   };
 
   /** Creates the session with its first rows, unless another writer created it first. */
-  const createWith = async (sessionId: string, bodies: Bodies, at: number): Promise<boolean> => {
+  const createWith = async (sessionId: string, bodies: WriteRows, at: number): Promise<boolean> => {
     const rows = await sql`
       WITH created AS (
         INSERT INTO ${sql(`${T}sessions`)} (id, created_at, updated_at, message_count, edit_count)
@@ -206,16 +197,7 @@ function openStore(sql: postgres.Sql, location: string, owned: boolean): Session
   const write = async (sessionId: string, change: PositionedWrite, at: number): Promise<void> => {
     open();
     assertWritable(sessionId, change, at);
-    const bodies: Bodies = {
-      messages: change.messages.map((message) => encodeMessage(sessionId, message)),
-      messageIds: change.messages.map((message) => message.id),
-      contentIds: change.messages.map((_, offset) => contentIdAt(change, offset)),
-      tokens: change.messages.map((_, offset) => tokensTextAt(change, offset)),
-      editReach: change.edits.map((edit) => editReach(edit)),
-      edits: change.edits.map((edit, offset) =>
-        encodeEdit(sessionId, edit, (change.expectedEditCount ?? 0) + offset),
-      ),
-    };
+    const bodies = encodeWriteRows(sessionId, change);
     const empty = bodies.messages.length === 0 && bodies.edits.length === 0;
     try {
       for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
@@ -261,29 +243,7 @@ function openStore(sql: postgres.Sql, location: string, owned: boolean): Session
       );
       const [row] = sessions;
       if (row === undefined) return undefined;
-      const session = parseSessionRow(sessionRowObject(row));
-      const log: Message[] = messages.map((entry, index) => {
-        assertNumbered(sessionId, 'messages', entry[0], index);
-        return decodeMessage(sessionId, index, entry[1]);
-      });
-      const edited: Edit[] = edits.map((entry, index) => {
-        assertNumbered(sessionId, 'edits', entry[0], index);
-        return decodeEdit(sessionId, index, entry[1]);
-      });
-      if (log.length !== session.message_count || edited.length !== session.edit_count) {
-        throw new CorruptSessionError(
-          sessionId,
-          { table: 'sessions' },
-          `it counts ${session.message_count} messages and ${session.edit_count} edits, the tables hold ${log.length} and ${edited.length}`,
-        );
-      }
-      return {
-        id: session.id,
-        log,
-        edits: edited,
-        createdAt: session.created_at,
-        updatedAt: session.updated_at,
-      };
+      return assembleStoredSession(sessionId, { row: sessionRowObject(row), messages, edits });
     },
     async loadRecent(sessionId: string): Promise<RecentSession | undefined> {
       open();
@@ -344,15 +304,6 @@ function openStore(sql: postgres.Sql, location: string, owned: boolean): Session
       if (owned) await sql.end({ timeout: 5 });
     },
   };
-}
-
-interface Bodies {
-  messages: string[];
-  messageIds: string[];
-  contentIds: (string | null)[];
-  tokens: (string | null)[];
-  edits: string[];
-  editReach: (number | null)[];
 }
 
 const sessionRowObject = (row: readonly unknown[]): Record<string, unknown> => ({

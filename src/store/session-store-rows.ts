@@ -1,8 +1,22 @@
 /** The rows both SQL stores read back (`ctxkit_sessions` and a resume's), validated before use. */
 import { z } from 'zod';
-import type { Edit } from '../core/edit.ts';
-import type { RecentSession, SessionListing, StoredTokenCount } from './session-store.ts';
-import { assertNumbered, decodeEdit, decodeMessage } from './session-store-codec.ts';
+import { type Edit, editReach } from '../core/edit.ts';
+import {
+  contentIdAt,
+  type PositionedWrite,
+  type RecentSession,
+  type SessionListing,
+  type StoredSession,
+  type StoredTokenCount,
+  tokensTextAt,
+} from './session-store.ts';
+import {
+  assertNumbered,
+  decodeEdit,
+  decodeMessage,
+  encodeEdit,
+  encodeMessage,
+} from './session-store-codec.ts';
 import { CorruptSessionError } from './session-store-errors.ts';
 import { parseStoredTokenCount } from './stored-token-count.ts';
 
@@ -32,6 +46,50 @@ export function toListing(row: unknown): SessionListing {
     createdAt: session.created_at,
     updatedAt: session.updated_at,
   };
+}
+
+/** The column values a write inserts, both SQL stores alike: checked and serialized before any lock is taken. */
+export interface WriteRows {
+  messages: string[];
+  messageIds: string[];
+  contentIds: (string | null)[];
+  tokens: (string | null)[];
+  edits: string[];
+  editReach: (number | null)[];
+}
+
+export function encodeWriteRows(sessionId: string, change: PositionedWrite): WriteRows {
+  return {
+    messages: change.messages.map((message) => encodeMessage(sessionId, message)),
+    messageIds: change.messages.map((message) => message.id),
+    contentIds: change.messages.map((_, offset) => contentIdAt(change, offset)),
+    tokens: change.messages.map((_, offset) => tokensTextAt(change, offset)),
+    edits: change.edits.map((edit, offset) =>
+      encodeEdit(sessionId, edit, (change.expectedEditCount ?? 0) + offset),
+    ),
+    editReach: change.edits.map((edit) => editReach(edit)),
+  };
+}
+
+/** A whole stored session from the rows both SQL stores read in one snapshot, checked against its counts. */
+export function assembleStoredSession(
+  sessionId: string,
+  read: { row: unknown; messages: readonly (readonly unknown[])[]; edits: readonly (readonly unknown[])[] },
+): StoredSession {
+  const session = parseSessionRow(read.row);
+  const log = read.messages.map((entry, index) => {
+    assertNumbered(sessionId, 'messages', entry[0], index);
+    return decodeMessage(sessionId, index, entry[1]);
+  });
+  const edits = decodeEdits(sessionId, read.edits);
+  if (log.length !== session.message_count || edits.length !== session.edit_count) {
+    throw new CorruptSessionError(
+      sessionId,
+      { table: 'sessions' },
+      `it counts ${session.message_count} messages and ${session.edit_count} edits, the tables hold ${log.length} and ${edits.length}`,
+    );
+  }
+  return { id: session.id, log, edits, createdAt: session.created_at, updatedAt: session.updated_at };
 }
 
 /** (position, body) edit rows, numbered from 0, as edits. */

@@ -12,12 +12,9 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
-import { type Edit, editReach } from '../core/edit.ts';
-import type { Message } from '../core/message.ts';
 import {
   assertPositions,
   assertWritable,
-  contentIdAt,
   editsWrite,
   fullWrite,
   isStorableSessionId,
@@ -29,15 +26,7 @@ import {
   type SessionListing,
   type SessionStore,
   type StoredSession,
-  tokensTextAt,
 } from './session-store.ts';
-import {
-  assertNumbered,
-  decodeEdit,
-  decodeMessage,
-  encodeEdit,
-  encodeMessage,
-} from './session-store-codec.ts';
 import {
   CorruptSessionError,
   SchemaTooNewError,
@@ -54,11 +43,13 @@ import {
 } from './session-store-migrations.ts';
 import {
   assembleRecentSession,
+  assembleStoredSession,
   decodeEditRows,
   decodeMessageKeys,
+  encodeWriteRows,
   mergeEditRows,
-  parseSessionRow,
   toListing,
+  type WriteRows,
 } from './session-store-rows.ts';
 
 /** Where ctxkit keeps its files when nothing else is configured, relative to the working directory. */
@@ -186,40 +177,29 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
   };
 
   const writeRows = db.transaction(
-    (
-      sessionId: string,
-      change: PositionedWrite,
-      bodies: { messages: string[]; edits: string[] },
-      at: number,
-    ) => {
+    (sessionId: string, change: PositionedWrite, rows: WriteRows, at: number) => {
       const existing = readPositions(sessionId);
       const actual = existing ?? { messages: 0, edits: 0 };
       assertPositions(sessionId, change, actual);
-      if (bodies.messages.length === 0 && bodies.edits.length === 0) return;
+      if (rows.messages.length === 0 && rows.edits.length === 0) return;
       const next = {
-        messages: actual.messages + bodies.messages.length,
-        edits: actual.edits + bodies.edits.length,
+        messages: actual.messages + rows.messages.length,
+        edits: actual.edits + rows.edits.length,
       };
       if (existing) statements.updateSession.run(next.messages, next.edits, at, sessionId);
       else statements.insertSession.run(sessionId, at, at, next.messages, next.edits);
-      bodies.messages.forEach((body, offset) => {
-        const message = change.messages[offset] as Message;
+      rows.messages.forEach((body, offset) => {
         statements.insertMessage.run(
           sessionId,
           actual.messages + offset,
           body,
-          message.id,
-          contentIdAt(change, offset),
-          tokensTextAt(change, offset),
+          rows.messageIds[offset],
+          rows.contentIds[offset],
+          rows.tokens[offset],
         );
       });
-      bodies.edits.forEach((body, offset) => {
-        statements.insertEdit.run(
-          sessionId,
-          actual.edits + offset,
-          body,
-          editReach(change.edits[offset] as Edit),
-        );
+      rows.edits.forEach((body, offset) => {
+        statements.insertEdit.run(sessionId, actual.edits + offset, body, rows.editReach[offset]);
       });
     },
   );
@@ -227,7 +207,11 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
   const readSession = db.transaction((sessionId: string) => {
     const row = statements.session.get(sessionId);
     if (row === undefined) return undefined;
-    return { row, messages: statements.messages.all(sessionId), edits: statements.edits.all(sessionId) };
+    return {
+      row,
+      messages: statements.messages.all(sessionId) as unknown[][],
+      edits: statements.edits.all(sessionId) as unknown[][],
+    };
   });
 
   const readRecent = db.transaction((sessionId: string) => {
@@ -265,15 +249,10 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
     open();
     assertWritable(sessionId, change, at);
     // Serialize and check before taking the lock: the transaction only compares and inserts.
-    const bodies = {
-      messages: change.messages.map((message) => encodeMessage(sessionId, message)),
-      edits: change.edits.map((edit, offset) =>
-        encodeEdit(sessionId, edit, (change.expectedEditCount ?? 0) + offset),
-      ),
-    };
+    const rows = encodeWriteRows(sessionId, change);
     guard(location, busyTimeoutMs, () => {
       try {
-        writeRows.immediate(sessionId, change, bodies, at);
+        writeRows.immediate(sessionId, change, rows, at);
       } catch (error) {
         // The primary keys caught what the position check should have: report it as the conflict it is.
         if (isSqliteError(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) {
@@ -289,24 +268,7 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
       open();
       if (!isStorableSessionId(sessionId)) return undefined;
       const read = guard(location, busyTimeoutMs, () => readSession(sessionId));
-      if (read === undefined) return undefined;
-      const session = parseSessionRow(read.row);
-      const log = read.messages.map((row, index) => decodeRow(sessionId, 'messages', row, index));
-      const edits = read.edits.map((row, index) => decodeRow(sessionId, 'edits', row, index));
-      if (log.length !== session.message_count || edits.length !== session.edit_count) {
-        throw new CorruptSessionError(
-          sessionId,
-          { table: 'sessions' },
-          `it counts ${session.message_count} messages and ${session.edit_count} edits, the tables hold ${log.length} and ${edits.length}`,
-        );
-      }
-      return {
-        id: session.id,
-        log: log as Message[],
-        edits: edits as Edit[],
-        createdAt: session.created_at,
-        updatedAt: session.updated_at,
-      };
+      return read === undefined ? undefined : assembleStoredSession(sessionId, read);
     },
     async loadRecent(sessionId: string): Promise<RecentSession | undefined> {
       open();
@@ -337,19 +299,6 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
       db.close();
     },
   };
-}
-
-function decodeRow(sessionId: string, table: 'messages', row: unknown, index: number): Message;
-function decodeRow(sessionId: string, table: 'edits', row: unknown, index: number): Edit;
-function decodeRow(
-  sessionId: string,
-  table: 'messages' | 'edits',
-  row: unknown,
-  index: number,
-): Message | Edit {
-  const [position, body] = Array.isArray(row) ? row : [];
-  assertNumbered(sessionId, table, position, index);
-  return table === 'messages' ? decodeMessage(sessionId, index, body) : decodeEdit(sessionId, index, body);
 }
 
 function isSqliteError(error: unknown, code: string): boolean {
