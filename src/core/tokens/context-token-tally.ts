@@ -1,6 +1,6 @@
 import { isAgentVisible, type Message } from '../message.ts';
 import { TokenTallyRangeError } from './errors.ts';
-import type { ContextTokenEstimate } from './estimate-context-tokens.ts';
+import { type ContextTokenEstimate, contextEstimateFrom } from './estimate-context-tokens.ts';
 import { type AnchorUsable, findUsageAnchor, isUsageCandidate } from './find-usage-anchor.ts';
 import { measuredRunes, measuredUnits } from './measure-message.ts';
 import { emptyRequestMeasure, type RequestMeasure } from './measure-request.ts';
@@ -131,17 +131,7 @@ export class ContextTokenTally {
   /** Same semantics and figures as `estimateContextTokens(this.messages, counter, { cache, anchorUsable })`. */
   estimate(options: { anchorUsable?: AnchorUsable } = {}): ContextTokenEstimate {
     const search = findUsageAnchor(this.#messages, options.anchorUsable ?? true, this.#usageIndex);
-    if (!search.found) {
-      const breakdown = this.breakdown();
-      return {
-        tokens: breakdown.total,
-        path: 'full',
-        fullReason: search.reason,
-        estimatedTokens: breakdown.total,
-        estimatedMessages: this.#visible,
-        breakdown,
-      };
-    }
+    if (!search.found) return contextEstimateFrom(search, this.breakdown(), this.#visible);
     const breakdown = emptyBreakdown();
     let estimatedMessages = 0;
     for (let index = search.index + 1; index < this.#messages.length; index++) {
@@ -150,20 +140,7 @@ export class ContextTokenTally {
       addBreakdown(breakdown, this.cache.estimate(message, this.counter));
       estimatedMessages++;
     }
-    return {
-      tokens: search.tokens + breakdown.total,
-      path: 'anchored',
-      anchor: {
-        index: search.index,
-        messageId: search.message.id,
-        inputTokens: search.usage.inputTokens,
-        outputTokens: search.usage.outputTokens,
-        tokens: search.tokens,
-      },
-      estimatedTokens: breakdown.total,
-      estimatedMessages,
-      breakdown,
-    };
+    return contextEstimateFrom(search, breakdown, estimatedMessages);
   }
 
   /** Runes, units and flat tokens of the visible messages, for a calibration anchor (`measureRequest`). */

@@ -1,6 +1,11 @@
 import { isAgentVisible, type Message } from '../message.ts';
 import { estimateMessageTokensResolved } from './estimate-message-tokens.ts';
-import { type AnchorUsable, type FullEstimateReason, findUsageAnchor } from './find-usage-anchor.ts';
+import {
+  type AnchorUsable,
+  type FullEstimateReason,
+  findUsageAnchor,
+  type UsageAnchorSearch,
+} from './find-usage-anchor.ts';
 import { assertCacheOptions, type MessageTokenCache } from './message-token-cache.ts';
 import { addBreakdown, emptyBreakdown, type TokenBreakdown } from './token-breakdown.ts';
 import type { TokenCounter } from './token-counter.ts';
@@ -58,6 +63,18 @@ export function estimateContextTokens(
     addBreakdown(breakdown, estimateOne(message));
     estimatedMessages++;
   }
+  return contextEstimateFrom(search, breakdown, estimatedMessages);
+}
+
+/**
+ * The estimate an anchor search adds up to, given the breakdown of the messages it left to estimate
+ * (after the anchor, or all of them when none was found): shared with `ContextTokenTally`.
+ */
+export function contextEstimateFrom(
+  search: UsageAnchorSearch,
+  breakdown: TokenBreakdown,
+  estimatedMessages: number,
+): ContextTokenEstimate {
   if (!search.found) {
     return {
       tokens: breakdown.total,
