@@ -345,6 +345,8 @@ export class ContextManager {
       normalized.push({ message, edits });
     }
     const edits = normalized.flatMap((entry) => entry.edits);
+    // The caller's history continues with these ids; the store keeps them for a resume.
+    const branchIds = messages.map((message, offset) => ids[offset] ?? message.id);
     // Exact counts of messages the view will show as logged go with them, so a resume reuses them.
     const countKey = runtime.tokenCache.countKey(runtime.counter);
     const tokens = normalized.map(({ message, edits: own }) =>
@@ -358,7 +360,7 @@ export class ContextManager {
         runtime.id,
         {
           messages,
-          contentIds: messages.map((message, offset) => ids[offset] ?? message.id),
+          contentIds: branchIds,
           tokens,
           edits,
           expectedSeq: runtime.nextSeq,
@@ -371,13 +373,13 @@ export class ContextManager {
       if (error instanceof SequenceConflictError) this.#runtimes.delete(runtime.id);
       throw error;
     }
-    for (const { message, edits: own } of normalized) {
+    normalized.forEach(({ message, edits: own }, offset) => {
       runtime.addEdits(own);
       const projected = own.length > 0 ? projectMessage(message, own) : message;
       runtime.appendToView(message, projected);
-      runtime.recordBranch(message, ids[messages.indexOf(message)] ?? message.id);
+      runtime.recordBranch(message, branchIds[offset] ?? message.id);
       this.#recordActivity(runtime, message, events, at);
-    }
+    });
     return messages;
   }
 
