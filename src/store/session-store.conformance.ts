@@ -5,7 +5,15 @@ import { assistant, callsTo, numbered, result, user } from '../testing/build-mes
 import type { SessionStore } from './session-store.ts';
 import { SequenceConflictError } from './session-store.ts';
 import { SESSION_STORE_SCHEMA_VERSION } from './session-store-migrations.ts';
+import { describeRecentReadConformance } from './session-store-recent.conformance.ts';
 import { appendWithRetries, checkConcurrentLog } from './testing/session-store-append-with-retries.ts';
+import {
+  DROP_EDIT,
+  everyEdit,
+  richMessages,
+  shift,
+  storeRunner,
+} from './testing/session-store-conformance-fixtures.ts';
 
 /** One database for one test: a fresh, empty file, schema or map. */
 export interface SessionDatabase {
@@ -47,35 +55,10 @@ export function describeSessionStoreConformance(
   const harness =
     typeof harnessOrFactory === 'function' ? singleStoreHarness(harnessOrFactory) : harnessOrFactory;
 
-  /** Runs a test against one store on a fresh database, cleaning up whatever happens. */
-  const withStore = async (
-    test: (store: SessionStore, db: SessionDatabase) => Promise<void>,
-  ): Promise<void> => {
-    const db = await harness.fresh();
-    try {
-      const store = await db.open();
-      try {
-        await test(store, db);
-      } finally {
-        await store.close();
-      }
-    } finally {
-      await db.dispose();
-    }
-  };
+  const withStore = storeRunner(harness);
 
   describe(`SessionStore conformance: ${name}`, () => {
-    const drop: Edit = {
-      id: 'e0',
-      at: 5,
-      layer: 'drop',
-      reason: 'hook',
-      tokensBefore: 10,
-      tokensAfter: 2,
-      type: 'drop',
-      throughSeq: 0,
-      reminder: 'goal',
-    };
+    const drop = DROP_EDIT;
 
     it('appends messages and edits and loads them back in order', () =>
       withStore(async (store) => {
@@ -89,125 +72,6 @@ export function describeSessionStoreConformance(
         expect(loaded?.edits).toEqual([drop]);
         expect(loaded?.createdAt).toBe(1);
         expect(loaded?.updatedAt).toBe(3);
-      }));
-
-    it('loadRecent: every id and edit, and the bodies from one past the newest cut on', () =>
-      withStore(async (store) => {
-        const messages = numbered([user('a'), assistant('b'), user('c'), assistant('d'), user('e')]);
-        const contentIds = messages.map((message) => `c-${message.id}`);
-        await store.append('s1', { messages, contentIds, expectedSeq: 0, expectedEditCount: 0 }, 1);
-        const uncut = await store.loadRecent('s1');
-        expect(uncut).toEqual({
-          id: 's1',
-          edits: [],
-          editCount: 0,
-          messageIds: messages.map((message) => message.id),
-          contentIds,
-          logStart: 0,
-          recent: messages,
-          recentTokens: messages.map(() => null),
-          createdAt: 1,
-          updatedAt: 1,
-        });
-        // Two cuts, the newer one not the later: the view starts after the furthest.
-        const cuts: Edit[] = [
-          { ...drop, id: 'e1', throughSeq: 2 },
-          { ...drop, id: 'e2', throughSeq: 1 },
-        ];
-        // Edits of messages behind the cut change nothing a resume shows: it leaves them unread.
-        const truncate = (id: string, target: number): Edit => ({
-          id,
-          at: 2,
-          layer: 'truncate-old',
-          reason: 'old_result_limit',
-          tokensBefore: 10,
-          tokensAfter: 5,
-          type: 'truncate-result',
-          target,
-          content: 'short',
-          originalChars: 100,
-        });
-        const reaching = truncate('t4', 4);
-        await store.appendEdits('s1', [truncate('t1', 1), cuts[0] as Edit, reaching, cuts[1] as Edit], 0, 2);
-        const cut = await store.loadRecent('s1');
-        expect(cut?.logStart).toBe(3);
-        expect(cut?.recent).toEqual(messages.slice(3));
-        expect(cut?.edits).toEqual([cuts[0], reaching, cuts[1]]);
-        expect(cut?.editCount).toBe(4);
-        expect(cut?.messageIds).toEqual(messages.map((message) => message.id));
-        expect(cut?.updatedAt).toBe(2);
-        // What it holds is exactly what a full load holds from there on.
-        const full = await store.load('s1');
-        expect(full?.log.slice(cut?.logStart)).toEqual(cut?.recent);
-        expect(full?.edits).toHaveLength(4);
-        // A cut through the last message still leaves the last message at hand.
-        await store.appendEdits('s1', [{ ...drop, id: 'e3', throughSeq: 4 }], 4, 3);
-        const all = await store.loadRecent('s1');
-        expect(all?.logStart).toBe(4);
-        expect(all?.recent).toEqual(messages.slice(4));
-        expect(await store.loadRecent('nobody')).toBeUndefined();
-        expect(await store.loadRecent('')).toBeUndefined();
-      }));
-
-    it('loadRecent: content ids are null where the writer gave none, and a write with the wrong number is refused', () =>
-      withStore(async (store) => {
-        const messages = numbered([user('a'), assistant('b'), user('c')]);
-        await store.appendMessages('s1', messages.slice(0, 1), 0, 1);
-        await store.append(
-          's1',
-          { messages: messages.slice(1, 2), contentIds: ['c1'], expectedSeq: 1, expectedEditCount: 0 },
-          2,
-        );
-        const refused = store.append(
-          's1',
-          { messages: messages.slice(2), contentIds: ['c2', 'c3'], expectedSeq: 2, expectedEditCount: 0 },
-          3,
-        );
-        await expect(refused).rejects.toMatchObject({ code: 'invalid_append' });
-        await expect(refused).rejects.toThrow(/contentIds has 2 entries for 1 messages/);
-        await expect(
-          store.append(
-            's1',
-            { messages: messages.slice(2), contentIds: [''], expectedSeq: 2, expectedEditCount: 0 },
-            3,
-          ),
-        ).rejects.toThrow(/contentIds\[0\]/);
-        const recent = await store.loadRecent('s1');
-        expect(recent?.contentIds).toEqual([null, 'c1']);
-        expect(recent?.recent).toEqual(messages.slice(0, 2));
-      }));
-
-    it('loadRecent: token counts kept with the messages come back with the recent ones; a malformed one is refused', () =>
-      withStore(async (store) => {
-        const messages = numbered([user('a'), assistant('b'), user('c')]);
-        const breakdown = {
-          text: 3,
-          reasoning: 0,
-          toolCalls: 0,
-          toolResults: 0,
-          media: 0,
-          overhead: 4,
-          total: 7,
-        };
-        const tokens = [{ key: 'o200k_base|4|1000', breakdown }, null, { key: 'k', breakdown }];
-        await store.append('s1', { messages, tokens, expectedSeq: 0, expectedEditCount: 0 }, 1);
-        expect((await store.loadRecent('s1'))?.recentTokens).toEqual(tokens);
-        await store.appendEdits('s1', [{ ...drop, throughSeq: 1 }], 0, 2);
-        expect((await store.loadRecent('s1'))?.recentTokens).toEqual(tokens.slice(2));
-        const [next] = shift(numbered([user('d')]), 3);
-        if (!next) throw new Error('no message');
-        const malformed = { key: 'k', breakdown: { ...breakdown, total: -1 } };
-        await expect(
-          store.append(
-            's1',
-            { messages: [next], tokens: [malformed], expectedSeq: 3, expectedEditCount: 1 },
-            3,
-          ),
-        ).rejects.toThrow(/tokens\[0\] is not a token count/);
-        await expect(
-          store.append('s1', { messages: [next], tokens: [], expectedSeq: 3, expectedEditCount: 1 }, 3),
-        ).rejects.toThrow(/tokens has 0 entries for 1 messages/);
-        expect((await store.load('s1'))?.log).toEqual(messages);
       }));
 
     it('refuses an append at the wrong position with a sequence conflict, keeping what was stored', () =>
@@ -708,190 +572,6 @@ export function describeSessionStoreConformance(
       }
     });
   });
-}
 
-/** Renumbers messages to start at `from`. */
-function shift(messages: readonly Message[], from: number): Message[] {
-  return messages.map((message, index) => ({
-    ...message,
-    seq: from + index,
-    id: `${message.id}@${from + index}`,
-  }));
-}
-
-/** Messages using every part type and every optional field. */
-function richMessages(): Message[] {
-  return [
-    {
-      id: 'u0',
-      seq: 0,
-      role: 'user',
-      parts: [
-        { type: 'text', text: 'look at this' },
-        {
-          type: 'media',
-          mediaType: 'image/png',
-          ref: 'blob:abc',
-          tokens: 85,
-          detail: 'low',
-          name: 'shot.png',
-        },
-      ],
-      meta: { createdAt: 1_700_000_000_000, kind: 'message', userVisible: true },
-    },
-    {
-      id: 'a1',
-      seq: 1,
-      role: 'assistant',
-      parts: [
-        { type: 'reasoning', text: 'thinking', signature: 'sig==' },
-        { type: 'reasoning', text: '', redactedData: 'opaque' },
-        { type: 'text', text: 'calling' },
-        { type: 'tool-call', callId: 'c1', name: 'screenshot', args: '{"full": true}' },
-      ],
-      meta: { model: 'gpt-x', agentVisible: true },
-      usage: {
-        inputTokens: 100,
-        outputTokens: 20,
-        cacheReadTokens: 50,
-        cacheWriteTokens: 5,
-        reasoningTokens: 7,
-      },
-    },
-    {
-      id: 't2',
-      seq: 2,
-      role: 'tool',
-      parts: [
-        {
-          type: 'tool-result',
-          callId: 'c1',
-          name: 'screenshot',
-          content: 'done',
-          isError: false,
-          media: [{ type: 'media', mediaType: 'image/jpeg', ref: 'https://example.com/a.jpg' }],
-        },
-      ],
-      meta: { kind: 'tool_result', agentVisible: false, userVisible: false },
-    },
-  ];
-}
-
-/** One edit of every type. */
-function everyEdit(): Edit[] {
-  const base = { at: 10, tokensBefore: 100, tokensAfter: 50 } as const;
-  return [
-    { ...base, id: 'b', layer: 'sync', reason: 'history_diverged', type: 'branch', hiddenSeqs: [1, 2] },
-    {
-      ...base,
-      id: 'tr',
-      layer: 'normalize',
-      reason: 'tool_output_limit',
-      type: 'truncate-result',
-      target: 2,
-      content: 'do…',
-      originalChars: 4,
-    },
-    {
-      ...base,
-      id: 'tt',
-      layer: 'snip',
-      reason: 'context_overflow',
-      type: 'truncate-text',
-      target: 1,
-      text: 'cal…',
-      originalChars: 7,
-    },
-    {
-      ...base,
-      id: 'ta',
-      layer: 'emergency',
-      reason: 'context_overflow',
-      type: 'truncate-args',
-      target: 1,
-      callId: 'c1',
-      args: '{"clipped":"…"}',
-      originalChars: 900_000,
-    },
-    {
-      ...base,
-      id: 'ev',
-      layer: 'normalize',
-      reason: 'tool_output_limit',
-      type: 'evict',
-      target: 2,
-      blobRef: 'large_tool_results/x',
-      sha256: 'ab'.repeat(32),
-      bytes: 4,
-      content: 'preview + pointer',
-    },
-    {
-      ...base,
-      id: 'cl',
-      layer: 'clear',
-      reason: 'context_pressure',
-      type: 'clear',
-      targets: [2],
-      placeholder: '[cleared]',
-      clearInputs: true,
-    },
-    {
-      ...base,
-      id: 'ar',
-      layer: 'archive',
-      reason: 'tool_call_cutoff',
-      type: 'archive',
-      targets: [2],
-      digest: 'screenshot ×1',
-      digestAfterSeq: 2,
-    },
-    {
-      ...base,
-      id: 'ct',
-      layer: 'compress-text',
-      reason: 'token_budget',
-      type: 'compress-text',
-      fromSeq: 0,
-      throughSeq: 2,
-    },
-    {
-      ...base,
-      id: 'su',
-      layer: 'summarize',
-      reason: 'context_pressure',
-      type: 'summarize',
-      throughSeq: 1,
-      summary: {
-        text: 'the user asked for a screenshot',
-        sections: { intent: ['screenshot'], next: [] },
-        throughSeq: 1,
-        tokens: 9,
-        historyRef: 'conversation_history/s1.md',
-        producer: 'extractive',
-      },
-      placement: 'own-message',
-    },
-    {
-      ...base,
-      id: 'dr',
-      layer: 'drop',
-      reason: 'hook',
-      type: 'drop',
-      throughSeq: 0,
-      snapshot: {
-        tools: [{ name: 'screenshot', description: 'takes one' }],
-        memory: ['2026-11-21: screenshots'],
-        toolExamples: [{ name: 'screenshot', args: '{"full": true}' }],
-      },
-    },
-    {
-      ...base,
-      id: 're',
-      layer: 'emergency',
-      reason: 'context_overflow',
-      type: 'reset',
-      throughSeq: 2,
-      keepSummary: false,
-    },
-  ];
+  describeRecentReadConformance(name, harness);
 }
