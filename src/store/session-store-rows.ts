@@ -8,7 +8,6 @@ import {
   type SessionListing,
   type StoredSession,
   type StoredTokenCount,
-  tokensTextAt,
 } from './session-store.ts';
 import {
   assertNumbered,
@@ -57,6 +56,12 @@ export interface WriteRows {
   edits: string[];
   editReach: (number | null)[];
 }
+
+/** The token count a write gives its message at `offset`, as stored (JSON text), or null. */
+const tokensTextAt = (write: PositionedWrite, offset: number): string | null => {
+  const count = write.tokens?.[offset];
+  return count ? JSON.stringify(count) : null;
+};
 
 export function encodeWriteRows(sessionId: string, change: PositionedWrite): WriteRows {
   return {

@@ -185,12 +185,6 @@ export const fullWrite = (write: SessionWrite): PositionedWrite => ({
   expectedEditCount: write.expectedEditCount,
 });
 
-/** The token count a write gives its message at `offset`, as stored (JSON text), or null. */
-export const tokensTextAt = (write: PositionedWrite, offset: number): string | null => {
-  const count = write.tokens?.[offset];
-  return count ? JSON.stringify(count) : null;
-};
-
 /** The content id a write gives its message at `offset`, or null. */
 export const contentIdAt = (write: PositionedWrite, offset: number): string | null =>
   write.contentIds?.[offset] ?? null;
