@@ -2,6 +2,7 @@ import type { EvictEdit, ReplaceArgsEdit } from '../core/edit.ts';
 import { type Message, type ToolCallPart, toolResultOf } from '../core/message.ts';
 import { projectMessage } from '../core/view/project-view.ts';
 import type { Compactor } from './compactor.ts';
+import type { SessionRuntime } from './session-runtime.ts';
 
 /** The tool an agent calls to read offloaded content back (the normalize layer names the same one). */
 export const READ_OFFLOADED_TOOL = 'read_offloaded';
@@ -32,16 +33,14 @@ export async function offloadResults(
   targets: readonly number[],
 ): Promise<(EvictEdit | ReplaceArgsEdit)[]> {
   const { runtime, deps } = compactor;
-  const bySeq = new Map(runtime.view.entries.map((entry, index) => [entry.sourceSeq, { entry, index }]));
-  const spilled = new Map<number, EvictEdit>();
-  for (const edit of runtime.edits) if (edit.type === 'evict') spilled.set(edit.target, edit);
+  const entries = runtime.view.entries;
   const edits: (EvictEdit | ReplaceArgsEdit)[] = [];
   let history = runtime.historyTokens;
   for (const seq of targets) {
-    const found = bySeq.get(seq);
+    const found = entryOfSeq(entries, seq);
     const result = found ? toolResultOf(found.entry.message) : undefined;
     if (!found || !result) continue;
-    const earlier = spilled.get(seq);
+    const earlier = spillOf(runtime, seq);
     const stored = earlier
       ? { ref: earlier.blobRef, sha256: earlier.sha256, bytes: earlier.bytes }
       : await deps.blobs.put(runtime.id, 'large_tool_results', `r${seq}`, result.content);
@@ -67,6 +66,32 @@ export async function offloadResults(
     history = planned.tokensAfter;
   }
   return edits;
+}
+
+/**
+ * The view entry showing log message `seq`, searched from the newest end: what clearing picks sits
+ * just behind the keep window, so a long session is not indexed whole on every call.
+ */
+function entryOfSeq(
+  entries: SessionRuntime['view']['entries'],
+  seq: number,
+): { entry: SessionRuntime['view']['entries'][number]; index: number } | undefined {
+  for (let index = entries.length - 1; index >= 0; index--) {
+    const entry = entries[index];
+    if (entry?.sourceSeq === seq) return { entry, index };
+  }
+  return undefined;
+}
+
+/** The evict edit that spilled the result on arrival, if the view shows it spilled. */
+function spillOf(runtime: SessionRuntime, seq: number): EvictEdit | undefined {
+  const coverage = runtime.view.coverage.get(seq);
+  if (coverage?.by !== 'edit' || coverage.type !== 'evict') return undefined;
+  for (let index = runtime.edits.length - 1; index >= 0; index--) {
+    const edit = runtime.edits[index];
+    if (edit?.type === 'evict' && edit.id === coverage.editId) return edit;
+  }
+  return undefined;
 }
 
 /**

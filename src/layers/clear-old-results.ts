@@ -1,10 +1,10 @@
 import type { ClearEdit } from '../core/edit.ts';
-import { toolResultOf } from '../core/message.ts';
+import { type Message, toolResultOf } from '../core/message.ts';
 import { DEFAULT_MESSAGE_OVERHEAD_TOKENS } from '../core/tokens/token-estimate-options.ts';
 import { CLEARED_ARGS } from '../core/view/project-view.ts';
 import { type EditOptions, editMeta } from './edit-meta.ts';
 import type { LayerInput } from './layer-input.ts';
-import { callsByResultIndex, toolNameOf } from './tool-call-lookup.ts';
+import { callAnsweredAt, toolNameOf } from './tool-call-lookup.ts';
 
 /**
  * Seed 002's clearing of old tool results: LangChain's `ContextEditingMiddleware` with
@@ -60,8 +60,13 @@ export function planClearOldResults(
   const clearInputs = options.clearInputs ?? false;
   const stopAtMinimum = options.stopAtMinimum ?? true;
   const excluded = new Set(options.excludeTools ?? []);
-  const messages = input.entries.map((entry) => entry.message);
-  const calls = callsByResultIndex(messages);
+  // Looked up per candidate, walking back from it: most results of a long session are skipped below
+  // (already cleared or offloaded), so pairing every call up front would cost more than it serves.
+  let messages: readonly Message[] | undefined;
+  const callOf = (index: number) => {
+    messages ??= input.entries.map((entry) => entry.message);
+    return callAnsweredAt(messages, index)?.part;
+  };
 
   // Results from the log, oldest first (stand-ins for unanswered calls are not the agent's results).
   const results: number[] = [];
@@ -84,8 +89,8 @@ export function planClearOldResults(
     const coverage = input.view.coverage.get(entry.sourceSeq);
     if (coverage?.by === 'edit' && coverage.type === 'clear') continue;
     if (options.skip?.has(entry.sourceSeq)) continue;
-    const call = calls.get(index)?.part;
-    if (excluded.has(toolNameOf(result, call))) continue;
+    const call = excluded.size > 0 || clearInputs ? callOf(index) : undefined;
+    if (excluded.size > 0 && excluded.has(toolNameOf(result, call))) continue;
     // All the result costs but its framing and call id goes (content and media): no need to count
     // megabytes of content again.
     const contentSaved =

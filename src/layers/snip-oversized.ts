@@ -53,7 +53,7 @@ export function planSnipOversized(input: LayerInput, options: SnipOversizedOptio
       // What the message costs besides this text (call ids, media, reasoning, framing) stays.
       const textTokens = input.countTokens(text);
       const rest = Math.max(0, tokens - textTokens);
-      const clipped = clipToTokens(input, text, options.maxTokensPerMessage - rest, notice);
+      const clipped = clipToTokens(input, text, options.maxTokensPerMessage - rest, notice, textTokens);
       if (clipped !== undefined) {
         plan.replace(entry, index, text, clipped);
         tokens = rest + input.countTokens(clipped);
@@ -145,8 +145,9 @@ function clipToTokens(
   text: string,
   budget: number,
   notice: (omitted: number, total: number) => string,
+  textTokens?: number,
 ): string | undefined {
-  const tokens = input.countTokens(text);
+  const tokens = textTokens ?? input.countTokens(text);
   if (tokens <= budget) return undefined;
   const runes = runeLength(text);
   let maxChars = Math.floor((runes * Math.max(0, budget)) / Math.max(1, tokens));

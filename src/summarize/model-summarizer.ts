@@ -193,6 +193,8 @@ function boundedPrompt(
       maxTokens: budget,
       countTokens,
       toolResultMaxChars: input.toolResultMaxChars,
+      // The whole prompt is counted just below, and the budget tightened if it is over.
+      verify: false,
       ...(options.transcriptMessageMaxChars !== undefined
         ? { messageMaxChars: options.transcriptMessageMaxChars }
         : {}),

@@ -51,4 +51,21 @@ describe('selectTranscript', () => {
       { numRuns: 80, seed: 7 },
     );
   });
+
+  it("unverified, picks the same messages and reports the blocks' own counts", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 400, max: 6000 }), (maxTokens) => {
+        const input = { messages: session, maxTokens, countTokens, toolResultMaxChars: 1800 };
+        const verified = selectTranscript(input);
+        const trusted = selectTranscript({ ...input, verify: false });
+        // The heuristic counter is additive up to a separator's rounding: the same choice either way.
+        expect(trusted.elided).toBe(verified.elided);
+        expect(trusted.text).toBe(verified.text);
+        // The figure is the sum of the pieces, not a recount: within a token per block of the real one.
+        const blocks = trusted.text.split('\n\n[#').length;
+        expect(Math.abs(trusted.tokens - countTokens(trusted.text))).toBeLessThanOrEqual(blocks + 2);
+      }),
+      { numRuns: 40, seed: 11 },
+    );
+  });
 });

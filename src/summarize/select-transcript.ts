@@ -28,6 +28,11 @@ export interface SelectTranscriptInput extends TranscriptLimits {
   countTokens: (text: string) => number;
   headShare?: number;
   headMaxMessages?: number;
+  /**
+   * Count the joined text and trim until it fits (default). `false` trusts the per-block counts: for a
+   * caller that counts the final prompt anyway and tightens the budget when it is over.
+   */
+  verify?: boolean;
 }
 
 export function elisionMarker(count: number, fromSeq: number, toSeq: number): string {
@@ -60,7 +65,7 @@ export function selectTranscript(input: SelectTranscriptInput): SelectedTranscri
       break;
     }
   }
-  if (fitsWhole) return assemble(messages, [], [...messages.keys()], maxTokens, countTokens, blocks, block);
+  if (fitsWhole) return assemble(messages, [], [...messages.keys()], input, blocks, block);
 
   // Room for the marker at its widest.
   const last = messages[messages.length - 1];
@@ -96,16 +101,18 @@ export function selectTranscript(input: SelectTranscriptInput): SelectedTranscri
       tail.push(newest);
     }
   }
-  return assemble(messages, head, tail, maxTokens, countTokens, blocks, block);
+  return assemble(messages, head, tail, input, blocks, block);
 }
 
-/** Joins the kept blocks with the marker between, then trims from the old end of the tail until it fits. */
+/**
+ * Joins the kept blocks with the marker between, then trims from the old end of the tail until it fits.
+ * Unverified, the figure returned is the kept blocks' own counts plus the marker's.
+ */
 function assemble(
   messages: readonly Message[],
   head: number[],
   tail: number[],
-  maxTokens: number,
-  countTokens: (text: string) => number,
+  { maxTokens, countTokens, verify = true }: SelectTranscriptInput,
   blocks: Map<number, { text: string; tokens: number }>,
   block: (index: number) => { text: string; tokens: number },
 ): SelectedTranscript {
@@ -121,6 +128,11 @@ function assemble(
     }
     for (const index of tail) pieces.push(blocks.get(index)?.text ?? block(index).text);
     const text = pieces.join(BLOCK_SEPARATOR);
+    if (!verify) {
+      let tokens = elided > 0 ? countTokens(pieces[head.length] ?? '') + countTokens(BLOCK_SEPARATOR) : 0;
+      for (const index of [...head, ...tail]) tokens += block(index).tokens;
+      return { text, elided: Math.max(0, elided), tokens };
+    }
     const tokens = countTokens(text);
     if (tokens <= maxTokens) return { text, elided: Math.max(0, elided), tokens };
     // Per-block estimates undershot: give up the oldest kept tail message (else the last head one).

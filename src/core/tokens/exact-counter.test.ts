@@ -2,7 +2,7 @@ import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { encode as encodeO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { InvalidTokenCounterError } from './errors.ts';
-import { createExactCounter } from './exact-counter.ts';
+import { createExactCounter, EXACT_COUNT_MEMO_MIN_CHARS, EXACT_COUNT_MEMO_SLOTS } from './exact-counter.ts';
 
 describe('exact counters (gpt-tokenizer)', () => {
   const o200k = createExactCounter('o200k');
@@ -36,5 +36,24 @@ describe('exact counters (gpt-tokenizer)', () => {
     expect(cl100k.name).toBe('cl100k_base');
     expect(o200k.charsPerToken).toBeUndefined();
     expect(() => createExactCounter('p50k' as never)).toThrow(InvalidTokenCounterError);
+  });
+
+  it('remembers the last long texts without ever giving a wrong count', () => {
+    const counter = createExactCounter('o200k');
+    const texts = Array.from(
+      { length: EXACT_COUNT_MEMO_SLOTS + 3 },
+      (_, index) => `${'x'.repeat(index)} ${'word '.repeat(EXACT_COUNT_MEMO_MIN_CHARS / 4 + index * 9)}`,
+    );
+    // Counted in an order that reuses some (memo hits), evicts others, and revisits evicted ones.
+    const order = [0, 1, 0, 2, 3, 4, 5, 6, 1, 6, 0, 5, 5, 2];
+    for (const index of order) {
+      const text = texts[index] ?? '';
+      // A copy built separately: equal content, a different string object.
+      const copy = [...text].join('');
+      expect(counter.count(text)).toBe(encodeO200k(text).length);
+      expect(counter.count(copy)).toBe(encodeO200k(text).length);
+    }
+    const short = 'short text';
+    expect(counter.count(short)).toBe(encodeO200k(short).length);
   });
 });

@@ -21,6 +21,14 @@ const countersByEncoding: Record<ExactEncoding, (text: string) => number> = {
   cl100k: (text) => countCl100k(text, AS_PLAIN_TEXT),
 };
 
+/**
+ * A long text is often counted twice in a row by different steps (a tool result measured for spilling,
+ * then as part of its message; a result measured, then clipped): the last few long texts are
+ * remembered. Strings are immutable, so a text equal to a remembered one has its count.
+ */
+export const EXACT_COUNT_MEMO_MIN_CHARS = 256;
+export const EXACT_COUNT_MEMO_SLOTS = 4;
+
 export function createExactCounter(encoding: ExactEncoding): TokenCounter {
   const countText = countersByEncoding[encoding];
   if (countText === undefined) {
@@ -28,9 +36,24 @@ export function createExactCounter(encoding: ExactEncoding): TokenCounter {
       allowed: EXACT_ENCODINGS,
     });
   }
+  const memoTexts: string[] = [];
+  const memoCounts: number[] = [];
+  const count = (text: string): number => {
+    if (text.length < EXACT_COUNT_MEMO_MIN_CHARS) return text.length === 0 ? 0 : countText(text);
+    const slot = memoTexts.indexOf(text);
+    if (slot >= 0) return memoCounts[slot] ?? countText(text);
+    const tokens = countText(text);
+    memoTexts.unshift(text);
+    memoCounts.unshift(tokens);
+    if (memoTexts.length > EXACT_COUNT_MEMO_SLOTS) {
+      memoTexts.pop();
+      memoCounts.pop();
+    }
+    return tokens;
+  };
   return {
     name: `${encoding}_base`,
-    count: (text) => (text.length === 0 ? 0 : countText(text)),
+    count,
     // Byte-level BPE: every token covers at least one UTF-8 byte.
     maxTokensPerByte: 1,
   };
