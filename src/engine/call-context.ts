@@ -50,6 +50,7 @@ export class CounterChooser {
   readonly #policy: Policy;
   readonly #fixed: TokenCounter | undefined;
   readonly #exact = new Map<string, TokenCounter>();
+  readonly #byModel = new Map<string | undefined, TokenCounter>();
   readonly calibrated: CalibratedCounterRegistry;
   #heuristic: TokenCounter | undefined;
 
@@ -61,6 +62,15 @@ export class CounterChooser {
 
   counterFor(model: string | undefined): TokenCounter {
     if (this.#fixed) return this.#fixed;
+    // Asked before every call, nearly always for the same model: the profile lookup is done once.
+    const chosen = this.#byModel.get(model);
+    if (chosen) return chosen;
+    const counter = this.#choose(model);
+    this.#byModel.set(model, counter);
+    return counter;
+  }
+
+  #choose(model: string | undefined): TokenCounter {
     const { counter, encoding, charsPerToken } = this.#policy.tokens;
     const known = encoding ?? (model ? findModelProfile(model)?.encoding : undefined);
     if (counter === 'heuristic') {

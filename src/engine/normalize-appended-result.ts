@@ -7,6 +7,7 @@ import { normalizeToolOutput } from '../layers/normalize-tool-output/normalize-t
 import {
   DEFAULT_RENDER_MAX_CHARS,
   type NormalizeToolOutputOptions,
+  resolveNormalizeOptions,
 } from '../layers/normalize-tool-output/options.ts';
 import { renderToolOutput } from '../layers/normalize-tool-output/render-tool-output.ts';
 import type { BlobStore } from '../store/blob-store.ts';
@@ -22,6 +23,18 @@ export interface NormalizeAppendedInput {
   at: number;
   newId: () => string;
   events: ContextEvent[];
+}
+
+const resolvedOptions = new WeakMap<Policy['toolOutput'], NormalizeToolOutputOptions>();
+
+/** The layer's options for a policy, resolved once per policy rather than on every result. */
+function settingsFor(policy: Policy): NormalizeToolOutputOptions {
+  let settings = resolvedOptions.get(policy.toolOutput);
+  if (!settings) {
+    settings = resolveNormalizeOptions(normalizeOptionsFrom(policy));
+    resolvedOptions.set(policy.toolOutput, settings);
+  }
+  return settings;
 }
 
 /** The policy's tool-output settings as the normalize layer's options (0 = no cap). */
@@ -61,7 +74,7 @@ export async function normalizeAppendedResult(input: NormalizeAppendedInput): Pr
         ? { maxTokensPerByte: runtime.counter.maxTokensPerByte }
         : {}),
     },
-    normalizeOptionsFrom(policy),
+    settingsFor(policy),
   );
   if (!output.changed) return [];
   const tokensBefore = runtime.historyTokens;

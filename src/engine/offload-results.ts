@@ -83,13 +83,14 @@ function entryOfSeq(
   return undefined;
 }
 
-/** The evict edit that spilled the result on arrival, if the view shows it spilled. */
+/**
+ * The edit that spilled the result to a blob on arrival, if any: its blob holds the whole output, so the
+ * pointer names it even when a later edit (an old-result truncation) changed what the view shows.
+ */
 function spillOf(runtime: SessionRuntime, seq: number): EvictEdit | undefined {
-  const coverage = runtime.view.coverage.get(seq);
-  if (coverage?.by !== 'edit' || coverage.type !== 'evict') return undefined;
   for (let index = runtime.edits.length - 1; index >= 0; index--) {
     const edit = runtime.edits[index];
-    if (edit?.type === 'evict' && edit.id === coverage.editId) return edit;
+    if (edit?.type === 'evict' && edit.target === seq) return edit;
   }
   return undefined;
 }

@@ -129,3 +129,34 @@ describe('prepare fits whenever a fitting request exists', () => {
     expect(prepared.stats.edits).toBeGreaterThan(0);
   });
 });
+
+describe('offloading a result that was spilled on arrival', () => {
+  it('points at the spilled blob with the whole output, even after the view clipped it further', async () => {
+    const policy = PRESETS.default;
+    const m = manager(policy);
+    const request = { contextWindow: 8_000, maxOutputTokens: 1_000 };
+    // Over the line cap: capped and spilled on arrival; the capped text is still past a quarter of this
+    // window, so the view clips it again.
+    const lines = Array.from({ length: 3_000 }, (_, line) => `line ${line} of the build log`);
+    await m.append('s', [
+      user('build it'),
+      callsTo(['c1', 'bash', '{"command":"make"}']),
+      result('c1', lines.join('\n'), { name: 'bash' }),
+    ]);
+    await m.prepare('s', request);
+    await m.append('s', [
+      callsTo(['c2', 'bash', '{"command":"make test"}']),
+      result('c2', 'ok', { name: 'bash' }),
+    ]);
+    const prepared = await m.prepare('s', request);
+    const pointer = prepared.messages
+      .flatMap((message) => message.parts)
+      .find((part) => part.type === 'tool-result' && part.callId === 'c1');
+    const ref =
+      pointer?.type === 'tool-result' ? /read_offloaded\("([^"]+)"\)/.exec(pointer.content)?.[1] : undefined;
+    expect(ref).toBeDefined();
+    const stored = await m.readOffloaded('s', ref ?? '');
+    expect(stored.split('\n')).toHaveLength(3_000);
+    expect(stored).toContain('line 2999 of the build log');
+  });
+});

@@ -8,7 +8,7 @@ import {
   planArchiveResults,
   toolDigestInput,
 } from '../layers/archive-results.ts';
-import { planClearOldResults } from '../layers/clear-old-results.ts';
+import { newestClearingCandidateSeq, planClearOldResults } from '../layers/clear-old-results.ts';
 import { planTokenBudgetTrim } from '../layers/compress-text.ts';
 import { planFitToBudget } from '../layers/fit-to-budget.ts';
 import { planSnipOversized } from '../layers/snip-oversized.ts';
@@ -172,8 +172,10 @@ async function clearOldResults(compactor: Compactor): Promise<void> {
   if (argsEdits.length > 0) await compactor.apply(argsEdits, 'clear', 'context_pressure');
   const blocked = runtime.clearBlocked;
   if (blocked && blocked.edits === runtime.editCount && runtime.historyTokens < blocked.untilHistory) return;
-  const edit = planClearOldResults(compactor.input(), {
+  const input = compactor.input();
+  const edit = planClearOldResults(input, {
     keepRecent,
+    fromSeq: runtime.clearSettledBelowSeq,
     minFreedTokens,
     stopAtMinimum: policy.clearing.stopAtMinimum,
     excludeTools: policy.clearing.excludeTools,
@@ -182,7 +184,13 @@ async function clearOldResults(compactor: Compactor): Promise<void> {
     clearInputs: policy.clearing.clearToolInputs,
     skip: runtime.offloadedSeqs,
   });
+  // Every candidate is settled when the plan took all it could (no minimum to stop at) or found none
+  // worth taking with no minimum to wait for: the next plan starts after them.
+  const settled = edit ? !policy.clearing.stopAtMinimum || minFreedTokens === 0 : minFreedTokens === 0;
+  const newest = settled ? newestClearingCandidateSeq(input, keepRecent) : undefined;
   if (!edit) {
+    if (newest !== undefined)
+      runtime.clearSettledBelowSeq = Math.max(runtime.clearSettledBelowSeq, newest + 1);
     runtime.clearBlocked = {
       edits: runtime.editCount,
       untilHistory: runtime.historyTokens + Math.max(1, Math.ceil(minFreedTokens / 4)),
@@ -193,7 +201,11 @@ async function clearOldResults(compactor: Compactor): Promise<void> {
   const edits = policy.clearing.offload ? await offloadResults(compactor, edit.targets) : [edit];
   for (const offloaded of edits) if (offloaded.type === 'evict') runtime.offloadedSeqs.add(offloaded.target);
   const count = edits.length;
-  if (await compactor.apply(edits, 'clear', 'context_pressure')) {
+  const applied = await compactor.apply(edits, 'clear', 'context_pressure');
+  if (applied && newest !== undefined) {
+    runtime.clearSettledBelowSeq = Math.max(runtime.clearSettledBelowSeq, newest + 1);
+  }
+  if (applied) {
     compactor.events.push({
       type: 'tool-results-cleared',
       sessionId: runtime.id,

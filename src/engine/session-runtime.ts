@@ -82,6 +82,8 @@ export class SessionRuntime {
   readonly argsLookedAt = new Set<string>();
   /** Results the clearing layer offloaded to pointers: never picked again. */
   readonly offloadedSeqs = new Set<number>();
+  /** Results below this log seq were settled by a clearing that looked at every candidate. */
+  clearSettledBelowSeq = 0;
   /** A clearing that could not free enough: not planned again before the history grows past this. */
   clearBlocked: { edits: number; untilHistory: number } | undefined;
   /** The effective hooks for a window (cloned from the policy once, not per call). */
@@ -295,6 +297,8 @@ export class SessionRuntime {
   useCounter(counter: TokenCounter): void {
     if (counter === this.counter) return;
     this.counter = counter;
+    // "Too small to free anything" was measured with the old counter.
+    this.clearSettledBelowSeq = 0;
     this.recount();
   }
 

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { toolCallsOf, toolResultOf } from '../core/message.ts';
 import { CLEARED_ARGS, projectView } from '../core/view/project-view.ts';
 import { assistant, callsTo, numbered, result, user } from '../testing/build-messages.ts';
-import { DEFAULT_CLEAR_PLACEHOLDER, planClearOldResults } from './clear-old-results.ts';
+import {
+  DEFAULT_CLEAR_PLACEHOLDER,
+  newestClearingCandidateSeq,
+  planClearOldResults,
+} from './clear-old-results.ts';
 import { layerInputFor, violationsAfter } from './testing/layer-input-for.ts';
 import { CORPUS, hasCorpusFile, readCorpusSession } from './testing/read-corpus.ts';
 
@@ -71,6 +75,17 @@ describe('planClearOldResults (seed 002, LangChain ClearToolUsesEdit)', () => {
     expect(first?.targets).toEqual([2, 3]);
     const second = planClearOldResults(layerInputFor(session, first ? [first] : []), { keepRecent: 2 });
     expect(second?.targets).toEqual([5, 9]);
+  });
+
+  it('looks only from fromSeq on, and names the newest result it could pick', () => {
+    const input = layerInputFor(session);
+    expect(planClearOldResults(input, { keepRecent: 1, fromSeq: 4 })?.targets).toEqual([5, 9, 11]);
+    expect(planClearOldResults(input, { keepRecent: 1, fromSeq: 10 })?.targets).toEqual([11]);
+    // The newest results are kept whatever fromSeq says.
+    expect(planClearOldResults(input, { keepRecent: 1, fromSeq: 12 })).toBeUndefined();
+    expect(newestClearingCandidateSeq(input, 1)).toBe(11);
+    expect(newestClearingCandidateSeq(input, 3)).toBe(5);
+    expect(newestClearingCandidateSeq(input, 6)).toBeUndefined();
   });
 
   it('returns undefined unless it frees at least minFreedTokens (clear_at_least), and stops once reached', () => {

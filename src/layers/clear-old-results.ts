@@ -47,6 +47,12 @@ export interface ClearOldResultsOptions extends EditOptions {
   stopAtMinimum?: boolean;
   /** Log seqs already cleared some other way (offloaded to a pointer): never picked again. */
   skip?: ReadonlySet<number>;
+  /**
+   * Results with a log seq below this were settled by an earlier clearing (cleared, offloaded, or too
+   * small to free anything, which stays so): not looked at again, so a long session is not walked
+   * whole on every call.
+   */
+  fromSeq?: number;
 }
 
 /** The caller has already decided that pressure is at or above the trigger. */
@@ -68,14 +74,7 @@ export function planClearOldResults(
     return callAnsweredAt(messages, index)?.part;
   };
 
-  // Results from the log, oldest first (stand-ins for unanswered calls are not the agent's results).
-  const results: number[] = [];
-  input.entries.forEach((entry, index) => {
-    if (entry.sourceSeq !== undefined && entry.message.role === 'tool' && toolResultOf(entry.message)) {
-      results.push(index);
-    }
-  });
-  const candidates = results.slice(0, Math.max(0, results.length - keepRecent));
+  const candidates = clearingCandidates(input, keepRecent, options.fromSeq ?? Number.NEGATIVE_INFINITY);
 
   const placeholderTokens = input.countTokens(placeholder);
   const clearedArgsTokens = input.countTokens(CLEARED_ARGS);
@@ -120,4 +119,39 @@ export function planClearOldResults(
     placeholder,
     clearInputs,
   };
+}
+
+/**
+ * View indexes of the results clearing may pick, oldest first: every result from the log (stand-ins for
+ * unanswered calls are not the agent's results) but the newest `keepRecent`, from `fromSeq` on. Walked
+ * from the newest end, where the unsettled results are.
+ */
+function clearingCandidates(input: LayerInput, keepRecent: number, fromSeq: number): number[] {
+  const candidates: number[] = [];
+  let kept = 0;
+  for (let index = input.entries.length - 1; index >= 0; index--) {
+    const entry = input.entries[index];
+    if (entry?.sourceSeq === undefined) continue;
+    if (entry.sourceSeq < fromSeq) break;
+    if (entry.message.role !== 'tool' || !toolResultOf(entry.message)) continue;
+    if (kept < keepRecent) kept++;
+    else candidates.push(index);
+  }
+  return candidates.reverse();
+}
+
+/**
+ * The log seq of the newest result clearing could pick with this `keepRecent` (what `fromSeq` can move
+ * past once a clearing has settled every candidate), or undefined when there is none.
+ */
+export function newestClearingCandidateSeq(input: LayerInput, keepRecent: number): number | undefined {
+  let kept = 0;
+  for (let index = input.entries.length - 1; index >= 0; index--) {
+    const entry = input.entries[index];
+    if (entry?.sourceSeq === undefined || entry.message.role !== 'tool' || !toolResultOf(entry.message))
+      continue;
+    if (kept < keepRecent) kept++;
+    else return entry.sourceSeq;
+  }
+  return undefined;
 }

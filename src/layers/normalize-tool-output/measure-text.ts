@@ -22,20 +22,12 @@ export function countLines(text: string): number {
   return text.endsWith('\n') ? breaks : breaks + 1;
 }
 
-/** UTF-8 length without encoding the text (a lone surrogate counts 3 bytes, as U+FFFD replaces it). */
+/**
+ * UTF-8 length without encoding the text (a lone surrogate counts 3 bytes, as U+FFFD replaces it).
+ * Node's native count, which treats a lone surrogate so.
+ */
 export function utf8Length(text: string): number {
-  let bytes = 0;
-  const length = text.length;
-  for (let i = 0; i < length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit <= 0xdbff && isLowSurrogate(text.charCodeAt(i + 1))) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
-  }
-  return bytes;
+  return Buffer.byteLength(text, 'utf8');
 }
 
 /** UTF-8 bytes of the code point whose first UTF-16 unit is at `index`, and how many units it spans. */

@@ -78,9 +78,13 @@ const LIMIT_KEYS = [
 ] as const;
 
 /** Fills in defaults and refuses values that cannot work, naming the key (`InvalidPolicyError`). */
+/** Options this function returned: frozen and already checked, so passing them again costs nothing. */
+const alreadyResolved = new WeakSet<object>();
+
 export function resolveNormalizeOptions(
   options: Partial<NormalizeToolOutputOptions> = {},
 ): NormalizeToolOutputOptions {
+  if (alreadyResolved.has(options)) return options as NormalizeToolOutputOptions;
   const resolved: NormalizeToolOutputOptions = { ...DEFAULT_NORMALIZE_TOOL_OUTPUT_OPTIONS };
   for (const [key, value] of Object.entries(options)) {
     // `undefined` means "not set" here, so a mapped policy can pass optional fields straight through.
@@ -112,5 +116,7 @@ export function resolveNormalizeOptions(
       value: resolved.readToolName,
     });
   }
+  Object.freeze(resolved);
+  alreadyResolved.add(resolved);
   return resolved;
 }
