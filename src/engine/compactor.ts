@@ -304,7 +304,7 @@ export class Compactor {
         this.runtime.id,
         'conversation_history',
         `${this.runtime.id}.md`,
-        transcriptMarkdown((await this.deps.wholeLog()).filter((message) => message.seq <= throughSeq)),
+        await this.transcriptThrough(throughSeq),
       );
       historyRef = stored.ref;
     }
@@ -321,6 +321,25 @@ export class Compactor {
       ...(historyRef !== undefined ? { historyRef } : {}),
       countTokens: (text) => this.call.counter.count(text),
     });
+  }
+
+  /**
+   * The transcript of the log through `throughSeq`. Each summary moves the point forward, so the text
+   * the last one offloaded is kept and only the messages since are rendered: a long session does not
+   * re-render its whole history at every compaction.
+   */
+  private async transcriptThrough(throughSeq: number): Promise<string> {
+    const cached = this.runtime.transcript;
+    const from = cached && cached.throughSeq <= throughSeq ? cached.throughSeq + 1 : 0;
+    const log =
+      from >= this.runtime.logStart
+        ? this.runtime.heldLog.slice(from - this.runtime.logStart, throughSeq + 1 - this.runtime.logStart)
+        : (await this.deps.wholeLog()).filter((message) => message.seq >= from && message.seq <= throughSeq);
+    const added = transcriptMarkdown(log);
+    const before = from > 0 && cached ? cached.text : '';
+    const text = before && added ? `${before}\n${added}` : before || added;
+    this.runtime.transcript = { throughSeq, text };
+    return text;
   }
 
   async dropThrough(

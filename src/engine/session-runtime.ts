@@ -82,6 +82,8 @@ export class SessionRuntime {
   readonly argsLookedAt = new Set<string>();
   /** Results the clearing layer offloaded to pointers: never picked again. */
   readonly offloadedSeqs = new Set<number>();
+  /** The offloaded transcript as last written (`conversation_history/<session>.md`), through this seq. */
+  transcript: { throughSeq: number; text: string } | undefined;
   /** Results below this log seq were settled by a clearing that looked at every candidate. */
   clearSettledBelowSeq = 0;
   /** A clearing that could not free enough: not planned again before the history grows past this. */
