@@ -1,0 +1,129 @@
+/**
+ * One system's part of `bench:peers`, run in a process of its own (`run.ts` forks one per system): its
+ * warm-up, then every session at every window, each replay scored. Alone in its process, no system's
+ * timings pay for another's garbage, JIT state or shared-library call sites made megamorphic by
+ * another's use (zod, the tokenizer): what is measured is what the system costs in an agent's process.
+ *
+ * Sends one `SystemRunReport` to the parent over IPC.
+ */
+import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { computeReplayMetrics } from '../../src/replay/compute-replay-metrics.ts';
+import { corpusFiles, LONG_SESSION, loadCorpusSession } from '../../src/testing/corpus.ts';
+import { type ScoredRun, sessionResult } from './aggregate.ts';
+import { createSummaryModel } from './summary-model.ts';
+import { BENCH_SYSTEMS } from './systems.ts';
+import { windowLabel } from './table.ts';
+
+/** What the parent asks a system's process to do. */
+export interface SystemRunRequest {
+  system: string;
+  windows: number[];
+  sessions: string[];
+  maxOutputTokens: number;
+  model: string | undefined;
+}
+
+export interface SystemRunReport {
+  system: string;
+  windows: { window: number; runs: ScoredRun[]; config: unknown; wallMs: number }[];
+}
+
+/**
+ * Untimed before any measured replay, at the first window: two short sessions, then the long session
+ * twice (one pass left its second a quarter slower: the JIT was still settling). An agent process lives
+ * for many sessions; its steady state is what a user pays.
+ */
+export const WARM_UP_SESSIONS = [
+  'swe-agent__ctf_warmup.jsonl',
+  'openhands__wrong_initial_state.jsonl',
+  LONG_SESSION,
+  LONG_SESSION,
+];
+
+/**
+ * A full garbage collection before each replay, so one replay's leftovers are not collected inside the
+ * next one's timed calls.
+ */
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
+export async function runSystem(request: SystemRunRequest): Promise<SystemRunReport> {
+  const system = BENCH_SYSTEMS.find((candidate) => candidate.name === request.system);
+  if (!system) throw new Error(`unknown system "${request.system}"`);
+  const { maxOutputTokens, model } = request;
+  const options = (window: number) => ({
+    contextWindow: window,
+    maxOutputTokens,
+    summaryModel: createSummaryModel(),
+    ...(model ? { model } : {}),
+  });
+  const available = new Set(corpusFiles());
+  for (const file of WARM_UP_SESSIONS.filter((name) => available.has(name))) {
+    process.stderr.write(`\r\x1b[Kwarm-up: ${system.name} ${file}`);
+    await system.replay(loadCorpusSession(file), options(request.windows[0] ?? 16_000));
+  }
+  const transcripts = new Map(request.sessions.map((file) => [file, loadCorpusSession(file)]));
+  const report: SystemRunReport = { system: system.name, windows: [] };
+  for (const window of request.windows) {
+    const runs: ScoredRun[] = [];
+    let config: unknown;
+    const startedWindow = performance.now();
+    for (const [position, file] of request.sessions.entries()) {
+      const transcript = transcripts.get(file);
+      if (!transcript) continue;
+      process.stderr.write(
+        `\r\x1b[K[${windowLabel(window)}] ${system.name} ${position + 1}/${request.sessions.length} ${file.slice(0, 60)}`,
+      );
+      collectGarbage();
+      const started = performance.now();
+      try {
+        const replayOptions = options(window);
+        const replay = await system.replay(transcript, replayOptions);
+        config ??= replay.config;
+        const scored = computeReplayMetrics(
+          file,
+          system.name,
+          transcript.messages,
+          replay.requests,
+          replay.finalMemory,
+          { contextWindow: window, maxOutputTokens },
+        );
+        runs.push({
+          result: sessionResult(scored, replay.notes, performance.now() - started, {
+            input: replayOptions.summaryModel.inputTokens,
+            output: replayOptions.summaryModel.outputTokens,
+          }),
+          times: scored.calls.map((call) => call.timeMs),
+        });
+      } catch (error) {
+        const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        process.stderr.write(`\n  ${system.name} failed on ${file}: ${message}\n`);
+        runs.push({
+          result: { session: file, system: system.name, error: message, wallMs: performance.now() - started },
+          times: [],
+        });
+      }
+    }
+    const wallMs = performance.now() - startedWindow;
+    process.stderr.write(
+      `\r\x1b[K[${windowLabel(window)}] ${system.name}: ${runs.length} sessions in ${(wallMs / 1000).toFixed(1)} s\n`,
+    );
+    report.windows.push({ window, runs, config, wallMs });
+  }
+  return report;
+}
+
+// Forked by run.ts: one request in, one report out.
+if (process.send) {
+  process.once('message', (request: SystemRunRequest) => {
+    runSystem(request).then(
+      (report) => process.send?.(report, () => process.exit(0)),
+      (error: unknown) => {
+        process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  });
+}
