@@ -106,7 +106,7 @@ for (const window of windows) {
     const system = systems.find((candidate) => candidate.name === report.system);
     const part = report.windows.find((candidate) => candidate.window === window);
     if (!system || !part) continue;
-    configs[system.name] = part.config;
+    configs[system.name] = { ...(part.config as object), warmUp: report.warmUp };
     summaries.push(summarizeSystem(system.name, system.peer, part.runs, LONG_SESSION));
     sessionResults.push(...part.runs.map((run) => run.result));
   }

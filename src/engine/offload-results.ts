@@ -40,7 +40,8 @@ export async function offloadResults(
     const found = entryOfSeq(entries, seq);
     const result = found ? toolResultOf(found.entry.message) : undefined;
     if (!found || !result) continue;
-    const earlier = spillOf(runtime, seq);
+    // A result spilled on arrival keeps its blob, which holds the whole output, whatever the view shows.
+    const earlier = runtime.evictions.get(seq);
     const stored = earlier
       ? { ref: earlier.blobRef, sha256: earlier.sha256, bytes: earlier.bytes }
       : await deps.blobs.put(runtime.id, 'large_tool_results', `r${seq}`, result.content);
@@ -79,18 +80,6 @@ function entryOfSeq(
   for (let index = entries.length - 1; index >= 0; index--) {
     const entry = entries[index];
     if (entry?.sourceSeq === seq) return { entry, index };
-  }
-  return undefined;
-}
-
-/**
- * The edit that spilled the result to a blob on arrival, if any: its blob holds the whole output, so the
- * pointer names it even when a later edit (an old-result truncation) changed what the view shows.
- */
-function spillOf(runtime: SessionRuntime, seq: number): EvictEdit | undefined {
-  for (let index = runtime.edits.length - 1; index >= 0; index--) {
-    const edit = runtime.edits[index];
-    if (edit?.type === 'evict' && edit.target === seq) return edit;
   }
   return undefined;
 }

@@ -1,5 +1,5 @@
 import type { BudgetRegions } from '../core/budget/context-budget.ts';
-import type { Edit, Summary } from '../core/edit.ts';
+import type { Edit, EvictEdit, Summary } from '../core/edit.ts';
 import type { Message, Usage } from '../core/message.ts';
 import { isAgentVisible } from '../core/message.ts';
 import type { Hook } from '../core/policy/policy-schema.ts';
@@ -80,6 +80,8 @@ export class SessionRuntime {
   argsOffloadedThrough = 0;
   /** Tool calls (`seq:callId`) whose arguments were looked at for offloading, whatever came of it. */
   readonly argsLookedAt = new Set<string>();
+  /** The newest evict edit of each log seq held (a result spilled on arrival keeps its blob here). */
+  readonly evictions = new Map<number, EvictEdit>();
   /** Results the clearing layer offloaded to pointers: never picked again. */
   readonly offloadedSeqs = new Set<number>();
   /** The offloaded transcript as last written (`conversation_history/<session>.md`), through this seq. */
@@ -125,7 +127,10 @@ export class SessionRuntime {
   }
 
   addEdits(edits: readonly Edit[]): void {
-    for (const edit of edits) this.edits.push(edit);
+    for (const edit of edits) {
+      this.edits.push(edit);
+      if (edit.type === 'evict') this.evictions.set(edit.target, edit);
+    }
     this.editCount += edits.length;
   }
 
