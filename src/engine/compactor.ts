@@ -319,7 +319,7 @@ export class Compactor {
       toolResultMaxChars: summarize.toolResultMaxChars,
       ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
       ...(historyRef !== undefined ? { historyRef } : {}),
-      countTokens: (text) => this.call.counter.count(text),
+      countTokens: (text) => this.runtime.summaryCounts.count(text, this.call.counter),
     });
   }
 

@@ -14,7 +14,7 @@ import { projectMessage, projectView } from '../core/view/project-view.ts';
 import type { RecentSession } from '../store/session-store.ts';
 import type { FixedRegionMemo } from './call-context.ts';
 import { CallerBranch } from './caller-branch.ts';
-import { ShortTextCounts } from './short-text-counts.ts';
+import { ShortTextCounts, SUMMARY_ITEM_MAX_CHARS } from './short-text-counts.ts';
 
 /** A summarization running in the background (the async path); applied whole by a later prepare, or not at all. */
 export interface PendingSummary {
@@ -99,6 +99,8 @@ export class SessionRuntime {
   readonly branch = new CallerBranch();
   /** Counts of the short texts planners ask for again and again. */
   readonly shortCounts = new ShortTextCounts();
+  /** Counts of summary items and headings: a summary re-merges the previous one's items and counts them again. */
+  readonly summaryCounts = new ShortTextCounts(SUMMARY_ITEM_MAX_CHARS);
   readonly #logIds = new Set<string>();
   /** The last prepared request, kept so the usage reported for it can anchor estimates (seed 001). */
   #lastPrepared: { edits: number; fixedTokens: number; messages: Message[] } | undefined;

@@ -1,6 +1,8 @@
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
 
-const SHORT_TEXT_MAX_CHARS = 256;
+export const SHORT_TEXT_MAX_CHARS = 256;
+/** Summary items (a decision, a file, an error line) are longer, and each summary counts them again. */
+export const SUMMARY_ITEM_MAX_CHARS = 2_000;
 const SHORT_COUNTS_MAX = 4_096;
 
 /**
@@ -9,11 +11,16 @@ const SHORT_COUNTS_MAX = 4_096;
  * Forgets everything when asked under another counter, or when full.
  */
 export class ShortTextCounts {
+  readonly #maxChars: number;
   #counter: TokenCounter | undefined;
   #counts = new Map<string, number>();
 
+  constructor(maxChars = SHORT_TEXT_MAX_CHARS) {
+    this.#maxChars = maxChars;
+  }
+
   count(text: string, counter: TokenCounter): number {
-    if (text.length > SHORT_TEXT_MAX_CHARS) return counter.count(text);
+    if (text.length > this.#maxChars) return counter.count(text);
     if (this.#counter !== counter || this.#counts.size >= SHORT_COUNTS_MAX) {
       this.#counter = counter;
       this.#counts = new Map();
