@@ -22,7 +22,7 @@ import type { ContextEvent } from './events.ts';
 import type { MemorySink } from './memory-sink.ts';
 import { takeSnapshot } from './restore-session.ts';
 import type { SessionRuntime } from './session-runtime.ts';
-import { transcriptMarkdown } from './transcript-markdown.ts';
+import { extendTranscript } from './transcript-markdown.ts';
 
 /** A compaction never repeats more than this many times in a row without the history shrinking. */
 export const MAX_CONSECUTIVE_COMPACTIONS = 6;
@@ -335,9 +335,7 @@ export class Compactor {
       from >= this.runtime.logStart
         ? this.runtime.heldLog.slice(from - this.runtime.logStart, throughSeq + 1 - this.runtime.logStart)
         : (await this.deps.wholeLog()).filter((message) => message.seq >= from && message.seq <= throughSeq);
-    const added = transcriptMarkdown(log);
-    const before = from > 0 && cached ? cached.text : '';
-    const text = before && added ? `${before}\n${added}` : before || added;
+    const text = extendTranscript(from > 0 && cached ? cached.text : '', log);
     this.runtime.transcript = { throughSeq, text };
     return text;
   }

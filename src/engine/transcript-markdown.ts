@@ -34,3 +34,12 @@ export function transcriptMarkdown(messages: readonly Message[]): string {
   }
   return lines.join('\n');
 }
+
+/**
+ * The transcript of `before`'s messages followed by `added`: equal to rendering them all at once, so a
+ * transcript that grows with each summary renders only what is new.
+ */
+export function extendTranscript(before: string, added: readonly Message[]): string {
+  const more = transcriptMarkdown(added);
+  return before && more ? `${before}\n${more}` : before || more;
+}

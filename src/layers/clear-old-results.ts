@@ -122,22 +122,29 @@ export function planClearOldResults(
 }
 
 /**
- * View indexes of the results clearing may pick, oldest first: every result from the log (stand-ins for
- * unanswered calls are not the agent's results) but the newest `keepRecent`, from `fromSeq` on. Walked
- * from the newest end, where the unsettled results are.
+ * The results clearing may pick, newest first: every result from the log (stand-ins for unanswered calls
+ * are not the agent's results) but the newest `keepRecent`, down to `fromSeq`. Walked from the newest
+ * end, where the unsettled results are.
  */
-function clearingCandidates(input: LayerInput, keepRecent: number, fromSeq: number): number[] {
-  const candidates: number[] = [];
+function* candidatesFromNewest(
+  input: LayerInput,
+  keepRecent: number,
+  fromSeq = Number.NEGATIVE_INFINITY,
+): Generator<{ index: number; seq: number }> {
   let kept = 0;
   for (let index = input.entries.length - 1; index >= 0; index--) {
     const entry = input.entries[index];
     if (entry?.sourceSeq === undefined) continue;
-    if (entry.sourceSeq < fromSeq) break;
+    if (entry.sourceSeq < fromSeq) return;
     if (entry.message.role !== 'tool' || !toolResultOf(entry.message)) continue;
     if (kept < keepRecent) kept++;
-    else candidates.push(index);
+    else yield { index, seq: entry.sourceSeq };
   }
-  return candidates.reverse();
+}
+
+/** View indexes of the results clearing may pick, oldest first. */
+function clearingCandidates(input: LayerInput, keepRecent: number, fromSeq: number): number[] {
+  return [...candidatesFromNewest(input, keepRecent, fromSeq)].map(({ index }) => index).reverse();
 }
 
 /**
@@ -145,13 +152,5 @@ function clearingCandidates(input: LayerInput, keepRecent: number, fromSeq: numb
  * past once a clearing has settled every candidate), or undefined when there is none.
  */
 export function newestClearingCandidateSeq(input: LayerInput, keepRecent: number): number | undefined {
-  let kept = 0;
-  for (let index = input.entries.length - 1; index >= 0; index--) {
-    const entry = input.entries[index];
-    if (entry?.sourceSeq === undefined || entry.message.role !== 'tool' || !toolResultOf(entry.message))
-      continue;
-    if (kept < keepRecent) kept++;
-    else return entry.sourceSeq;
-  }
-  return undefined;
+  return candidatesFromNewest(input, keepRecent).next().value?.seq;
 }

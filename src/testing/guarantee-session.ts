@@ -378,9 +378,16 @@ class GuaranteeSession {
       `${at}: ${stats.edits} edits in one prepare`,
     );
     // The incremental view is the pure projection, assembled.
+    const assembled = this.assemble(pure, this.request.system);
+    same(result.messages, assembled.messages, `${at}: incremental view vs projectView(log, edits)`);
+    same(result.system, assembled.system, `${at}: system prompt`);
+  }
+
+  /** The request the pure projection makes under the script's policy, as prepare() assembles it. */
+  assemble(pure: View, system: string): ReturnType<typeof assembleRequest> {
     const { summarize } = this.script.policy;
-    const assembled = assembleRequest({
-      system: this.request.system,
+    return assembleRequest({
+      system,
       history: pure.entries.map((entry) => entry.message),
       summary: pure.summary,
       placement: summarize.placement,
@@ -388,8 +395,6 @@ class GuaranteeSession {
       reminder: pure.reminder,
       reminderPlacement: reminderPlacementFor(summarize.placement),
     });
-    same(result.messages, assembled.messages, `${at}: incremental view vs projectView(log, edits)`);
-    same(result.system, assembled.system, `${at}: system prompt`);
   }
 
   async recover(prepared: PrepareResult, figures: 'openai' | 'none', factor: number): Promise<void> {
@@ -501,16 +506,7 @@ class GuaranteeSession {
       }
     }
     for (const standIn of open.pairing.pending()) tokens += this.tokensOf(standIn);
-    const { summarize } = this.script.policy;
-    const assembled = assembleRequest({
-      system: '',
-      history: pure.entries.map((entry) => entry.message),
-      summary: pure.summary,
-      placement: summarize.placement,
-      prefix: summarize.prefix,
-      reminder: pure.reminder,
-      reminderPlacement: reminderPlacementFor(summarize.placement),
-    });
+    const assembled = this.assemble(pure, '');
     for (const note of assembled.injected)
       if (note.id.startsWith('continuation-')) tokens += this.tokensOf(note);
     same(
