@@ -255,6 +255,38 @@ describe('filesystem blob store', () => {
       expect(await fs.readdir(outside)).toEqual(['secret']);
     });
 
+    it('re-checks directories it already wrote to: links planted after a put are refused', async () => {
+      await store.put('s1', 'large_tool_results', 'a', 'A');
+      await store.put('s2', 'large_tool_results', 'secret', 'owned by s2');
+      // The kind directory swapped for a link outside, after this store has written there.
+      const kindDir = path.join(session('s1'), 'large_tool_results');
+      await fs.rename(kindDir, path.join(root, 'moved-away'));
+      await fs.symlink(outside, kindDir);
+      await expect(store.put('s1', 'large_tool_results', 'b', 'B')).rejects.toMatchObject({
+        code: 'blob_path_escape',
+      });
+      expect(await fs.readdir(outside)).toEqual(['secret']);
+      // The whole session directory swapped for a link to another session's.
+      await fs.rename(session('s1'), path.join(root, 's1-moved-away'));
+      await fs.symlink('s2', session('s1'));
+      await expect(store.put('s1', 'large_tool_results', 'c', 'C')).rejects.toMatchObject({
+        code: 'blob_path_escape',
+      });
+      expect((await fs.readdir(path.join(session('s2'), 'large_tool_results'))).sort()).toEqual(['secret']);
+    });
+
+    it('writes again after its session directory was deleted and created anew by someone else', async () => {
+      await store.put('s1', 'large_tool_results', 'a', 'A');
+      await createFsBlobStore({ dataDir }).deleteSession('s1');
+      await store.put('s1', 'large_tool_results', 'b', 'B');
+      expect(await store.get('s1', 'large_tool_results/b')).toBe('B');
+      await expect(store.get('s1', 'large_tool_results/a')).rejects.toMatchObject({ code: 'blob_not_found' });
+      expect(JSON.parse(await fs.readFile(path.join(session('s1'), '.session.json'), 'utf8'))).toEqual({
+        version: 1,
+        sessionId: 's1',
+      });
+    });
+
     it("refuses a session directory that is a symlink, even to another session's directory", async () => {
       await store.put('s2', 'large_tool_results', 'secret', 'owned by s2');
       await fs.symlink('s2', session('evil'));

@@ -40,7 +40,9 @@ import {
  * Crash safety: content goes to `.tmp/` first (written, fsynced) and is renamed into place, so a blob
  * is never half-written. The record is written (also by rename) before the content: when it replaces
  * content, it names the content it replaces (`replacing`) until the rename is done, so after a crash at
- * any point a read returns either the old or the new content, whole and checked, never an error.
+ * any point a read returns either the old or the new content, whole and checked, never an error. A
+ * first put makes its two renames durable together: a record without its content, or content without a
+ * record, is no blob (neither read nor listed), so a crash in between loses only that put.
  */
 
 export const SESSIONS_DIR_NAME = 'sessions';
@@ -92,6 +94,18 @@ interface SessionDir {
   dir: string;
 }
 
+/** Where a put of one kind writes, as verified (real paths), and which directory the session's was. */
+interface WriteDirs {
+  session: SessionDir;
+  kind: BlobKind;
+  tmp: string;
+  content: string;
+  records: string;
+  identity: string;
+}
+
+const identityOf = (stat: { dev: number; ino: number }): string => `${stat.dev}:${stat.ino}`;
+
 const sha256Of = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
 
 function errorCode(error: unknown): string | undefined {
@@ -108,6 +122,7 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
   const sessionsPath = path.join(dataDir, SESSIONS_DIR_NAME);
   let realSessionsRoot: string | undefined;
   const putQueues = new Map<string, Promise<unknown>>();
+  const writeDirs = new Map<string, WriteDirs>();
 
   async function sessionsRoot(create: boolean): Promise<string | undefined> {
     if (create) await fs.mkdir(sessionsPath, { recursive: true, mode: FS_BLOB_DIR_MODE });
@@ -384,19 +399,70 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
     return ids;
   }
 
-  async function put(sessionId: string, kind: BlobKind, id: string, content: string): Promise<BlobInfo> {
+  /**
+   * The directories a put of `kind` writes into, checked in full (session marker, each level created and
+   * resolved) the first time, then reused while a cheap re-check holds: each still resolves to the path it
+   * was verified at, and the session's directory is the same one (not a symlink, not re-created). A link
+   * planted since then fails the re-check, and the full checks run again and refuse it.
+   */
+  async function dirsForPut(sessionId: string, kind: BlobKind): Promise<WriteDirs> {
+    const key = `${sessionId}/${kind}`;
+    const known = writeDirs.get(key);
+    if (known !== undefined && (await stillInPlace(known))) return known;
+    writeDirs.delete(key);
     const session = await openSession(sessionId, true);
     if (session === undefined) throw new BlobRecordInvalidError(sessionId, sessionId, 'vanished');
-    const tmpDir = await ensureDir(session, BLOB_TEMP_DIR_NAME);
-    const contentDir = await ensureDir(session, kind);
-    const recordDir = await ensureDir(session, BLOB_RECORDS_DIR_NAME, kind);
+    const tmp = await ensureDir(session, BLOB_TEMP_DIR_NAME);
+    const content = await ensureDir(session, kind);
+    const records = await ensureDir(session, BLOB_RECORDS_DIR_NAME, kind);
+    const dirs: WriteDirs = {
+      session,
+      kind,
+      tmp,
+      content,
+      records,
+      identity: identityOf(await fs.lstat(session.dir)),
+    };
+    writeDirs.set(key, dirs);
+    return dirs;
+  }
 
-    const existingRecord = await readJson(session, recordPath(kind, id), recordSchema);
+  async function stillInPlace(dirs: WriteDirs): Promise<boolean> {
+    const under = (...parts: string[]) => fs.realpath(path.join(dirs.session.dir, ...parts));
+    try {
+      const [tmp, content, records, sessionStat] = await Promise.all([
+        under(BLOB_TEMP_DIR_NAME),
+        under(dirs.kind),
+        under(BLOB_RECORDS_DIR_NAME, dirs.kind),
+        fs.lstat(dirs.session.dir),
+      ]);
+      return (
+        tmp === dirs.tmp &&
+        content === dirs.content &&
+        records === dirs.records &&
+        sessionStat.isDirectory() &&
+        identityOf(sessionStat) === dirs.identity
+      );
+    } catch {
+      return false;
+    }
+  }
+
+  async function put(sessionId: string, kind: BlobKind, id: string, content: string): Promise<BlobInfo> {
+    const {
+      session,
+      tmp: tmpDir,
+      content: contentDir,
+      records: recordDir,
+    } = await dirsForPut(sessionId, kind);
+    const [existingRecord] = await Promise.all([
+      readJson(session, recordPath(kind, id), recordSchema),
+      // An existing target that escapes is refused before anything is written.
+      resolveInside(session, contentPath(kind, id)),
+    ]);
     if (existingRecord !== undefined && existingRecord.id !== id) {
       throw new BlobNameCollisionError(sessionId, 'id', id, existingRecord.id);
     }
-    // An existing target that escapes is refused before anything is written.
-    await resolveInside(session, contentPath(kind, id));
     let replacing: Digest | undefined;
     if (existingRecord !== undefined) {
       const current = await readContent(session, existingRecord);
@@ -408,15 +474,24 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
     const record: BlobRecord = { version: 1, sessionId, kind, id, sha256: info.sha256, bytes: info.bytes };
     const recordFile = path.join(recordDir, `${id}${RECORD_SUFFIX}`);
     const tmpContent = path.join(tmpDir, randomUUID());
+    const tmpRecord = path.join(tmpDir, randomUUID());
+    const replacesRecord = existingRecord !== undefined;
     try {
-      await writeNewFile(tmpContent, data);
-      await replaceFile(tmpDir, recordFile, `${JSON.stringify({ ...record, replacing })}\n`);
+      // Both written out of sight at once, then the record is put in place before the content.
+      await Promise.all([
+        writeNewFile(tmpContent, data),
+        writeNewFile(tmpRecord, `${JSON.stringify({ ...record, replacing })}\n`),
+      ]);
+      await fs.rename(tmpRecord, recordFile);
+      // A new record must be durable before the content it replaces is: an old record over new content
+      // would read as corrupt. A first put has nothing to protect (either half alone is not a blob).
+      if (replacesRecord) await fsyncDir(recordDir);
       await fs.rename(tmpContent, path.join(contentDir, id));
     } catch (error) {
-      await fs.rm(tmpContent, { force: true });
+      await Promise.all([fs.rm(tmpContent, { force: true }), fs.rm(tmpRecord, { force: true })]);
       throw error;
     }
-    await fsyncDir(contentDir);
+    await Promise.all([fsyncDir(contentDir), replacesRecord ? undefined : fsyncDir(recordDir)]);
     if (replacing !== undefined) await replaceFile(tmpDir, recordFile, `${JSON.stringify(record)}\n`);
     return info;
   }
@@ -499,6 +574,7 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
     },
 
     async deleteSession(sessionId) {
+      for (const kind of BLOB_KINDS) writeDirs.delete(`${sessionId}/${kind}`);
       const session = await openSession(sessionId, false);
       if (session === undefined) return 0;
       let count = 0;
