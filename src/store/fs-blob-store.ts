@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -11,6 +10,21 @@ import {
   BlobPathEscapeError,
   BlobRecordInvalidError,
 } from './fs-blob-store-errors.ts';
+import {
+  ensureDir,
+  errorCode,
+  FS_BLOB_DIR_MODE,
+  fsyncDir,
+  identityOf,
+  readInside,
+  readJson,
+  replaceFile,
+  resolveInside,
+  type SessionDir,
+  writeNewFile,
+} from './fs-session-paths.ts';
+
+export { FS_BLOB_DIR_MODE, FS_BLOB_FILE_MODE } from './fs-session-paths.ts';
 
 /**
  * A BlobStore on the filesystem. Layout, under `dataDir`:
@@ -54,9 +68,6 @@ const RECORD_SUFFIX = '.json';
 
 /** fsync content, records and directories on every write: a put that returned survives a power cut. */
 export const DEFAULT_FS_BLOB_DURABLE = true;
-/** Blob files are readable by their owner only: tool outputs can hold secrets. */
-export const FS_BLOB_FILE_MODE = 0o600;
-export const FS_BLOB_DIR_MODE = 0o700;
 
 export interface FsBlobStoreOptions {
   /** The data directory; sessions live in `<dataDir>/sessions/`. Created on the first write. */
@@ -88,12 +99,6 @@ const markerSchema = z.object({ version: z.literal(1), sessionId: z.string() });
 type BlobRecord = z.infer<typeof recordSchema>;
 type Digest = z.infer<typeof digestSchema>;
 
-interface SessionDir {
-  sessionId: string;
-  /** Real path of the session's directory. */
-  dir: string;
-}
-
 /** Where a put of one kind writes, as verified (real paths), and which directory the session's was. */
 interface WriteDirs {
   session: SessionDir;
@@ -104,17 +109,7 @@ interface WriteDirs {
   identity: string;
 }
 
-const identityOf = (stat: { dev: number; ino: number }): string => `${stat.dev}:${stat.ino}`;
-
 const sha256Of = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
-
-function errorCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && 'code' in error
-    ? String((error as { code: unknown }).code)
-    : undefined;
-}
-
-const isInside = (parent: string, child: string): boolean => child.startsWith(parent + path.sep);
 
 export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
   const dataDir = path.resolve(options.dataDir);
@@ -134,138 +129,6 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
       throw error;
     }
     return realSessionsRoot;
-  }
-
-  /**
-   * Real path of `relative` inside the session's directory, or undefined if nothing is there.
-   * Throws BlobPathEscapeError when it resolves outside, including symlinks that loop or dangle.
-   */
-  async function resolveInside(session: SessionDir, relative: string): Promise<string | undefined> {
-    const absolute = path.join(session.dir, relative);
-    let real: string;
-    try {
-      real = await fs.realpath(absolute);
-    } catch (error) {
-      const code = errorCode(error);
-      if (code === 'ELOOP') throw new BlobPathEscapeError(session.sessionId, relative, absolute);
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
-      // Nothing resolves there. A dangling symlink still names somewhere: refuse it rather than write through it.
-      const link = await fs.lstat(absolute).catch(() => undefined);
-      if (link?.isSymbolicLink()) {
-        throw new BlobPathEscapeError(session.sessionId, relative, await fs.readlink(absolute));
-      }
-      return undefined;
-    }
-    if (!isInside(session.dir, real)) throw new BlobPathEscapeError(session.sessionId, relative, real);
-    return real;
-  }
-
-  /** Reads a regular file by its resolved path, refusing a symlink swapped in since it was resolved. */
-  async function readResolved(session: SessionDir, relative: string, real: string): Promise<Buffer> {
-    let handle: fs.FileHandle;
-    try {
-      handle = await fs.open(real, constants.O_RDONLY | constants.O_NOFOLLOW);
-    } catch (error) {
-      if (errorCode(error) === 'ELOOP') throw new BlobPathEscapeError(session.sessionId, relative, real);
-      throw error;
-    }
-    try {
-      if (!(await handle.stat()).isFile()) {
-        throw new BlobRecordInvalidError(session.sessionId, relative, 'not a regular file');
-      }
-      return await handle.readFile();
-    } finally {
-      await handle.close();
-    }
-  }
-
-  async function readJson<T>(
-    session: SessionDir,
-    relative: string,
-    schema: z.ZodType<T>,
-  ): Promise<T | undefined> {
-    const real = await resolveInside(session, relative);
-    if (real === undefined) return undefined;
-    let data: Buffer;
-    try {
-      data = await readResolved(session, relative, real);
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT') return undefined;
-      throw error;
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(data.toString('utf8'));
-    } catch (error) {
-      throw new BlobRecordInvalidError(session.sessionId, relative, (error as Error).message);
-    }
-    const result = schema.safeParse(parsed);
-    if (!result.success) {
-      throw new BlobRecordInvalidError(session.sessionId, relative, z.prettifyError(result.error));
-    }
-    return result.data;
-  }
-
-  async function fsyncDir(dir: string): Promise<void> {
-    if (!durable) return;
-    const handle = await fs.open(dir, 'r').catch(() => undefined);
-    if (!handle) return;
-    try {
-      await handle.sync();
-    } catch {
-      // Some platforms cannot fsync a directory; the rename is still atomic.
-    } finally {
-      await handle.close();
-    }
-  }
-
-  /** Writes a new file that nobody else can have opened (exclusive create), fsynced when durable. */
-  async function writeNewFile(file: string, data: Buffer | string): Promise<void> {
-    const handle = await fs.open(
-      file,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      FS_BLOB_FILE_MODE,
-    );
-    try {
-      await handle.writeFile(data);
-      if (durable) await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  }
-
-  /** Creates `parts` under the session's directory one level at a time, each checked before the next. */
-  async function ensureDir(session: SessionDir, ...parts: string[]): Promise<string> {
-    let current = session.dir;
-    for (let depth = 1; depth <= parts.length; depth++) {
-      const relative = path.join(...parts.slice(0, depth));
-      const part = parts[depth - 1] as string;
-      try {
-        await fs.mkdir(path.join(current, part), { mode: FS_BLOB_DIR_MODE });
-      } catch (error) {
-        if (errorCode(error) !== 'EEXIST') throw error;
-      }
-      const real = await resolveInside(session, relative);
-      if (real === undefined) throw new BlobRecordInvalidError(session.sessionId, relative, 'vanished');
-      if (!(await fs.stat(real)).isDirectory()) {
-        throw new BlobRecordInvalidError(session.sessionId, relative, 'not a directory');
-      }
-      current = real;
-    }
-    return current;
-  }
-
-  /** Writes `data` to `target` by writing a temporary file and renaming it over the target. */
-  async function replaceFile(tmpDir: string, target: string, data: Buffer | string): Promise<void> {
-    const tmp = path.join(tmpDir, randomUUID());
-    try {
-      await writeNewFile(tmp, data);
-      await fs.rename(tmp, target);
-    } catch (error) {
-      await fs.rm(tmp, { force: true });
-      throw error;
-    }
-    await fsyncDir(path.dirname(target));
   }
 
   /**
@@ -311,7 +174,7 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
     // Claim the directory: written whole, then linked into place, which fails if another writer won.
     const tmpDir = await ensureDir(session, BLOB_TEMP_DIR_NAME);
     const tmp = path.join(tmpDir, randomUUID());
-    await writeNewFile(tmp, `${JSON.stringify({ version: 1, sessionId })}\n`);
+    await writeNewFile(tmp, `${JSON.stringify({ version: 1, sessionId })}\n`, durable);
     try {
       await fs.link(tmp, path.join(real, SESSION_MARKER_NAME));
     } catch (error) {
@@ -320,7 +183,7 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
     } finally {
       await fs.rm(tmp, { force: true });
     }
-    await fsyncDir(real);
+    await fsyncDir(real, durable);
     return session;
   }
 
@@ -345,16 +208,8 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
     session: SessionDir,
     record: BlobRecord,
   ): Promise<{ data: Buffer; actual: string; matches: Digest | undefined } | undefined> {
-    const relative = contentPath(record.kind, record.id);
-    const real = await resolveInside(session, relative);
-    if (real === undefined) return undefined;
-    let data: Buffer;
-    try {
-      data = await readResolved(session, relative, real);
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT') return undefined;
-      throw error;
-    }
+    const data = await readInside(session, contentPath(record.kind, record.id));
+    if (data === undefined) return undefined;
     const actual = sha256Of(data);
     const matches =
       actual === record.sha256
@@ -479,20 +334,24 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
     try {
       // Both written out of sight at once, then the record is put in place before the content.
       await Promise.all([
-        writeNewFile(tmpContent, data),
-        writeNewFile(tmpRecord, `${JSON.stringify({ ...record, replacing })}\n`),
+        writeNewFile(tmpContent, data, durable),
+        writeNewFile(tmpRecord, `${JSON.stringify({ ...record, replacing })}\n`, durable),
       ]);
       await fs.rename(tmpRecord, recordFile);
       // A new record must be durable before the content it replaces is: an old record over new content
       // would read as corrupt. A first put has nothing to protect (either half alone is not a blob).
-      if (replacesRecord) await fsyncDir(recordDir);
+      if (replacesRecord) await fsyncDir(recordDir, durable);
       await fs.rename(tmpContent, path.join(contentDir, id));
     } catch (error) {
       await Promise.all([fs.rm(tmpContent, { force: true }), fs.rm(tmpRecord, { force: true })]);
       throw error;
     }
-    await Promise.all([fsyncDir(contentDir), replacesRecord ? undefined : fsyncDir(recordDir)]);
-    if (replacing !== undefined) await replaceFile(tmpDir, recordFile, `${JSON.stringify(record)}\n`);
+    await Promise.all([
+      fsyncDir(contentDir, durable),
+      replacesRecord ? undefined : fsyncDir(recordDir, durable),
+    ]);
+    if (replacing !== undefined)
+      await replaceFile(tmpDir, recordFile, `${JSON.stringify(record)}\n`, durable);
     return info;
   }
 
