@@ -31,6 +31,7 @@ import { computeReplayMetrics } from '../../src/replay/compute-replay-metrics.ts
 import { DEFAULT_CACHE_PRICING } from '../../src/replay/replay-types.ts';
 import { corpusFiles, loadCorpusSession } from '../../src/testing/corpus.ts';
 import { Progress, printTable } from '../token-bench-support.ts';
+import { BILL_RATIO_GOAL } from './aggregate.ts';
 import { replayWithCtxkitPreset } from './ctxkit-peer.ts';
 import { createSummaryModel } from './summary-model.ts';
 import { workingCarry } from './working-carry.ts';
@@ -53,7 +54,6 @@ interface Split {
   workingFloor: number;
 }
 
-const BILL_RATIO_GOAL = 0.6;
 const RESULTS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'results');
 
 /** 0.6 × the cheapest peer's cache-priced bill at this window, from the last `bench:peers` run. */
