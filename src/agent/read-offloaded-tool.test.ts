@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createContextManager,
+  createReadOffloadedHandler,
+  DEFAULT_READ_OFFLOADED_LIMIT,
+  handleReadOffloaded,
+  PRESETS,
+  readOffloadedResultPart,
+  readOffloadedTool,
+  toAnthropicTool,
+  toOpenAITool,
+} from '../index.ts';
+import { callsTo, result, user } from '../testing/build-messages.ts';
+
+const clock = () => {
+  let now = 1_700_000_000_000;
+  return () => (now += 1_000);
+};
+
+/** A session with one spilled result; returns the manager and the ref its pointer names. */
+async function spilledSession() {
+  const manager = createContextManager({ policy: { ...PRESETS.default, model: 'gpt-4o' }, clock: clock() });
+  const huge = Array.from({ length: 30_000 }, (_, i) => `line ${i}: ${'x'.repeat(20)}`).join('\n');
+  await manager.append('s', [user('dump the log'), callsTo(['c1', 'bash', '{"command":"cat big.log"}'])]);
+  await manager.append('s', [result('c1', huge, { name: 'bash' })]);
+  const prepared = await manager.prepare('s', {});
+  const shown = prepared.messages.at(-1)?.parts[0];
+  const pointer = shown?.type === 'tool-result' ? shown.content : '';
+  return { manager, huge, pointer };
+}
+
+describe('the read-back tool, through the public API', () => {
+  it('is named as the pointers name it, with the ref they give as its argument', async () => {
+    const { pointer } = await spilledSession();
+    const named = new RegExp(`${readOffloadedTool.name} tool \\(ref "([^"]+)"\\)`).exec(pointer);
+    expect(named?.[1]).toMatch(/^large_tool_results\//);
+    expect(readOffloadedTool.parameters).toMatchObject({ required: ['ref'] });
+  });
+
+  it('converts to the OpenAI and Anthropic tool shapes', () => {
+    expect(toOpenAITool(readOffloadedTool)).toEqual({
+      type: 'function',
+      function: {
+        name: 'read_offloaded',
+        description: readOffloadedTool.description,
+        parameters: readOffloadedTool.parameters,
+      },
+    });
+    expect(toAnthropicTool(readOffloadedTool)).toEqual({
+      name: 'read_offloaded',
+      description: readOffloadedTool.description,
+      input_schema: readOffloadedTool.parameters,
+    });
+    expect(toAnthropicTool({ name: 'now' }).input_schema).toEqual({ type: 'object', properties: {} });
+  });
+
+  it('reads a blob larger than one part in parts that join to the whole', async () => {
+    const { manager, huge, pointer } = await spilledSession();
+    const ref = /ref "([^"]+)"/.exec(pointer)?.[1] ?? '';
+    expect(huge.length).toBeGreaterThan(DEFAULT_READ_OFFLOADED_LIMIT);
+    const read = createReadOffloadedHandler(manager, 's');
+    let offset: number | undefined = 0;
+    let joined = '';
+    let calls = 0;
+    while (offset !== undefined) {
+      const part = await read(JSON.stringify({ ref, offset, limit: 50_000 }));
+      expect(part.isError).toBe(false);
+      expect(part.totalChars).toBe(huge.length);
+      joined += part.content.slice(part.content.indexOf('\n') + 1);
+      offset = part.nextOffset;
+      calls++;
+    }
+    expect(joined).toBe(huge);
+    expect(calls).toBe(Math.ceil(huge.length / 50_000));
+    const first = await read({ ref });
+    expect(first.content).toMatch(
+      /^\[large_tool_results\/\S+: characters 0–20000 of \d+\. Next: read_offloaded/,
+    );
+  });
+
+  it('returns small content whole, and accepts the pointer’s own form: a bare ref string', async () => {
+    const manager = createContextManager({ policy: PRESETS.default });
+    const stored = await manager.blobs.put('s', 'large_tool_results', 'r1', 'small output');
+    expect(await handleReadOffloaded(manager, 's', JSON.stringify(stored.ref))).toEqual({
+      content: 'small output',
+      isError: false,
+      totalChars: 12,
+    });
+  });
+
+  it('answers unknown refs, another session’s refs and malformed arguments with error results', async () => {
+    const { manager, pointer } = await spilledSession();
+    const ref = /ref "([^"]+)"/.exec(pointer)?.[1] ?? '';
+    expect(await handleReadOffloaded(manager, 'other-session', { ref })).toMatchObject({
+      isError: true,
+      code: 'not_found',
+    });
+    expect(await handleReadOffloaded(manager, 's', { ref: 'large_tool_results/r999' })).toMatchObject({
+      isError: true,
+      code: 'not_found',
+      content: expect.stringContaining('large_tool_results/r999'),
+    });
+    expect(await handleReadOffloaded(manager, 's', { ref: '../../etc/passwd' })).toMatchObject({
+      isError: true,
+      code: 'invalid_ref',
+    });
+    for (const args of [
+      '{not json',
+      '{}',
+      { ref: 7 },
+      { ref, offset: -1 },
+      { ref, limit: 0 },
+      { ref, path: 'x' },
+      [ref],
+    ]) {
+      expect(await handleReadOffloaded(manager, 's', args)).toMatchObject({
+        isError: true,
+        code: 'invalid_arguments',
+      });
+    }
+    expect(await handleReadOffloaded(manager, 's', { ref, offset: 10_000_000 })).toMatchObject({
+      isError: true,
+      code: 'invalid_arguments',
+    });
+  });
+
+  it('answers a tool call as the tool-result part to append', async () => {
+    const manager = createContextManager({ policy: PRESETS.default });
+    const stored = await manager.blobs.put('s', 'large_tool_results', 'r1', 'the output');
+    const part = await readOffloadedResultPart(manager, 's', {
+      type: 'tool-call',
+      callId: 'k1',
+      name: readOffloadedTool.name,
+      args: JSON.stringify({ ref: stored.ref }),
+    });
+    expect(part).toEqual({
+      type: 'tool-result',
+      callId: 'k1',
+      name: 'read_offloaded',
+      content: 'the output',
+      isError: false,
+    });
+  });
+
+  it('never splits a surrogate pair between parts', async () => {
+    const manager = createContextManager({ policy: PRESETS.default });
+    const text = '😀'.repeat(10);
+    const stored = await manager.blobs.put('s', 'large_tool_results', 'e1', text);
+    const first = await handleReadOffloaded(manager, 's', { ref: stored.ref, limit: 3 });
+    const body = first.content.slice(first.content.indexOf('\n') + 1);
+    expect(body).toBe('😀');
+    expect(first.nextOffset).toBe(2);
+  });
+});
