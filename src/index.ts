@@ -4,6 +4,8 @@
  * converters, token counting, budget arithmetic, policies and presets, summarizers, stores, clients.
  */
 
+// The agent's read-back tool (follows every pointer ctxkit leaves)
+export * from './agent/read-offloaded-tool.ts';
 // Message formats
 export {
   ANTHROPIC_RAW_ARGS_KEY,
@@ -34,6 +36,7 @@ export {
   usageFromOpenAI,
 } from './adapters/openai-chat.ts';
 export type * from './adapters/openai-chat-schema.ts';
+export * from './adapters/tool-definitions.ts';
 // Core: messages, edits, views, turns, tokens, budget, policy
 export * from './core/budget/index.ts';
 export { canonicalJson } from './core/canonical-json.ts';
