@@ -1,5 +1,5 @@
 /**
- * How close token estimates come to exact o200k counts on the real sessions in ../shared/corpus.
+ * How close token estimates come to exact o200k counts on the real sessions in fixtures/corpus.
  *
  * Measured per model request: before each assistant message, the context sent was the system prompt and
  * every earlier message; its exact o200k count is compared with each estimator's. A calibrated counter

@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { parseCorpusJsonl } from '../src/adapters/corpus.ts';
 import type { Transcript } from '../src/core/message.ts';
 
-/** `../shared/corpus` relative to the repository root, found from this file so any cwd works. */
-export const CORPUS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'corpus');
+/** The corpus fixtures (`fixtures/corpus`), found from this file so any cwd works. */
+export const CORPUS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'corpus');
 
 export interface CorpusSession {
   file: string;

@@ -1,10 +1,9 @@
 /**
- * The calibrated counter on real sessions from ../shared/corpus (read in place; skipped when absent), fed
+ * The calibrated counter on real sessions from fixtures/corpus, fed
  * each request's exact o200k count as the provider's usage: after two anchors it estimates the requests
  * that follow (tool output and code, where the anchors were system prompt and prose) within a few
  * percent, and caches and tallies never serve a figure from before its multiplier moved.
  */
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../src/core/message.ts';
 import {
@@ -20,14 +19,7 @@ import {
   measureRequest,
   type TokenCounter,
 } from '../src/core/tokens/index.ts';
-import {
-  CORPUS_DIR,
-  corpusFiles,
-  median,
-  percentile,
-  readCorpusSession,
-  relativeError,
-} from './token-bench-support.ts';
+import { corpusFiles, median, percentile, readCorpusSession, relativeError } from './token-bench-support.ts';
 
 const SESSIONS = [
   'openhands__multi_swe_bench_ponylang__ponyc-4595.jsonl',
@@ -76,7 +68,7 @@ function errorsAfter(requests: Request[], anchors: number): number[] {
   return requests.slice(anchors).map((request) => relativeError(request.estimate(counter), request.exact));
 }
 
-describe.skipIf(!existsSync(CORPUS_DIR))('calibration on corpus sessions', () => {
+describe('calibration on corpus sessions', () => {
   it.each(SESSIONS)('estimates later requests within a few percent after 2 anchors: %s', (file) => {
     const requests = sessionRequests(file);
     const errors = errorsAfter(requests, 2);

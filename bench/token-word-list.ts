@@ -1,7 +1,7 @@
 /**
  * Regenerates the common-word list of `src/core/tokens/common-words.ts`: the words that appear in the most
  * independent sources of technical text (package docs and type declarations, a language's standard
- * library, system documentation). Never the evaluation corpus (../shared/corpus): the list must describe
+ * library, system documentation). Never the evaluation corpus (fixtures/corpus): the list must describe
  * text in general, not the sessions the accuracy benchmark measures.
  *
  * A word counts once per source group (an npm package, a top-level stdlib module, a documentation package),

@@ -20,8 +20,8 @@ import { parseCorpusJsonl, toCorpusJsonl } from './corpus.ts';
 import { type LoadedTranscript, loadTranscriptFile, loadTranscripts } from './load-transcript.ts';
 import { fromOpenAIChat, toOpenAIChat } from './openai-chat.ts';
 
-// Resolved from this file: the corpus lives beside the repository and is never copied into it.
-const CORPUS_DIR = fileURLToPath(new URL('../../../shared/corpus', import.meta.url));
+// Resolved from this file: the corpus fixtures (fixtures/corpus).
+const CORPUS_DIR = fileURLToPath(new URL('../../fixtures/corpus', import.meta.url));
 
 interface ManifestEntry {
   file: string;

@@ -10,8 +10,8 @@ import { assistant, callsTo, numbered, result, user } from '../testing/build-mes
 import { createExtractiveSummarizer, summarizeExtractively } from './extractive-summarizer.ts';
 import type { SummarizeInput } from './summarizer.ts';
 
-// The shared corpus sits beside the repository (../shared/corpus); it is read in place, never copied.
-const CORPUS = new URL('../../../shared/corpus/', import.meta.url);
+// The corpus fixtures (fixtures/corpus, with their manifest and licenses).
+const CORPUS = new URL('../../fixtures/corpus/', import.meta.url);
 const loadSession = (file: string): Message[] =>
   parseCorpusJsonl(readFileSync(new URL(file, CORPUS), 'utf8'), file).messages;
 

@@ -18,7 +18,7 @@ import {
 import type { SummarizeInput } from './summarizer.ts';
 import { SUMMARY_SYSTEM_PROMPT } from './summary-prompt.ts';
 
-const CORPUS = new URL('../../../shared/corpus/', import.meta.url);
+const CORPUS = new URL('../../fixtures/corpus/', import.meta.url);
 const loadSession = (file: string): Message[] =>
   parseCorpusJsonl(readFileSync(new URL(file, CORPUS), 'utf8'), file).messages;
 const MARSHMALLOW = loadSession(

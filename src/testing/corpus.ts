@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { parseCorpusJsonl } from '../adapters/corpus.ts';
 import type { Transcript } from '../core/message.ts';
 
-/** `../shared/corpus` beside the repository: read in place, never copied in. */
-export const CORPUS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/corpus');
+/** The corpus sessions, kept in the repository as fixtures (`fixtures/corpus`, with their manifest and licenses). */
+export const CORPUS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../fixtures/corpus');
 
 export function corpusFiles(): string[] {
   return readdirSync(CORPUS_DIR)

@@ -1,15 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parseCorpusJsonl } from '../../adapters/corpus.ts';
 import type { Message } from '../../core/message.ts';
+import { CORPUS_DIR as TESTING_CORPUS_DIR } from '../../testing/corpus.ts';
 
 /**
- * Test support only (planners never touch the disk): real sessions from the shared corpus, read at test
- * time from `../shared/corpus` beside the repository, never copied into it.
+ * Test support only (planners never touch the disk): real sessions from the corpus fixtures
+ * (`fixtures/corpus`), read at test time.
  */
 
-const repoRoot = new URL('../../../', import.meta.url);
-export const CORPUS_DIR = fileURLToPath(new URL('../shared/corpus/', repoRoot));
+export const CORPUS_DIR = `${TESTING_CORPUS_DIR}/`;
 
 export const hasCorpusFile = (file: string): boolean => existsSync(`${CORPUS_DIR}${file}`);
 
