@@ -36,6 +36,17 @@ export {
   usageFromOpenAI,
 } from './adapters/openai-chat.ts';
 export type * from './adapters/openai-chat-schema.ts';
+export {
+  type FromAnthropicMessageOptions,
+  fromAnthropicMessage,
+  toAnthropicMessage,
+} from './adapters/anthropic-message.ts';
+export {
+  type FromOpenAIChatMessageOptions,
+  fromOpenAIChatMessage,
+  toOpenAIChatMessage,
+} from './adapters/openai-chat-message.ts';
+export * from './adapters/tool-call-names.ts';
 export * from './adapters/tool-definitions.ts';
 // Core: messages, edits, views, turns, tokens, budget, policy
 export * from './core/budget/index.ts';

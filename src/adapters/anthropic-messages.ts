@@ -105,9 +105,10 @@ function systemTexts(system: string | ReadonlyArray<{ text: string }> | undefine
   return typeof system === 'string' ? [system] : system.map((block) => block.text);
 }
 
-type ParsedMessage = ReturnType<typeof anthropicMessageSchema.parse>;
+export type ParsedAnthropicMessage = ReturnType<typeof anthropicMessageSchema.parse>;
 
-function readAnthropicMessage(message: ParsedMessage): MessageDraft[] {
+/** One validated Anthropic message as ctxkit drafts: a user turn's tool results first, one message each. */
+export function readAnthropicMessage(message: ParsedAnthropicMessage): MessageDraft[] {
   if (typeof message.content === 'string') {
     return [
       { role: message.role, parts: message.content === '' ? [] : [{ type: 'text', text: message.content }] },
@@ -302,12 +303,12 @@ function isMergeableUserMessage(message: Message): boolean {
 }
 
 /** A single non-empty text block is sent as a string, the common and most compact form. */
-function compactContent(blocks: AnthropicContentBlock[]): string | AnthropicContentBlock[] {
+export function compactContent(blocks: AnthropicContentBlock[]): string | AnthropicContentBlock[] {
   const only = blocks[0];
   return blocks.length === 1 && only?.type === 'text' && only.text !== '' ? only.text : blocks;
 }
 
-function contentBlocks(parts: readonly Part[]): AnthropicContentBlock[] {
+export function contentBlocks(parts: readonly Part[]): AnthropicContentBlock[] {
   const blocks: AnthropicContentBlock[] = [];
   for (const part of parts) {
     switch (part.type) {
@@ -339,7 +340,7 @@ function contentBlocks(parts: readonly Part[]): AnthropicContentBlock[] {
   return blocks;
 }
 
-function toolResultBlocks(part: Part): AnthropicContentBlock[] {
+export function toolResultBlocks(part: Part): AnthropicContentBlock[] {
   if (part.type !== 'tool-result') return [];
   const media = part.media ?? [];
   const content =

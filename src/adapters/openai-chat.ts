@@ -105,7 +105,8 @@ export function usageFromOpenAI(usage: OpenAIUsage): Usage {
   };
 }
 
-class OpenAIChatReader {
+/** Reads OpenAI chat messages one by one into drafts (the whole-transcript and per-message converters share it). */
+export class OpenAIChatReader {
   readonly system: string[] = [];
   readonly drafts: MessageDraft[] = [];
   /** Legacy `function_call`s not yet answered, per function name, as their synthetic call ids. */
@@ -275,25 +276,38 @@ export function toOpenAIChat(transcript: Transcript, options: ToOpenAIChatOption
   let pendingToolMedia: MediaPart[] = [];
 
   transcript.messages.forEach((message, index) => {
+    out.push(openAIChatMessageOf(message, settings));
     if (message.role === 'tool') {
       const result = message.parts.find((part) => part.type === 'tool-result');
-      out.push({ role: 'tool', tool_call_id: result?.callId ?? '', content: result?.content ?? '' });
       if (result?.media) pendingToolMedia.push(...result.media);
       // Flushed once the run of tool messages ends: a user message between results would break the turn.
       if (transcript.messages[index + 1]?.role !== 'tool' && pendingToolMedia.length > 0) {
         out.push({ role: 'user', content: pendingToolMedia.map(mediaToOpenAIPart) });
         pendingToolMedia = [];
       }
-      return;
     }
-    out.push(
-      message.role === 'user' ? toOpenAIUser(message) : toOpenAIAssistant(message, settings.reasoningField),
-    );
   });
   return out;
 }
 
-function toOpenAIUser(message: Message): OpenAIChatMessage {
+/**
+ * One ctxkit message as one OpenAI chat message (the media of a tool result are not in it: `toOpenAIChat`
+ * sends them in a user message after the run of tool messages).
+ */
+export function openAIChatMessageOf(
+  message: Pick<Message, 'role' | 'parts' | 'meta'>,
+  settings: Required<ToOpenAIChatOptions>,
+): OpenAIChatMessage {
+  if (message.role === 'tool') {
+    const result = message.parts.find((part) => part.type === 'tool-result');
+    return { role: 'tool', tool_call_id: result?.callId ?? '', content: result?.content ?? '' };
+  }
+  return message.role === 'user'
+    ? toOpenAIUser(message)
+    : toOpenAIAssistant(message, settings.reasoningField);
+}
+
+function toOpenAIUser(message: Pick<Message, 'parts' | 'meta'>): OpenAIChatMessage {
   if (message.meta.kind === 'system_note') return { role: 'system', content: textOfParts(message.parts) };
   const parts: OpenAIUserContentPart[] = [];
   for (const part of message.parts) {
@@ -308,7 +322,7 @@ function toOpenAIUser(message: Message): OpenAIChatMessage {
 }
 
 function toOpenAIAssistant(
-  message: Message,
+  message: Pick<Message, 'parts' | 'meta'>,
   reasoningField: ToOpenAIChatOptions['reasoningField'],
 ): OpenAIChatMessage {
   const texts: OpenAITextPart[] = [];

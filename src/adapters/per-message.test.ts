@@ -1,0 +1,162 @@
+/**
+ * The per-message converters against the whole-transcript ones, on every corpus session: a conversation
+ * converted one message at a time (tool names from a ToolCallNames following the stream) is the
+ * conversation the whole-transcript converters give.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Message, MessageInput, Transcript } from '../core/message.ts';
+import {
+  canonicalJson,
+  createContextManager,
+  fromAnthropicMessage,
+  fromAnthropicMessages,
+  fromOpenAIChat,
+  fromOpenAIChatMessage,
+  PRESETS,
+  ToolCallNames,
+  toAnthropicMessage,
+  toAnthropicMessages,
+  toOpenAIChat,
+  toOpenAIChatMessage,
+} from '../index.ts';
+import { corpusFiles, loadCorpusSession } from '../testing/corpus.ts';
+
+const sessions = corpusFiles().map((file) => ({ file, transcript: loadCorpusSession(file) }));
+
+const shape = (message: Message | MessageInput) => ({
+  role: message.role,
+  parts: message.parts,
+  meta: message.meta ?? {},
+});
+
+/** Arguments as canonical JSON: Anthropic carries them as objects, so their text is re-serialized. */
+const argsAsJson = <T>(value: T): T =>
+  JSON.parse(
+    JSON.stringify(value, (key, inner: unknown) => {
+      if (key !== 'args' || typeof inner !== 'string') return inner;
+      try {
+        return canonicalJson(JSON.parse(inner));
+      } catch {
+        return inner;
+      }
+    }),
+  ) as T;
+
+const hasToolMedia = (transcript: Transcript) =>
+  transcript.messages.some((message) =>
+    message.parts.some((part) => part.type === 'tool-result' && (part.media?.length ?? 0) > 0),
+  );
+
+describe('OpenAI chat, one message at a time', () => {
+  it('reads every corpus session as fromOpenAIChat reads it whole, result names included', () => {
+    expect(sessions.length).toBeGreaterThan(10);
+    for (const { transcript } of sessions) {
+      const wire = toOpenAIChat(transcript);
+      const whole = fromOpenAIChat(wire);
+      const names = new ToolCallNames();
+      const one = wire
+        .slice(whole.system.length)
+        .map((message) => fromOpenAIChatMessage(message, { toolNames: names }));
+      expect(one).toEqual(whole.messages.map(shape));
+    }
+  });
+
+  it('writes every corpus session as toOpenAIChat writes it whole', () => {
+    for (const { transcript } of sessions.filter((session) => !hasToolMedia(session.transcript))) {
+      const one = transcript.messages.map((message) => toOpenAIChatMessage(message));
+      expect(one).toEqual(toOpenAIChat({ system: [], messages: transcript.messages }));
+    }
+  });
+
+  it('names a result from a map or a function of earlier calls, and leaves it empty when unknown', () => {
+    const tool = { role: 'tool', tool_call_id: 'c1', content: 'ok' };
+    const named = (input: MessageInput) =>
+      input.parts[0]?.type === 'tool-result' ? input.parts[0].name : '?';
+    expect(named(fromOpenAIChatMessage(tool, { toolNames: new Map([['c1', 'bash']]) }))).toBe('bash');
+    expect(
+      named(fromOpenAIChatMessage(tool, { toolNames: (id) => (id === 'c1' ? 'read' : undefined) })),
+    ).toBe('read');
+    expect(named(fromOpenAIChatMessage(tool))).toBe('');
+    const history = [{ parts: [{ type: 'tool-call' as const, callId: 'c1', name: 'grep', args: '{}' }] }];
+    expect(named(fromOpenAIChatMessage(tool, { toolNames: ToolCallNames.from(history) }))).toBe('grep');
+  });
+
+  it('reads a system message as a system note, as one in mid-conversation is read whole', () => {
+    expect(fromOpenAIChatMessage({ role: 'developer', content: 'be brief' })).toEqual({
+      role: 'user',
+      parts: [{ type: 'text', text: 'be brief' }],
+      meta: { kind: 'system_note' },
+    });
+    expect(
+      toOpenAIChatMessage({
+        role: 'user',
+        parts: [{ type: 'text', text: 'x' }],
+        meta: { kind: 'system_note' },
+      }),
+    ).toEqual({ role: 'system', content: 'x' });
+  });
+});
+
+describe('Anthropic messages, one message at a time', () => {
+  it('reads every corpus session as fromAnthropicMessages reads it whole, result names included', () => {
+    for (const { transcript } of sessions) {
+      const wire = toAnthropicMessages(transcript).messages;
+      const whole = fromAnthropicMessages({ messages: wire });
+      const names = new ToolCallNames();
+      const one = wire.flatMap((message) => fromAnthropicMessage(message, { toolNames: names }));
+      expect(one).toEqual(whole.messages.map(shape));
+    }
+  });
+
+  it('writes every corpus session so it reads back as the whole-request form does', () => {
+    for (const { transcript } of sessions) {
+      const one = transcript.messages.map((message) => toAnthropicMessage(message));
+      const back = fromAnthropicMessages({ messages: one }).messages.map(shape);
+      const viaWhole = fromAnthropicMessages(toAnthropicMessages(transcript)).messages.map(shape);
+      expect(back).toEqual(viaWhole);
+      expect(argsAsJson(back.map((message) => message.parts))).toEqual(
+        argsAsJson(transcript.messages.map((message) => message.parts)),
+      );
+    }
+  });
+
+  it('splits a user turn of results and words into tool messages and a user message', () => {
+    const names = new ToolCallNames();
+    fromAnthropicMessage(
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'ls', input: {} }] },
+      { toolNames: names },
+    );
+    expect(
+      fromAnthropicMessage(
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 't1', content: 'a.txt' },
+            { type: 'text', text: 'now read it' },
+          ],
+        },
+        { toolNames: names },
+      ),
+    ).toEqual([
+      {
+        role: 'tool',
+        parts: [{ type: 'tool-result', callId: 't1', name: 'ls', content: 'a.txt', isError: false }],
+        meta: {},
+      },
+      { role: 'user', parts: [{ type: 'text', text: 'now read it' }], meta: {} },
+    ]);
+  });
+});
+
+it('a stream appended one message at a time gives the manager the history a whole sync gives', async () => {
+  const { transcript } = sessions[0] as (typeof sessions)[number];
+  const wire = toOpenAIChat(transcript).slice(transcript.system.length);
+  const streamed = createContextManager({ policy: PRESETS.default });
+  const names = new ToolCallNames();
+  for (const message of wire)
+    await streamed.append('s', [fromOpenAIChatMessage(message, { toolNames: names })]);
+  const whole = createContextManager({ policy: PRESETS.default });
+  await whole.append('s', fromOpenAIChat(wire).messages.map(shape));
+  const logOf = async (manager: typeof whole) => (await manager.history('s')).log.map(shape);
+  expect(await logOf(streamed)).toEqual(await logOf(whole));
+});
