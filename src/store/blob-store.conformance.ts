@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { MAX_SESSION_ID_LENGTH } from '../core/session-id.ts';
 import type { BlobStore } from './blob-store.ts';
-import { blobRef, conversationHistoryId } from './blob-store-ids.ts';
+import {
+  blobRef,
+  conversationHistoryId,
+  MAX_BLOB_ID_LENGTH,
+  MAX_BLOB_NAME_LENGTH,
+} from './blob-store-ids.ts';
 
 export interface BlobStoreHarness {
   store: BlobStore;
@@ -13,23 +19,49 @@ export interface BlobStoreHarness {
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
-/** Names that must never reach a backend: each could climb out of a session's directory or is not plain. */
-export const UNSAFE_BLOB_NAMES = [
-  '',
+/** Ids no store accepts: empty, NUL, a lone surrogate, longer than the maximum. */
+export const UNSAFE_BLOB_NAMES = ['', 'a\0b', '\0', 'x\uD800y', 'x'.repeat(MAX_BLOB_ID_LENGTH + 1)];
+
+/** Session ids no store accepts (the blob ids above, and anything longer than a session id may be). */
+export const UNSAFE_SESSION_IDS = [...UNSAFE_BLOB_NAMES.slice(0, -1), 'x'.repeat(MAX_SESSION_ID_LENGTH + 1)];
+
+/**
+ * Ids that every store must accept and keep apart: each is a name, never a path, whatever it holds.
+ * Pairs that a case-insensitive or normalizing filesystem would merge, path syntax that would climb
+ * out, hidden and reserved names, non-ASCII, and the longest id allowed.
+ */
+export const HOSTILE_IDS = [
+  'tenant:42',
+  'alice@example.com',
+  'a/b c',
+  'Alice',
+  'alice',
+  'ALICE',
+  'caf\u00e9',
+  'cafe\u0301',
+  '日本語のセッション',
+  '🎉',
   '.',
   '..',
   '../x',
+  '../../etc/passwd',
   '..\\x',
   '/etc/passwd',
   'C:\\x',
-  'a/b',
   'a\\b',
-  'a\0b',
   '.hidden',
+  '.session.json',
+  '.blobs',
+  '.tmp',
+  'con',
   'white space',
   'new\nline',
-  'ünï',
-  'x'.repeat(201),
+  ' ',
+  '~',
+  'x~0123456789abcdef0123456789abcdef',
+  'x'.repeat(MAX_BLOB_NAME_LENGTH + 1),
+  'X'.repeat(MAX_BLOB_NAME_LENGTH),
+  'y'.repeat(MAX_SESSION_ID_LENGTH),
 ];
 
 /** One suite every BlobStore must pass: register it with a factory for a fresh, empty store. */
@@ -143,12 +175,11 @@ export function describeBlobStoreConformance(
           '../s1/large_tool_results/x',
           's1/large_tool_results/x',
           '/large_tool_results/x',
-          'large_tool_results/../x',
           'large_tool_results/',
-          'large_tool_results/a/b',
           'large_tool_results\\x',
           'unknown/x',
           'large_tool_results/x\0',
+          `large_tool_results/${'x'.repeat(MAX_BLOB_ID_LENGTH + 1)}`,
         ]) {
           await expect(store.get('s1', ref), ref).rejects.toMatchObject({
             code: 'invalid_blob_id',
@@ -160,7 +191,7 @@ export function describeBlobStoreConformance(
     );
 
     it(
-      'refuses unsafe blob ids, session ids and kinds, and writes nothing',
+      'refuses ids no store can keep (empty, NUL, lone surrogate, too long) and unknown kinds, writing nothing',
       withStore(async ({ store }) => {
         for (const unsafe of UNSAFE_BLOB_NAMES) {
           await expect(
@@ -170,6 +201,8 @@ export function describeBlobStoreConformance(
             code: 'invalid_blob_id',
             field: 'id',
           });
+        }
+        for (const unsafe of UNSAFE_SESSION_IDS) {
           await expect(
             store.put(unsafe, 'large_tool_results', 'ok', 'x'),
             JSON.stringify(unsafe),
@@ -188,6 +221,58 @@ export function describeBlobStoreConformance(
           field: 'kind',
         });
         expect(await store.list('s1')).toEqual([]);
+      }),
+    );
+
+    it(
+      'accepts any session id, keeps each session apart, and reads each back exactly',
+      withStore(async ({ store }) => {
+        for (const [index, sessionId] of HOSTILE_IDS.entries()) {
+          await store.put(sessionId, 'large_tool_results', sessionId, `result of ${index}`);
+          await store.put(sessionId, 'conversation_history', conversationHistoryId(sessionId), `# ${index}`);
+        }
+        for (const [index, sessionId] of HOSTILE_IDS.entries()) {
+          const label = JSON.stringify(sessionId.slice(0, 40));
+          expect(await store.get(sessionId, `large_tool_results/${sessionId}`), label).toBe(
+            `result of ${index}`,
+          );
+          expect(await store.get(sessionId, `conversation_history/${sessionId}.md`), label).toBe(
+            `# ${index}`,
+          );
+          expect(
+            (await store.list(sessionId)).map((info) => info.ref),
+            label,
+          ).toEqual([`conversation_history/${sessionId}.md`, `large_tool_results/${sessionId}`]);
+        }
+        // No session sees another's blob, even one whose id differs only in case or normal form.
+        await expect(store.get('alice', 'large_tool_results/Alice')).rejects.toMatchObject({
+          code: 'blob_not_found',
+        });
+        await expect(store.get('cafe\u0301', 'large_tool_results/caf\u00e9')).rejects.toMatchObject({
+          code: 'blob_not_found',
+        });
+        for (const sessionId of HOSTILE_IDS) expect(await store.deleteSession(sessionId)).toBe(2);
+        for (const sessionId of HOSTILE_IDS) expect(await store.list(sessionId)).toEqual([]);
+      }),
+    );
+
+    it(
+      'accepts any blob id in one session, each under its own ref',
+      withStore(async ({ store }) => {
+        // Blob ids are the engine's and unique per session; ids differing only in case are left out here,
+        // since a case-insensitive filesystem store refuses the second of such a pair (never mixes them).
+        const ids = HOSTILE_IDS.filter(
+          (id, index) => HOSTILE_IDS.findIndex((other) => other.toLowerCase() === id.toLowerCase()) === index,
+        );
+        for (const id of ids) await store.put('tenant:42', 'large_tool_results', id, `content of ${id}`);
+        for (const id of ids) {
+          expect(await store.get('tenant:42', blobRef('large_tool_results', id))).toBe(`content of ${id}`);
+        }
+        const refs = (await store.list('tenant:42')).map((info) => info.ref);
+        expect(refs).toEqual(ids.map((id) => `large_tool_results/${id}`).sort());
+        expect(await store.delete('tenant:42', 'large_tool_results/../x')).toBe(true);
+        expect(await store.stat('tenant:42', 'large_tool_results/../x')).toBeUndefined();
+        expect(await store.deleteSession('tenant:42')).toBe(ids.length - 1);
       }),
     );
 

@@ -3,7 +3,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeBlobStoreConformance } from './blob-store.conformance.ts';
+import { describeBlobStoreConformance, HOSTILE_IDS } from './blob-store.conformance.ts';
+import { blobFileName, parseBlobRef, sessionDirName } from './blob-store-ids.ts';
 import { createFsBlobStore, type FsBlobStore } from './fs-blob-store.ts';
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -16,10 +17,12 @@ const exists = (file: string): Promise<boolean> =>
 
 describeBlobStoreConformance('filesystem', async () => {
   const dataDir = await makeTempDir();
+  const store = createFsBlobStore({ dataDir });
   return {
-    store: createFsBlobStore({ dataDir }),
+    store,
     tamper: async (sessionId, ref, content) => {
-      await fs.writeFile(path.join(dataDir, 'sessions', sessionId, ref), content);
+      const { kind, id } = parseBlobRef(ref);
+      await fs.writeFile(path.join(store.sessionDir(sessionId), kind, blobFileName(id)), content);
     },
     cleanup: () => fs.rm(dataDir, { recursive: true, force: true }),
   };
@@ -348,36 +351,81 @@ describe('filesystem blob store', () => {
       expect(await fs.readdir(path.join(dataDir, 'sessions'))).toEqual(['s2']);
     });
 
-    it('validates names before touching the disk', async () => {
-      await expect(store.put('..', 'large_tool_results', 'x', 'x')).rejects.toMatchObject({
-        code: 'invalid_blob_id',
-      });
-      await expect(
-        store.put('s1', 'large_tool_results', '../../../outside/secret', 'x'),
-      ).rejects.toMatchObject({ code: 'invalid_blob_id' });
-      await expect(
-        store.get('s1', `large_tool_results/${path.join(outside, 'secret')}`),
-      ).rejects.toMatchObject({
+    it('turns names into file names, so no id reaches outside its session', async () => {
+      await expect(store.put('\0', 'large_tool_results', 'x', 'x')).rejects.toMatchObject({
         code: 'invalid_blob_id',
       });
       expect(await exists(dataDir)).toBe(false);
-      expect(() => store.sessionDir('../x')).toThrow(expect.objectContaining({ code: 'invalid_blob_id' }));
+      await store.put('..', 'large_tool_results', '../../../outside/secret', 'mine');
+      await expect(
+        store.get('s1', `large_tool_results/${path.join(outside, 'secret')}`),
+      ).rejects.toMatchObject({ code: 'blob_not_found' });
+      expect(await store.get('..', 'large_tool_results/../../../outside/secret')).toBe('mine');
+      expect(await fs.readdir(outside)).toEqual(['secret']);
+      expect(await fs.readFile(path.join(outside, 'secret'), 'utf8')).toBe('outside secret');
+      expect(path.dirname(store.sessionDir('../x'))).toBe(path.join(dataDir, 'sessions'));
+    });
+
+    it('gives every id a directory of its own: ASCII, lower case, no leading dot, apart from every other', async () => {
+      for (const id of HOSTILE_IDS) await store.put(id, 'large_tool_results', id, id);
+      const names = await fs.readdir(path.join(dataDir, 'sessions'));
+      expect(names).toHaveLength(HOSTILE_IDS.length);
+      expect(new Set(names.map((name) => name.toLowerCase().normalize('NFC'))).size).toBe(HOSTILE_IDS.length);
+      for (const name of names) {
+        expect(name).toMatch(/^[a-z0-9_~-][a-z0-9._~-]*$/);
+        expect(Buffer.byteLength(name)).toBeLessThanOrEqual(200);
+      }
+      for (const id of HOSTILE_IDS) {
+        const dir = store.sessionDir(id);
+        expect(dir).toBe(path.join(dataDir, 'sessions', sessionDirName(id)));
+        const files = await fs.readdir(path.join(dir, 'large_tool_results'));
+        expect(files).toEqual([blobFileName(id)]);
+        expect(Buffer.byteLength(blobFileName(id))).toBeLessThanOrEqual(200);
+      }
+      // Plain lower-case ids keep the directory they always had.
+      expect(sessionDirName('s1')).toBe('s1');
+      expect(sessionDirName('3f0c2a9e-6b1d-4c51-9d3e-2f1a7b8c9d0e')).toBe(
+        '3f0c2a9e-6b1d-4c51-9d3e-2f1a7b8c9d0e',
+      );
     });
   });
 
   describe('names that differ only in case (case-insensitive filesystems)', () => {
     it("never hands one session's directory to a differently-cased session id", async () => {
       await store.put('s1', 'large_tool_results', 'a', 'A');
-      // What a case-insensitive filesystem presents for `S1`: s1's directory under another spelling.
+      // What a case-insensitive filesystem presents for `S1`'s older location: s1's directory.
       await fs.rename(session('s1'), session('S1'));
-      await expect(store.put('S1', 'large_tool_results', 'b', 'B')).rejects.toMatchObject({
-        code: 'blob_name_collision',
-        name: 'BlobNameCollisionError',
-      });
+      await store.put('S1', 'large_tool_results', 'b', 'B');
+      expect(store.sessionDir('S1')).not.toBe(session('S1'));
       await expect(store.get('S1', 'large_tool_results/a')).rejects.toMatchObject({ code: 'blob_not_found' });
-      expect(await store.list('S1')).toEqual([]);
-      expect(await store.deleteSession('S1')).toBe(0);
+      expect((await store.list('S1')).map((info) => info.ref)).toEqual(['large_tool_results/b']);
+      expect(await store.deleteSession('S1')).toBe(1);
       expect(await exists(session('S1'))).toBe(true);
+      expect(await store.get('s1', 'large_tool_results/a').catch(() => 'gone')).toBe('gone');
+    });
+
+    it('still reads, lists and deletes what an older version stored under a mixed-case id itself', async () => {
+      // An older version kept `Tenant-A`'s blobs in `sessions/Tenant-A`: the same files, under that name.
+      await store.put('Tenant-A', 'large_tool_results', 'call_1', 'old result');
+      await store.put('Tenant-A', 'conversation_history', 'Tenant-A.md', 'old history');
+      await fs.rename(store.sessionDir('Tenant-A'), session('Tenant-A'));
+      const reopened = createFsBlobStore({ dataDir });
+      expect(await reopened.get('Tenant-A', 'large_tool_results/call_1')).toBe('old result');
+      await reopened.put('Tenant-A', 'conversation_history', 'Tenant-A.md', 'new history');
+      await reopened.put('Tenant-A', 'large_tool_results', 'call_2', 'new result');
+      expect(await reopened.get('Tenant-A', 'conversation_history/Tenant-A.md')).toBe('new history');
+      expect((await reopened.list('Tenant-A')).map((info) => info.ref)).toEqual([
+        'conversation_history/Tenant-A.md',
+        'large_tool_results/call_1',
+        'large_tool_results/call_2',
+      ]);
+      expect(await reopened.stat('Tenant-A', 'large_tool_results/call_1')).toMatchObject({ bytes: 10 });
+      await expect(reopened.get('tenant-a', 'large_tool_results/call_1')).rejects.toMatchObject({
+        code: 'blob_not_found',
+      });
+      expect(await reopened.delete('Tenant-A', 'large_tool_results/call_1')).toBe(true);
+      expect(await reopened.deleteSession('Tenant-A')).toBe(2);
+      expect(await fs.readdir(path.join(dataDir, 'sessions'))).toEqual([]);
     });
 
     it('never lets one blob id replace or read a differently-cased one', async () => {

@@ -4,7 +4,15 @@ import path from 'node:path';
 import { z } from 'zod';
 import { BLOB_KINDS, type BlobInfo, type BlobKind, type BlobStore } from './blob-store.ts';
 import { BlobIntegrityError, BlobNotFoundError } from './blob-store-errors.ts';
-import { blobRef, parseBlobRef, validateBlobKind, validateBlobName } from './blob-store-ids.ts';
+import {
+  blobFileName,
+  blobRef,
+  legacySessionDirName,
+  parseBlobRef,
+  sessionDirName,
+  validateBlobKind,
+  validateBlobName,
+} from './blob-store-ids.ts';
 import {
   BlobNameCollisionError,
   BlobPathEscapeError,
@@ -30,19 +38,24 @@ export { FS_BLOB_DIR_MODE, FS_BLOB_FILE_MODE } from './fs-session-paths.ts';
  * A BlobStore on the filesystem. Layout, under `dataDir`:
  *
  * ```
- * sessions/<session>/
+ * sessions/<session dir>/                  `sessionDirName(id)`: the id itself when plain lower case, else `<slug>~<hash>`
  *   .session.json                        which session owns this directory (exact id, case and all)
- *   large_tool_results/<id>              the content, as UTF-8, exactly what was put
- *   conversation_history/<session>.md
- *   .blobs/<kind>/<id>.json              its record: exact ids, sha256, UTF-8 bytes
+ *   large_tool_results/<blob file>       `blobFileName(id)`: the content, as UTF-8, exactly what was put
+ *   conversation_history/<blob file>     (`<session>.md`, encoded the same way)
+ *   .blobs/<kind>/<blob file>.json       its record: exact ids, sha256, UTF-8 bytes
  *   .tmp/                                writes in progress (same filesystem, so renames are atomic)
  * ```
  *
- * Hidden names cannot collide with blobs: ids may not start with a dot (`blob-store-ids.ts`).
+ * Any id is accepted and none is ever a path: directory and file names are computed from ids
+ * (`blob-store-ids.ts`), never start with a dot (so hidden names cannot collide with blobs), and the
+ * marker and records carry the exact ids, so a name that two ids could share (a hash collision, two blob
+ * ids differing only in case on a case-insensitive filesystem) is refused, never mixed up. A session
+ * with a mixed-case plain id (`S1`) that an older version stored under `sessions/S1` is still read
+ * there (`legacySessionDirName`), after its own directory; its new blobs go to its own directory.
  *
- * Defences, in order: names are validated before any path is built (no `..`, separators, absolute
+ * Defences, in order: names are computed before any path is built (no `..`, separators, absolute
  * paths, leading dots, NUL); the session's directory must be a real directory (its realpath is exactly
- * `<realpath(dataDir)>/sessions/<session>`); every file or directory used below it is realpath'd and must
+ * `<realpath(dataDir)>/sessions/<session dir>`); every file or directory used below it is realpath'd and must
  * stay inside that directory (a symlink to another session's blob or to anywhere else is refused with
  * `BlobPathEscapeError`); files are then opened by their resolved path with `O_NOFOLLOW`; directories are
  * created one level at a time, each checked before the next, so `mkdir` never follows a planted link out.
@@ -135,12 +148,17 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
    * The session's directory: a real directory, named exactly, whose marker names this session. Undefined
    * when it does not exist, or (on a case-insensitive filesystem) belongs to a differently-cased session
    * and `create` is false; refused when it is a symlink or the marker names another session and `create`.
+   * `dirName` is the session's own directory name unless a legacy location is asked for (reads only).
    */
-  async function openSession(sessionId: string, create: boolean): Promise<SessionDir | undefined> {
+  async function openSession(
+    sessionId: string,
+    create: boolean,
+    dirName: string = sessionDirName(sessionId),
+  ): Promise<SessionDir | undefined> {
     validateBlobName('sessionId', sessionId);
     const root = await sessionsRoot(create);
     if (root === undefined) return undefined;
-    const dir = path.join(root, sessionId);
+    const dir = path.join(root, dirName);
     if (create) {
       try {
         await fs.mkdir(dir, { mode: FS_BLOB_DIR_MODE });
@@ -148,7 +166,7 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
         if (errorCode(error) !== 'EEXIST') throw error;
       }
     }
-    const relative = path.join(SESSIONS_DIR_NAME, sessionId);
+    const relative = path.join(SESSIONS_DIR_NAME, dirName);
     let real: string;
     try {
       real = await fs.realpath(dir);
@@ -160,7 +178,12 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
       if (link?.isSymbolicLink()) throw new BlobPathEscapeError(sessionId, relative, await fs.readlink(dir));
       return undefined;
     }
-    if (real !== dir) throw new BlobPathEscapeError(sessionId, relative, real);
+    if (real !== dir) {
+      // A case-insensitive filesystem found a directory spelled differently: another session's.
+      if (real.toLowerCase() !== dir.toLowerCase()) throw new BlobPathEscapeError(sessionId, relative, real);
+      if (create) throw new BlobNameCollisionError(sessionId, 'sessionId', sessionId, path.basename(real));
+      return undefined;
+    }
     if (!(await fs.stat(real)).isDirectory()) return undefined;
     const session: SessionDir = { sessionId, dir: real };
 
@@ -179,7 +202,7 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
       await fs.link(tmp, path.join(real, SESSION_MARKER_NAME));
     } catch (error) {
       if (errorCode(error) !== 'EEXIST') throw error;
-      return openSession(sessionId, create);
+      return openSession(sessionId, create, dirName);
     } finally {
       await fs.rm(tmp, { force: true });
     }
@@ -187,9 +210,39 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
     return session;
   }
 
-  const contentPath = (kind: BlobKind, id: string): string => path.join(kind, id);
+  const contentPath = (kind: BlobKind, id: string): string => path.join(kind, blobFileName(id));
   const recordPath = (kind: BlobKind, id: string): string =>
-    path.join(BLOB_RECORDS_DIR_NAME, kind, `${id}${RECORD_SUFFIX}`);
+    path.join(BLOB_RECORDS_DIR_NAME, kind, `${blobFileName(id)}${RECORD_SUFFIX}`);
+
+  /**
+   * The session's directories to read, its own first: the older location of a mixed-case plain id's
+   * blobs (see `legacySessionDirName`) comes second when it exists.
+   */
+  async function sessionsToRead(sessionId: string): Promise<SessionDir[]> {
+    validateBlobName('sessionId', sessionId);
+    const found: SessionDir[] = [];
+    const own = await openSession(sessionId, false);
+    if (own) found.push(own);
+    const legacy = legacySessionDirName(sessionId);
+    if (legacy !== undefined) {
+      const old = await openSession(sessionId, false, legacy);
+      if (old && old.dir !== own?.dir) found.push(old);
+    }
+    return found;
+  }
+
+  /** The first of the session's directories that records this blob, with its record. */
+  async function findRecord(
+    sessionId: string,
+    kind: BlobKind,
+    id: string,
+  ): Promise<{ session: SessionDir; record: BlobRecord } | undefined> {
+    for (const session of await sessionsToRead(sessionId)) {
+      const record = await readRecord(session, kind, id);
+      if (record) return { session, record };
+    }
+    return undefined;
+  }
 
   /** The record of exactly this blob, or undefined (none, or a differently-cased name's). */
   async function readRecord(
@@ -233,26 +286,39 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
     return { ...base, sha256: digest.sha256, bytes: digest.bytes };
   }
 
-  async function recordedIds(session: SessionDir, kind: BlobKind): Promise<string[]> {
+  /** The records of a kind in a session directory: each names its exact id, whose file name must be this one. */
+  async function recordsOf(session: SessionDir, kind: BlobKind): Promise<BlobRecord[]> {
     const dir = await resolveInside(session, path.join(BLOB_RECORDS_DIR_NAME, kind));
     if (dir === undefined) return [];
     const names = await fs.readdir(dir).catch((error: unknown) => {
       if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return [] as string[];
       throw error;
     });
-    const ids: string[] = [];
+    const records: BlobRecord[] = [];
     for (const name of names) {
-      if (!name.endsWith(RECORD_SUFFIX)) continue;
-      const id = name.slice(0, -RECORD_SUFFIX.length);
-      try {
-        validateBlobName('id', id);
-      } catch {
+      if (!name.endsWith(RECORD_SUFFIX) || name.startsWith('.')) continue;
+      const fileName = name.slice(0, -RECORD_SUFFIX.length);
+      const record = await readJson(session, path.join(BLOB_RECORDS_DIR_NAME, kind, name), recordSchema);
+      if (
+        record === undefined ||
+        record.sessionId !== session.sessionId ||
+        record.kind !== kind ||
+        validName(record.id) !== fileName
+      ) {
         continue;
       }
-      ids.push(id);
+      records.push(record);
     }
-    return ids;
+    return records;
   }
+
+  const validName = (id: string): string | undefined => {
+    try {
+      return blobFileName(id);
+    } catch {
+      return undefined;
+    }
+  };
 
   /**
    * The directories a put of `kind` writes into, checked in full (session marker, each level created and
@@ -261,7 +327,7 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
    * planted since then fails the re-check, and the full checks run again and refuse it.
    */
   async function dirsForPut(sessionId: string, kind: BlobKind): Promise<WriteDirs> {
-    const key = `${sessionId}/${kind}`;
+    const key = `${sessionId}\u0000${kind}`;
     const known = writeDirs.get(key);
     if (known !== undefined && (await stillInPlace(known))) return known;
     writeDirs.delete(key);
@@ -327,7 +393,8 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
     const data = Buffer.from(content, 'utf8');
     const info: BlobInfo = { ref: blobRef(kind, id), kind, id, sha256: sha256Of(data), bytes: data.length };
     const record: BlobRecord = { version: 1, sessionId, kind, id, sha256: info.sha256, bytes: info.bytes };
-    const recordFile = path.join(recordDir, `${id}${RECORD_SUFFIX}`);
+    const fileName = blobFileName(id);
+    const recordFile = path.join(recordDir, `${fileName}${RECORD_SUFFIX}`);
     const tmpContent = path.join(tmpDir, randomUUID());
     const tmpRecord = path.join(tmpDir, randomUUID());
     const replacesRecord = existingRecord !== undefined;
@@ -341,7 +408,7 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
       // A new record must be durable before the content it replaces is: an old record over new content
       // would read as corrupt. A first put has nothing to protect (either half alone is not a blob).
       if (replacesRecord) await fsyncDir(recordDir, durable);
-      await fs.rename(tmpContent, path.join(contentDir, id));
+      await fs.rename(tmpContent, path.join(contentDir, fileName));
     } catch (error) {
       await Promise.all([fs.rm(tmpContent, { force: true }), fs.rm(tmpRecord, { force: true })]);
       throw error;
@@ -359,8 +426,7 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
     dataDir,
 
     sessionDir(sessionId) {
-      validateBlobName('sessionId', sessionId);
-      return path.join(sessionsPath, sessionId);
+      return path.join(sessionsPath, sessionDirName(sessionId));
     },
 
     async put(sessionId, kind, id, content) {
@@ -368,7 +434,7 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
       validateBlobKind(kind);
       const ref = blobRef(kind, id);
       // One put at a time per blob in this process, so their record and content renames cannot interleave.
-      const key = `${sessionId}/${ref}`;
+      const key = `${sessionId}\u0000${ref}`;
       const previous = putQueues.get(key) ?? Promise.resolve();
       const next = previous.catch(() => undefined).then(() => put(sessionId, kind, id, content));
       putQueues.set(key, next);
@@ -382,12 +448,11 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
     async get(sessionId, ref, expectedSha256) {
       validateBlobName('sessionId', sessionId);
       const { kind, id } = parseBlobRef(ref);
-      const session = await openSession(sessionId, false);
-      const record = session && (await readRecord(session, kind, id));
-      const content = session && record && (await readContent(session, record));
+      const found = await findRecord(sessionId, kind, id);
+      const content = found && (await readContent(found.session, found.record));
       if (!content) throw new BlobNotFoundError(sessionId, ref);
       if (content.matches === undefined) {
-        throw new BlobIntegrityError(sessionId, ref, record?.sha256 ?? '', content.actual);
+        throw new BlobIntegrityError(sessionId, ref, found?.record.sha256 ?? '', content.actual);
       }
       if (expectedSha256 !== undefined && content.actual !== expectedSha256) {
         throw new BlobIntegrityError(sessionId, ref, expectedSha256, content.actual);
@@ -398,56 +463,62 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
     async stat(sessionId, ref) {
       validateBlobName('sessionId', sessionId);
       const { kind, id } = parseBlobRef(ref);
-      const session = await openSession(sessionId, false);
-      const record = session && (await readRecord(session, kind, id));
-      return session && record ? infoOf(session, record) : undefined;
+      const found = await findRecord(sessionId, kind, id);
+      return found ? infoOf(found.session, found.record) : undefined;
     },
 
     async list(sessionId, kind) {
       validateBlobName('sessionId', sessionId);
       if (kind !== undefined) validateBlobKind(kind);
-      const session = await openSession(sessionId, false);
-      if (session === undefined) return [];
-      const infos: BlobInfo[] = [];
-      for (const each of kind === undefined ? BLOB_KINDS : [kind]) {
-        for (const id of await recordedIds(session, each)) {
-          const record = await readRecord(session, each, id);
-          const info = record && (await infoOf(session, record));
-          if (info) infos.push(info);
+      const infos = new Map<string, BlobInfo>();
+      for (const session of await sessionsToRead(sessionId)) {
+        for (const each of kind === undefined ? BLOB_KINDS : [kind]) {
+          for (const record of await recordsOf(session, each)) {
+            const ref = blobRef(record.kind, record.id);
+            if (infos.has(ref)) continue;
+            const info = await infoOf(session, record);
+            if (info) infos.set(ref, info);
+          }
         }
       }
-      return infos.sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
+      return [...infos.values()].sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
     },
 
     async delete(sessionId, ref) {
       validateBlobName('sessionId', sessionId);
       const { kind, id } = parseBlobRef(ref);
-      const session = await openSession(sessionId, false);
-      const record = session && (await readRecord(session, kind, id));
-      if (!session || !record) return false;
-      const content = await resolveInside(session, contentPath(kind, id));
-      // The record first: a crash in between leaves an unrecorded file, which no read or list returns.
-      await fs.rm(path.join(session.dir, recordPath(kind, id)), { force: true });
-      if (content !== undefined) await fs.rm(path.join(session.dir, contentPath(kind, id)), { force: true });
-      return content !== undefined;
+      let deleted = false;
+      for (const session of await sessionsToRead(sessionId)) {
+        const record = await readRecord(session, kind, id);
+        if (!record) continue;
+        const content = await resolveInside(session, contentPath(kind, id));
+        // The record first: a crash in between leaves an unrecorded file, which no read or list returns.
+        await fs.rm(path.join(session.dir, recordPath(kind, id)), { force: true });
+        if (content !== undefined) {
+          await fs.rm(path.join(session.dir, contentPath(kind, id)), { force: true });
+          deleted = true;
+        }
+      }
+      return deleted;
     },
 
     async deleteSession(sessionId) {
-      for (const kind of BLOB_KINDS) writeDirs.delete(`${sessionId}/${kind}`);
-      const session = await openSession(sessionId, false);
-      if (session === undefined) return 0;
-      let count = 0;
-      for (const kind of BLOB_KINDS) {
-        // Planted links inside are not followed to count, and are removed with the rest.
-        const ids = await recordedIds(session, kind).catch(() => [] as string[]);
-        for (const id of ids) if (await readRecord(session, kind, id).catch(() => undefined)) count++;
+      validateBlobName('sessionId', sessionId);
+      for (const kind of BLOB_KINDS) writeDirs.delete(`${sessionId}\u0000${kind}`);
+      const refs = new Set<string>();
+      for (const session of await sessionsToRead(sessionId)) {
+        for (const kind of BLOB_KINDS) {
+          // Planted links inside are not followed to count, and are removed with the rest.
+          const records = await recordsOf(session, kind).catch(() => [] as BlobRecord[]);
+          for (const record of records) refs.add(blobRef(record.kind, record.id));
+        }
+        // Out of sight in one rename, then removed; rm unlinks symlinks inside without following them.
+        const root = path.dirname(session.dir);
+        const trash = path.join(root, `${TRASH_PREFIX}${randomUUID()}`);
+        await fs.rename(session.dir, trash);
+        await fs.rm(trash, { recursive: true, force: true });
       }
-      // Out of sight in one rename, then removed; rm unlinks symlinks inside without following them.
-      const root = path.dirname(session.dir);
-      const trash = path.join(root, `${TRASH_PREFIX}${randomUUID()}`);
-      await fs.rename(session.dir, trash);
-      await fs.rm(trash, { recursive: true, force: true });
-      return count;
+      return refs.size;
     },
 
     async close() {},

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { HOSTILE_IDS } from './blob-store.conformance.ts';
 import { createFileMemorySink, type FileMemorySink } from './memory-files.ts';
 import type { MemoryIndex } from './memory-index.ts';
 
@@ -226,6 +227,29 @@ export function describeMemoryFilesConformance(
           expect((await reopened.search('s1', '"still the same entry"')).map((entry) => entry.title)).toEqual(
             ['Title with "quotes" -->'],
           );
+        } finally {
+          await reopened.close();
+        }
+      }),
+    );
+
+    it(
+      'keeps entries of any session id apart, across a reindex',
+      withSink(async ({ sink, dir, harness }) => {
+        for (const [index, sessionId] of HOSTILE_IDS.entries()) {
+          await sink.write(sessionId, { at: T0 + index, title: `Entry ${index}`, text: `text of ${index}` });
+        }
+        const reopened = createFileMemorySink({ dir, index: await harness.reopen() });
+        try {
+          await reopened.reindex();
+          for (const [index, sessionId] of HOSTILE_IDS.entries()) {
+            const found = await reopened.search(sessionId, '');
+            expect(
+              found.map((entry) => [entry.sessionId, entry.text]),
+              JSON.stringify(sessionId.slice(0, 40)),
+            ).toEqual([[sessionId, `text of ${index}`]]);
+          }
+          expect(await fs.readdir(dir)).toEqual(expect.arrayContaining(['memory', 'MEMORY.md']));
         } finally {
           await reopened.close();
         }

@@ -82,7 +82,7 @@ const hasBlobName = (sessionId: string): boolean => {
     validateBlobName('sessionId', sessionId);
     return true;
   } catch {
-    // The engine stores blobs under the session id as it is: a session whose id is not a valid blob name has none.
+    // Any storable session id can have blobs; only an id too long for the blob store (never written) has none.
     return false;
   }
 };

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Edit } from '../core/edit.ts';
 import type { Message } from '../core/message.ts';
+import { MAX_SESSION_ID_LENGTH } from '../core/session-id.ts';
 import { assistant, callsTo, numbered, result, user } from '../testing/build-messages.ts';
+import { HOSTILE_IDS } from './blob-store.conformance.ts';
 import type { SessionStore } from './session-store.ts';
 import { SequenceConflictError } from './session-store.ts';
 import { SESSION_STORE_SCHEMA_VERSION } from './session-store-migrations.ts';
@@ -147,6 +149,29 @@ export function describeSessionStoreConformance(
         expect(await store.load('bad\u0000id')).toBeUndefined();
         expect(await store.load('')).toBeUndefined();
         await store.delete('bad\ud800id');
+      }));
+
+    it('takes any session id (hostile ones too), keeps each session apart, refuses over-long ids', () =>
+      withStore(async (store) => {
+        for (const [index, sessionId] of HOSTILE_IDS.entries()) {
+          await store.appendMessages(sessionId, numbered([user(`message ${index}`)]), 0, index + 1);
+        }
+        for (const [index, sessionId] of HOSTILE_IDS.entries()) {
+          const label = JSON.stringify(sessionId.slice(0, 40));
+          const stored = await store.load(sessionId);
+          expect(stored?.id, label).toBe(sessionId);
+          expect(
+            stored?.log.map((message) => message.parts),
+            label,
+          ).toEqual([[{ type: 'text', text: `message ${index}` }]]);
+          expect((await store.loadRecent(sessionId))?.id, label).toBe(sessionId);
+        }
+        expect((await store.list()).map((listing) => listing.id).sort()).toEqual([...HOSTILE_IDS].sort());
+        await expect(
+          store.appendMessages('x'.repeat(MAX_SESSION_ID_LENGTH + 1), numbered([user('x')]), 0, 1),
+        ).rejects.toMatchObject({ code: 'invalid_append' });
+        for (const sessionId of HOSTILE_IDS) await store.delete(sessionId);
+        expect(await store.list()).toEqual([]);
       }));
 
     it('keeps sessions apart, lists and deletes them', () =>

@@ -1,6 +1,7 @@
 import { type Edit, editReach, firstVisibleSeq } from '../core/edit.ts';
 import { CtxkitError } from '../core/errors.ts';
 import type { Message } from '../core/message.ts';
+import { idProblem, MAX_SESSION_ID_LENGTH } from '../core/session-id.ts';
 import type { TokenBreakdown } from '../core/tokens/token-breakdown.ts';
 import { isStoredTokenCount } from './stored-token-count.ts';
 
@@ -214,27 +215,22 @@ export function assertPositions(
   }
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /**
  * A session id every store can keep byte for byte: not empty, no NUL (PostgreSQL text refuses it) and
  * well-formed UTF-16 (SQLite would store a lone surrogate as U+FFFD, and the id would no longer match).
  * No such session can exist under any other id: loading one finds nothing, deleting one does nothing.
+ * Reads take ids of any length; writes also refuse ids longer than `MAX_SESSION_ID_LENGTH`.
  */
 export function isStorableSessionId(sessionId: string): boolean {
-  return (
-    typeof sessionId === 'string' &&
-    sessionId.length > 0 &&
-    !sessionId.includes('\u0000') &&
-    !LONE_SURROGATE.test(sessionId)
-  );
+  return idProblem(sessionId, Number.POSITIVE_INFINITY) === undefined;
 }
 
 export function assertSessionId(sessionId: string): void {
-  if (!isStorableSessionId(sessionId)) {
+  const problem = idProblem(sessionId, MAX_SESSION_ID_LENGTH);
+  if (problem !== undefined) {
     throw new InvalidAppendError(
-      JSON.stringify(sessionId) ?? String(sessionId),
-      'a session id must be non-empty, well-formed text without NUL characters',
+      JSON.stringify(typeof sessionId === 'string' ? sessionId.slice(0, 80) : sessionId) ?? String(sessionId),
+      `a session id must be non-empty, well-formed text without NUL characters, at most ${MAX_SESSION_ID_LENGTH} long: it ${problem}`,
     );
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ContextEvent } from '../engine/events.ts';
+import { HOSTILE_IDS } from './blob-store.conformance.ts';
 import { TRACE_PAGE_SIZE, type TraceStore } from './trace-store.ts';
 
 export interface TraceStoreHarness {
@@ -112,6 +113,22 @@ export function describeTraceStoreConformance(
         expect(await store.list('b')).toEqual(b);
         expect(await store.list('c')).toEqual([]);
         expect(await store.count('a')).toBe(a.length);
+      }),
+    );
+
+    it(
+      'keeps any session id apart: hostile ids, case and normal-form twins',
+      withStore(async ({ store }) => {
+        for (const [index, sessionId] of HOSTILE_IDS.entries()) {
+          await store.appendMany(sampleEvents(sessionId, T0 + index));
+        }
+        for (const [index, sessionId] of HOSTILE_IDS.entries()) {
+          expect(await store.list(sessionId), JSON.stringify(sessionId.slice(0, 40))).toEqual(
+            sampleEvents(sessionId, T0 + index),
+          );
+        }
+        expect(await store.deleteSession('Alice')).toBe(sampleEvents('Alice').length);
+        expect(await store.count('alice')).toBe(sampleEvents('alice').length);
       }),
     );
 
