@@ -8,7 +8,7 @@ import type { PrepareRequest } from '../engine/call-context.ts';
 import { type ContextManagerOptions, createContextManager } from '../engine/context-manager.ts';
 import type { ContextEvent } from '../engine/events.ts';
 import type { Summarizer } from '../summarize/summarizer.ts';
-import { asInput } from '../testing/replay-session.ts';
+import { appendThenAfterTurn } from '../testing/replay-session.ts';
 import { countingSummarizer } from './counting-summarizer.ts';
 import { collectPointers, requestText } from './locate-facts.ts';
 import type { FinalMemory, ReplayedRequest, ReplayThresholds } from './replay-types.ts';
@@ -57,9 +57,11 @@ const isCompaction = (edit: Edit): boolean => isPrefixEdit(edit) || edit.type ==
 
 /**
  * Replays a recorded session through a ContextManager (memory stores) as the agent lived it: before
- * each recorded assistant message, append what came since and prepare the call; `afterTurn` after it
- * (a background summary is awaited there, as the model's reply would take longer). Each request's
- * `timeMs` is the manager's own work since the previous request: afterTurn, append and prepare.
+ * each recorded assistant message, append what came since and prepare the call. `afterTurn` runs where
+ * the README tells an agent to call it: once the previous call's reply and its tool results are
+ * appended, before the user's next message (see `appendThenAfterTurn`); a background summary is
+ * awaited there, so a replay is deterministic. Each request's `timeMs` is the manager's own work since
+ * the previous request: append, afterTurn and prepare.
  */
 export async function replayWithCtxkit(
   transcript: Transcript,
@@ -116,7 +118,7 @@ export async function replayWithCtxkit(
     const appended = messages.slice(from, index);
     from = index;
     now = Math.max(now + REPLAY_CALL_SPACING_MS, latestTime(appended) ?? 0);
-    await timed(() => manager.append(sessionId, appended.map(asInput)));
+    await timed(() => appendThenAfterTurn(manager, sessionId, appended, call > 0));
     // Once, untimed: they depend on the policy and the window only.
     thresholds ??= await thresholdsOf(manager, prepareRequest, sessionId);
     let request: ReplayedRequest;
@@ -173,10 +175,6 @@ export async function replayWithCtxkit(
       );
       break;
     }
-    await timed(async () => {
-      const after = await manager.afterTurn(sessionId);
-      await after.done;
-    });
   }
   return { requests, finalMemory };
 }
