@@ -1,8 +1,9 @@
 import { UnknownModelError } from '../core/errors.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
+import type { CalibratedTokenCounter } from '../core/tokens/calibrated-counter.ts';
 import { CalibratedCounterRegistry } from '../core/tokens/calibrated-counter-registry.ts';
 import { estimateToolDefinitionTokens } from '../core/tokens/estimate-tool-definition-tokens.ts';
-import { createExactCounter } from '../core/tokens/exact-counter.ts';
+import { createExactCounter, type ExactEncoding } from '../core/tokens/exact-counter.ts';
 import { createHeuristicCounter } from '../core/tokens/heuristic-counter.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
@@ -40,7 +41,18 @@ export interface CallContext {
   systemTokens: number;
   toolTokens: number;
   counter: TokenCounter;
+  /** How the final guard counts the request as sent (see `final-guard.ts`), whatever `counter` is. */
+  requestCounting: RequestCounting;
 }
+
+/**
+ * How a request is counted before it leaves `prepare()`: `exact` with the model's own tokenizer when it
+ * is known; otherwise `bound`: token units × a unit-linear counter's multiplier (the model's calibrated
+ * counter, which learns from reported usage) × a margin, an upper bound of what the model counts.
+ */
+export type RequestCounting =
+  | { kind: 'exact'; counter: TokenCounter }
+  | { kind: 'bound'; counter: CalibratedTokenCounter };
 
 /**
  * Chooses and keeps counters: exact when the model's tokenizer is known (and the policy allows), a
@@ -71,22 +83,47 @@ export class CounterChooser {
   }
 
   #choose(model: string | undefined): TokenCounter {
-    const { counter, encoding, charsPerToken } = this.#policy.tokens;
-    const known = encoding ?? (model ? findModelProfile(model)?.encoding : undefined);
+    const { counter, charsPerToken } = this.#policy.tokens;
+    const known = this.#knownEncoding(model);
     if (counter === 'heuristic') {
       this.#heuristic ??= createHeuristicCounter(charsPerToken);
       return this.#heuristic;
     }
-    if (counter === 'exact' || (counter === 'auto' && known)) {
-      const chosen = known ?? 'o200k';
-      let exact = this.#exact.get(chosen);
-      if (!exact) {
-        exact = createExactCounter(chosen);
-        this.#exact.set(chosen, exact);
-      }
-      return exact;
-    }
+    if (counter === 'exact' || (counter === 'auto' && known)) return this.#exactFor(known ?? 'o200k');
     return this.calibrated.get(model ?? 'unknown-model');
+  }
+
+  /**
+   * How the final guard counts a request to this model: the model's tokenizer when the policy or the
+   * model profile names it (a policy that counts exactly says which), whatever counter the policy
+   * estimates with; else the model's calibrated counter as an upper bound. Asked before every call.
+   */
+  requestCountingFor(model: string | undefined): RequestCounting {
+    const chosen = this.#counting.get(model);
+    if (chosen) return chosen;
+    const known =
+      this.#knownEncoding(model) ?? (this.#policy.tokens.counter === 'exact' ? 'o200k' : undefined);
+    const counter = this.calibrated.get(model ?? 'unknown-model');
+    const counting: RequestCounting = known
+      ? { kind: 'exact', counter: this.#exactFor(known) }
+      : { kind: 'bound', counter };
+    this.#counting.set(model, counting);
+    return counting;
+  }
+
+  readonly #counting = new Map<string | undefined, RequestCounting>();
+
+  #knownEncoding(model: string | undefined): ExactEncoding | undefined {
+    return this.#policy.tokens.encoding ?? (model ? findModelProfile(model)?.encoding : undefined);
+  }
+
+  #exactFor(encoding: ExactEncoding): TokenCounter {
+    let exact = this.#exact.get(encoding);
+    if (!exact) {
+      exact = createExactCounter(encoding);
+      this.#exact.set(encoding, exact);
+    }
+    return exact;
   }
 }
 
@@ -125,6 +162,7 @@ export function resolveCallContext(
     systemTokens: systemTokens(memo, system, counter, policy.tokens.messageOverhead),
     toolTokens: toolTokens(memo, tools, counter),
     counter,
+    requestCounting: counters.requestCountingFor(model),
   };
 }
 

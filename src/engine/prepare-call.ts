@@ -20,8 +20,10 @@ import type { PrepareRequest } from './call-context.ts';
 import { type Compactor, MAX_CONSECUTIVE_COMPACTIONS } from './compactor.ts';
 import { ContextBudgetError } from './errors.ts';
 import type { ContextEvent } from './events.ts';
+import { type FinalGuardReport, guardFinalRequest } from './final-guard.ts';
 import { offloadResults, offloadStaleArguments, TYPICAL_OFFLOAD_POINTER } from './offload-results.ts';
 import { runEmergencySequence } from './recover-from-overflow.ts';
+import type { RequestPointer } from './request-ledger.ts';
 
 export interface PrepareStats {
   model: string | undefined;
@@ -33,12 +35,19 @@ export interface PrepareStats {
   messages: number;
   /** Edits committed while preparing this call. */
   edits: number;
+  /** The final guard's count of the request as sent (absent when `budget.finalGuard` is off). */
+  guard?: FinalGuardReport;
 }
 
 export interface PrepareResult {
   system: string;
   messages: Message[];
   stats: PrepareStats;
+  /**
+   * Every pointer to offloaded content the request holds, in order (a summarized transcript first):
+   * `manager.readOffloaded(sessionId, pointer.ref)` reads what it stands for.
+   */
+  pointers: RequestPointer[];
   events: ContextEvent[];
 }
 
@@ -70,16 +79,18 @@ export async function prepareCall(compactor: Compactor, _request: PrepareRequest
   await runMessageLimit(compactor);
   await fitProactively(compactor);
 
-  const history = runtime.historyMessages();
-  const assembled = assembleRequest({
-    system: call.system,
-    history: history.messages,
-    summary: runtime.view.summary,
-    placement: policy.summarize.placement,
-    prefix: policy.summarize.prefix,
-    reminder: runtime.view.reminder,
-    reminderPlacement: reminderPlacementFor(policy.summarize.placement),
-  });
+  const assemble = () =>
+    assembleRequest({
+      system: call.system,
+      history: runtime.historyMessages().messages,
+      summary: runtime.view.summary,
+      placement: policy.summarize.placement,
+      prefix: policy.summarize.prefix,
+      reminder: runtime.view.reminder,
+      reminderPlacement: reminderPlacementFor(policy.summarize.placement),
+    });
+  // ctxkit's last check, whatever the policy estimates with: the request as sent must fit.
+  const { assembled, tally, guard } = await guardFinalRequest(compactor, assemble, fitProactively);
   const regions = compactor.regions();
   const input = regions.system + regions.toolDefinitions + regions.summary + regions.history;
   runtime.notePrepared(assembled.messages, regions);
@@ -100,7 +111,9 @@ export async function prepareCall(compactor: Compactor, _request: PrepareRequest
       pressure: compactor.pressure(),
       messages: assembled.messages.length,
       edits: runtime.editCount - editsBefore,
+      ...(guard ? { guard } : {}),
     },
+    pointers: tally.pointers,
     events: compactor.events,
   };
 }

@@ -39,6 +39,8 @@ export interface ReplayedRequest {
    * reset, trimmed turns). Absent: counted from `events` (`compaction-finished` of those layers), else 0.
    */
   compactions?: number;
+  /** ctxkit only: rounds of fitting the final guard ran because the request as sent did not fit (0: none). */
+  guardRounds?: number;
   /**
    * Set when the system refused to produce this request (it threw, e.g. ctxkit's ContextBudgetError):
    * `messages` is then empty and the call counts as an overflow (the agent could not have made it).

@@ -132,6 +132,7 @@ export async function replayWithCtxkit(
         maxOutputTokens: prepared.stats.maxOutputTokens,
         timeMs: 0,
         summaryCalls: 0,
+        ...(prepared.stats.guard ? { guardRounds: prepared.stats.guard.rounds } : {}),
         categories: {
           system: prepared.stats.tokens.system,
           tools: prepared.stats.tokens.tools,

@@ -39,6 +39,15 @@ export const BudgetSchema = z.strictObject({
   proactiveCheck: z.boolean(),
   /** What the proactive check does first: `compact` (the summarize layer) or `emergency` (the emergency sequence: 004's forceCompression). */
   proactiveAction: z.enum(PROACTIVE_ACTIONS),
+  /**
+   * ctxkit's own last check, in every preset: the request about to leave `prepare()` is counted the way
+   * a provider counts it (exactly when the model's tokenizer is known, else a calibrated upper bound),
+   * and when it does not fit in contextWindow − maxOutputTokens it is fitted with the proactive path's
+   * layers, then the emergency sequence, whatever the policy's own estimate said. The policy's counter,
+   * thresholds and triggers are untouched. `false` reproduces a seed's own failure mode: a request its
+   * estimate undercounts is sent as is.
+   */
+  finalGuard: z.boolean(),
 });
 
 export const TOKEN_COUNTERS = ['exact', 'heuristic', 'calibrated', 'auto'] as const;

@@ -36,6 +36,10 @@ export const COWAGENT_POLICY = definePreset(DEFAULT_POLICY, {
     maxContextTokensWhen: 'always',
     maxSteps: COWAGENT_MAX_STEPS,
     proactiveCheck: false,
+    // ctxkit's addition, not the seed's: the final request is counted as the provider counts it and fitted
+    // when this seed's own estimate let it past the window. `finalGuard: false` restores the seed's
+    // failure mode (a request its estimate undercounts is sent as is).
+    finalGuard: true,
   },
   toolOutput: { enabled: false },
   truncateOld: { enabled: true, maxChars: COWAGENT_TRUNCATE_OLD_MAX_CHARS, headFraction: 0.5 },

@@ -36,6 +36,10 @@ export const DEEPAGENTS_POLICY = definePreset(DEFAULT_POLICY, {
     contextWindow: 0,
     detectWindow: true,
     proactiveCheck: false,
+    // ctxkit's addition, not the seed's: the final request is counted as the provider counts it and fitted
+    // when this seed's own estimate let it past the window. `finalGuard: false` restores the seed's
+    // failure mode (a request its estimate undercounts is sent as is).
+    finalGuard: true,
   },
   tokens: {
     counter: 'heuristic',

@@ -79,6 +79,8 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     // "the full-formula check before every call" (DESIGN: triggers).
     proactiveCheck: true,
     proactiveAction: 'compact',
+    // "never send a request that cannot fit", counted as the provider counts, not as the policy estimates.
+    finalGuard: true,
   },
   tokens: {
     // "exact tokenizer when the model's is known; otherwise the calibrated counter, anchored on reported usage".

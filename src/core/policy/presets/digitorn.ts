@@ -30,6 +30,10 @@ export const DIGITORN_POLICY = definePreset(DEFAULT_POLICY, {
     // "When max_tokens: 0, the bootstrap pass … reads the provider's known context window".
     detectWindow: true,
     proactiveCheck: false,
+    // ctxkit's addition, not the seed's: the final request is counted as the provider counts it and fitted
+    // when this seed's own estimate let it past the window. `finalGuard: false` restores the seed's
+    // failure mode (a request its estimate undercounts is sent as is).
+    finalGuard: true,
   },
   tokens: {
     counter: 'heuristic',

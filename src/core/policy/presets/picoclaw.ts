@@ -33,6 +33,10 @@ export const PICOCLAW_POLICY = definePreset(DEFAULT_POLICY, {
     // isOverContextBudget: "message_tokens + tool_def_tokens + MaxTokens > ContextWindow".
     proactiveCheck: true,
     proactiveAction: 'emergency',
+    // ctxkit's addition, not the seed's: the final request is counted as the provider counts it and fitted
+    // when this seed's own estimate let it past the window. `finalGuard: false` restores the seed's
+    // failure mode (a request its estimate undercounts is sent as is).
+    finalGuard: true,
   },
   tokens: {
     counter: 'heuristic',

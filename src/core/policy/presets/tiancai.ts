@@ -40,6 +40,10 @@ export const TIANCAI_POLICY = definePreset(DEFAULT_POLICY, {
     // EffectiveTokenLimit: "contextWindow − ReserveTokens … else MaxTokens".
     maxContextTokensWhen: 'no-window',
     proactiveCheck: false,
+    // ctxkit's addition, not the seed's: the final request is counted as the provider counts it and fitted
+    // when this seed's own estimate let it past the window. `finalGuard: false` restores the seed's
+    // failure mode (a request its estimate undercounts is sent as is).
+    finalGuard: true,
   },
   tokens: {
     counter: 'heuristic',

@@ -1,0 +1,289 @@
+import { isAgentVisible, type Message } from '../core/message.ts';
+import {
+  DEFAULT_TOOL_DEFINITION_OVERHEAD_TOKENS,
+  estimateToolDefinitionTokens,
+  toolDefinitionText,
+} from '../core/tokens/estimate-tool-definition-tokens.ts';
+import { measuredUnits } from '../core/tokens/measure-message.ts';
+import { DEFAULT_MESSAGE_OVERHEAD_TOKENS } from '../core/tokens/token-estimate-options.ts';
+import { countTokenUnits } from '../core/tokens/token-units.ts';
+import type { ToolDefinition } from '../core/tool-definition.ts';
+import type { AssembledRequest } from './assemble-request.ts';
+import type { RequestCounting } from './call-context.ts';
+import type { SessionRuntime } from './session-runtime.ts';
+
+/**
+ * Token units × multiplier × this bounds what a model of unknown tokenizer counts, before any usage was
+ * reported: o200k over token units reaches 1.14 on a whole corpus session and 1.17 on 99 % of single
+ * large messages (1.35 at worst, on one message).
+ */
+export const REQUEST_BOUND_MARGIN = 1.25;
+/** The same once reported usage has calibrated the multiplier to the model (p90 error ~3 %). */
+export const CALIBRATED_REQUEST_BOUND_MARGIN = 1.12;
+
+/** What kind of offloaded content a pointer in a prepared request leads to. */
+export type PointerKind =
+  /** A tool output spilled to a blob as it arrived (normalize layer), a preview left in view. */
+  | 'spilled-output'
+  /** An older tool result offloaded under pressure (clearing), a one-line pointer left in view. */
+  | 'offloaded-result'
+  /** Long tool-call arguments offloaded with their call's result. */
+  | 'offloaded-arguments'
+  /** The transcript of the summarized messages, named in the summary (`conversation_history/…`). */
+  | 'summarized-transcript';
+
+/** Where a pointer sits in the prepared request: one part of one message, or the system prompt. */
+export type PointerLocation =
+  | { in: 'message'; messageIndex: number; messageId: string; partIndex: number }
+  | { in: 'system' };
+
+/** One pointer the prepared request holds: `manager.readOffloaded(sessionId, ref)` reads what it stands for. */
+export interface RequestPointer {
+  ref: string;
+  kind: PointerKind;
+  at: PointerLocation;
+  /** The log message the pointer stands in for (results, arguments); for a transcript, the last seq summarized. */
+  seq: number;
+  /** The tool call whose result or arguments were offloaded. */
+  callId?: string;
+}
+
+/** A pointer found in one message, before the message's place in the request is known. */
+interface LocalPointer {
+  ref: string;
+  kind: PointerKind;
+  partIndex: number;
+  seq: number;
+  callId: string;
+}
+
+/** A message's share of the request: tokens counted (`fixed`), or token units to scale (`units`). */
+interface MessageFigures {
+  fixed: number;
+  units: number;
+}
+
+/**
+ * What the last request of a session held, message by message (the history after the injected
+ * summary/reminder messages): the next request reuses the figures of every message that is the same
+ * object at the same place, so a call counts and scans what changed, not the whole request.
+ */
+interface Ledger {
+  key: string;
+  history: readonly Message[];
+  figures: (MessageFigures | undefined)[];
+  pointers: (LocalPointer[] | undefined)[];
+  system: { text: string; figures: MessageFigures } | undefined;
+  tools: { tools: readonly ToolDefinition[]; key: string; figures: MessageFigures } | undefined;
+}
+
+const ledgers = new WeakMap<SessionRuntime, Ledger>();
+
+/** The request as the final guard counts it, and the pointers it holds. */
+export interface RequestTally {
+  /** Input tokens (exact), or an upper bound of them (bound); undefined when not counted. */
+  tokens: number | undefined;
+  method: RequestCounting['kind'];
+  pointers: RequestPointer[];
+}
+
+/**
+ * Counts an assembled request the way an independent scorer counts it (the request measurer of
+ * `src/replay`: each visible message's text, reasoning, tool calls and results plus 4 tokens of framing,
+ * the system prompt plus 4, each tool's name, description and compact JSON schema plus 8) and finds the
+ * pointers it holds. Per-message counts come from the session's token cache (which keeps a count per
+ * counter name), and are reused by identity from the previous request.
+ */
+export function tallyRequest(
+  runtime: SessionRuntime,
+  counting: RequestCounting,
+  request: AssembledRequest,
+  tools: readonly ToolDefinition[],
+  count: boolean,
+): RequestTally {
+  const key = `${counting.kind}:${counting.counter.name}`;
+  let ledger = ledgers.get(runtime);
+  if (!ledger || ledger.key !== key) {
+    ledger = { key, history: [], figures: [], pointers: [], system: undefined, tools: undefined };
+    ledgers.set(runtime, ledger);
+  }
+  const injected = request.injected.length;
+  const history = request.messages.slice(injected);
+  const previous = ledger;
+  const figures: (MessageFigures | undefined)[] = new Array(history.length);
+  const pointersOf: (LocalPointer[] | undefined)[] = new Array(history.length);
+  const total: MessageFigures = { fixed: 0, units: 0 };
+  const pointers: RequestPointer[] = [];
+  // Framing the cache's options leave out (a seed counting 0 or 3 per message), added to reach the scorer's.
+  const framingGap = Math.max(
+    0,
+    DEFAULT_MESSAGE_OVERHEAD_TOKENS - runtime.tokenCache.options.messageOverheadTokens,
+  );
+
+  for (let index = 0; index < history.length; index++) {
+    const message = history[index] as Message;
+    const same = previous.history[index] === message;
+    let found = same ? previous.pointers[index] : undefined;
+    if (!same) found = findPointers(runtime, message);
+    pointersOf[index] = found;
+    if (found) {
+      for (const pointer of found) pointers.push(placed(pointer, injected + index, message.id));
+    }
+    if (!count) continue;
+    let own = same ? previous.figures[index] : undefined;
+    if (own === undefined) own = messageFigures(runtime, counting, message, framingGap);
+    figures[index] = own;
+    total.fixed += own.fixed;
+    total.units += own.units;
+  }
+  ledger.history = history;
+  ledger.figures = figures;
+  ledger.pointers = pointersOf;
+
+  const transcript = runtime.view.summary;
+  if (transcript?.historyRef !== undefined) {
+    const at = summaryLocation(request, transcript.throughSeq, transcript.historyRef);
+    if (at)
+      pointers.unshift({
+        ref: transcript.historyRef,
+        kind: 'summarized-transcript',
+        at,
+        seq: transcript.throughSeq,
+      });
+  }
+
+  if (!count) return { tokens: undefined, method: counting.kind, pointers };
+  for (let index = 0; index < injected; index++) {
+    const own = messageFigures(runtime, counting, request.messages[index] as Message, framingGap);
+    total.fixed += own.fixed;
+    total.units += own.units;
+  }
+  if (request.system.length > 0) {
+    if (ledger.system?.text !== request.system)
+      ledger.system = { text: request.system, figures: systemFigures(counting, request.system) };
+    total.fixed += ledger.system.figures.fixed;
+    total.units += ledger.system.figures.units;
+  }
+  if (tools.length > 0) {
+    if (ledger.tools?.tools !== tools) {
+      const toolsKey = JSON.stringify(tools);
+      ledger.tools =
+        ledger.tools?.key === toolsKey
+          ? { ...ledger.tools, tools }
+          : { tools, key: toolsKey, figures: toolFigures(counting, tools) };
+    }
+    total.fixed += ledger.tools.figures.fixed;
+    total.units += ledger.tools.figures.units;
+  }
+  return { tokens: total.fixed + scaledUnits(counting, total.units), method: counting.kind, pointers };
+}
+
+/** Units turned into bounding tokens: the multiplier learned so far, times the margin its evidence warrants. */
+function scaledUnits(counting: RequestCounting, units: number): number {
+  if (counting.kind === 'exact' || units <= 0) return 0;
+  const margin = counting.counter.anchors > 0 ? CALIBRATED_REQUEST_BOUND_MARGIN : REQUEST_BOUND_MARGIN;
+  return Math.ceil(units * counting.counter.tokensPerUnit * margin);
+}
+
+function messageFigures(
+  runtime: SessionRuntime,
+  counting: RequestCounting,
+  message: Message,
+  framingGap: number,
+): MessageFigures {
+  if (!isAgentVisible(message)) return { fixed: 0, units: 0 };
+  if (counting.kind === 'exact') {
+    return { fixed: runtime.tokenCache.estimate(message, counting.counter).total + framingGap, units: 0 };
+  }
+  const measure = runtime.tokenCache.measure(message);
+  return { fixed: measure.media + measure.overhead + framingGap, units: measuredUnits(measure) };
+}
+
+function systemFigures(counting: RequestCounting, text: string): MessageFigures {
+  if (counting.kind === 'exact')
+    return { fixed: counting.counter.count(text) + DEFAULT_MESSAGE_OVERHEAD_TOKENS, units: 0 };
+  return { fixed: DEFAULT_MESSAGE_OVERHEAD_TOKENS, units: countTokenUnits(text) };
+}
+
+function toolFigures(counting: RequestCounting, tools: readonly ToolDefinition[]): MessageFigures {
+  if (counting.kind === 'exact')
+    return { fixed: estimateToolDefinitionTokens(tools, counting.counter), units: 0 };
+  let units = 0;
+  for (const piece of toolDefinitionText(tools)) units += countTokenUnits(piece);
+  return { fixed: tools.length * DEFAULT_TOOL_DEFINITION_OVERHEAD_TOKENS, units };
+}
+
+/** The pointer form offloaded arguments take inside a call's JSON arguments (see `offload-results.ts`). */
+const ARGUMENT_POINTER = /\[offloaded \d+ chars · read_offloaded\(\\"([^"\\]+)\\"\)\]/g;
+
+/**
+ * Pointers one message of the history holds: a tool result the view shows through an evict edit whose
+ * blob ref is still in its content (spilled on arrival, or offloaded by clearing), and tool-call
+ * arguments offloaded behind pointers.
+ */
+function findPointers(runtime: SessionRuntime, message: Message): LocalPointer[] | undefined {
+  let found: LocalPointer[] | undefined;
+  if (message.role === 'tool') {
+    const evicted = runtime.evictions.get(message.seq);
+    if (!evicted) return undefined;
+    message.parts.forEach((part, partIndex) => {
+      if (part.type !== 'tool-result' || !part.content.includes(evicted.blobRef)) return;
+      found ??= [];
+      found.push({
+        ref: evicted.blobRef,
+        kind: evicted.layer === 'normalize' ? 'spilled-output' : 'offloaded-result',
+        partIndex,
+        seq: message.seq,
+        callId: part.callId,
+      });
+    });
+  } else if (message.role === 'assistant') {
+    message.parts.forEach((part, partIndex) => {
+      if (part.type !== 'tool-call' || !part.args.includes('read_offloaded(')) return;
+      for (const match of part.args.matchAll(ARGUMENT_POINTER)) {
+        const ref = match[1];
+        if (ref === undefined) continue;
+        found ??= [];
+        found.push({ ref, kind: 'offloaded-arguments', partIndex, seq: message.seq, callId: part.callId });
+      }
+    });
+  }
+  return found;
+}
+
+function placed(pointer: LocalPointer, messageIndex: number, messageId: string): RequestPointer {
+  return {
+    ref: pointer.ref,
+    kind: pointer.kind,
+    at: { in: 'message', messageIndex, messageId, partIndex: pointer.partIndex },
+    seq: pointer.seq,
+    callId: pointer.callId,
+  };
+}
+
+/**
+ * Where the summary naming the transcript sits, as assembled: the system prompt, its own (or a system)
+ * message, or the first user message it was put in front of (`~summary-<seq>` ids); only if the text
+ * sent still names the ref.
+ */
+function summaryLocation(
+  request: AssembledRequest,
+  throughSeq: number,
+  ref: string,
+): PointerLocation | undefined {
+  const own = `summary-${throughSeq}`;
+  const prefixed = `~summary-${throughSeq}`;
+  // Injected messages come first; a summary put in front of the first user message is at or before it.
+  for (let index = 0; index < request.messages.length; index++) {
+    const message = request.messages[index] as Message;
+    if (message.id !== own && !message.id.endsWith(prefixed)) {
+      if (index >= request.injected.length && message.role === 'user') break;
+      continue;
+    }
+    const part = message.parts[0];
+    if (part?.type === 'text' && part.text.includes(ref))
+      return { in: 'message', messageIndex: index, messageId: message.id, partIndex: 0 };
+    return undefined;
+  }
+  return request.system.includes(ref) ? { in: 'system' } : undefined;
+}
