@@ -3,6 +3,7 @@ import { extractSections } from './extract-sections.ts';
 import { fitSummary, orderByPriority } from './fit-summary.ts';
 import { mergeSections } from './merge-sections.ts';
 import type { SummarizeInput, Summarizer } from './summarizer.ts';
+import { countedReport } from './summary-report.ts';
 import { DEFAULT_MAX_ITEMS_PER_SECTION, sectionsFrom } from './summary-sections.ts';
 
 export const EXTRACTIVE_SUMMARIZER_NAME = 'extractive';
@@ -25,7 +26,13 @@ export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions 
     usesModel: false,
     async summarize(input: SummarizeInput): Promise<Summary> {
       input.signal?.throwIfAborted();
-      return summarizeExtractively(input, maxItems);
+      const started = performance.now();
+      const summary = summarizeExtractively(input, maxItems);
+      // No model: what it read and wrote, counted (what a model would have been billed for the same).
+      input.onReport?.(
+        countedReport(EXTRACTIVE_SUMMARIZER_NAME, input, summary, performance.now() - started),
+      );
+      return summary;
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { Summary } from '../core/edit.ts';
 import { InvalidPolicyError } from '../core/errors.ts';
-import { type Message, textOf } from '../core/message.ts';
+import { type Message, textOf, type Usage } from '../core/message.ts';
 import type { ModelClient, ModelRequest } from '../providers/model-client.ts';
 import { cutHead, cutToTokens, oneLine } from './cut-text.ts';
 import { SummarizerError } from './errors.ts';
@@ -99,15 +99,35 @@ async function summarizeWithModel(
   };
 
   let reply: string;
+  const started = performance.now();
+  const report = (usage: Usage | undefined, model: string, error?: string): void =>
+    input.onReport?.({
+      summarizer: name,
+      model,
+      inputTokens: usage?.inputTokens ?? 0,
+      outputTokens: usage?.outputTokens ?? 0,
+      tokenSource: 'provider',
+      ...(usage ? { usage } : {}),
+      durationMs: performance.now() - started,
+      throughSeq: input.throughSeq,
+      ...(error !== undefined ? { error } : {}),
+    });
   try {
     const response = await options.client.complete(request);
     reply = textOf(response.message).trim();
+    report(
+      response.usage,
+      response.model || options.model,
+      reply ? undefined : 'summary model returned no text',
+    );
   } catch (cause) {
     const aborted = input.signal?.aborted === true;
-    throw new SummarizerError(
+    const error = new SummarizerError(
       aborted ? 'summarization aborted' : `summary model call failed: ${describe(cause)}`,
       { summarizer: name, failure: aborted ? 'aborted' : 'model_call_failed', cause, model: options.model },
     );
+    report(undefined, options.model, error.message);
+    throw error;
   }
   if (!reply) {
     throw new SummarizerError('summary model returned no text', {

@@ -1,5 +1,5 @@
 import type { Summary } from '../core/edit.ts';
-import type { Message } from '../core/message.ts';
+import type { Message, Usage } from '../core/message.ts';
 
 /**
  * The sections every summary fills, in this order (DESIGN.md: intent, decisions, files, errors, plan, next).
@@ -39,6 +39,33 @@ export interface SummarizeInput {
   /** The token counter of the session, as a function: summarizers stay independent of counter types. */
   countTokens: (text: string) => number;
   signal?: AbortSignal;
+  /**
+   * Told once per summarizer call (a model summarizer's fallback is a call of its own), with its tokens:
+   * the provider's usage for a model call, counted with `countTokens` otherwise. The engine turns each
+   * report into a `summary-generated` event.
+   */
+  onReport?: (report: SummaryReport) => void;
+}
+
+/** One summarizer call, for counting and pricing summaries. JSON-safe. */
+export interface SummaryReport {
+  /** The summarizer's `name`: `extractive`, `model:<name>`. */
+  summarizer: string;
+  /** The model asked (model summarizers), as the provider named it when it answered. */
+  model?: string;
+  /** What the call read: the provider's prompt tokens, or the counted input (messages and previous summary). */
+  inputTokens: number;
+  /** What it wrote: the provider's completion tokens, or the counted summary. */
+  outputTokens: number;
+  /** `provider`: the provider's reported usage; `counted`: the session's token counter. */
+  tokenSource: 'provider' | 'counted';
+  /** The provider's whole usage (cache reads and writes, reasoning), when it reported one. */
+  usage?: Usage;
+  durationMs: number;
+  /** The newest log seq the summary was to cover. */
+  throughSeq: number;
+  /** Set when the call failed (no summary came of it; tokens are what the provider billed, if it said). */
+  error?: string;
 }
 
 export interface Summarizer {
