@@ -1,4 +1,5 @@
 /** Splits JSONL text into parsed values with their 1-based line numbers. Blank lines are skipped. */
+import { escapeForTerminal } from '../cli/escape-for-terminal.ts';
 import { InvalidInputError } from '../core/errors.ts';
 import type { SourceItem } from './source-item.ts';
 
@@ -12,7 +13,7 @@ export function readJsonl(text: string, file?: string): SourceItem[] {
     try {
       value = JSON.parse(raw);
     } catch (error) {
-      throw new InvalidInputError(`not valid JSON: ${(error as Error).message}`, {
+      throw new InvalidInputError(`not valid JSON: ${parseProblem(error, 'column')}`, {
         ...(file !== undefined && { file }),
         line: index + 1,
       });
@@ -34,11 +35,28 @@ export function readJson(text: string, file?: string): unknown {
     const message = (error as Error).message;
     const position = /position (\d+)/.exec(message)?.[1];
     const line = position === undefined ? undefined : lineAt(body, Number(position));
-    throw new InvalidInputError(`not valid JSON: ${message}`, {
+    throw new InvalidInputError(`not valid JSON: ${parseProblem(error, 'position')}`, {
       ...(file !== undefined && { file }),
       ...(line !== undefined && { line }),
     });
   }
+}
+
+/**
+ * The parser's complaint, safe to show: V8 quotes the input around the problem (`Unexpected token
+ * '\x1b', "\x1b[2J…" is not valid JSON`), so every control and invisible character in it is
+ * escaped. Within one JSONL line, `in JSON at position 7` reads `at column 8`.
+ */
+function parseProblem(error: unknown, where: 'column' | 'position'): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const located =
+    where === 'column'
+      ? message.replace(
+          / in JSON at position (\d+)(?: \(line \d+ column \d+\))?$/,
+          (_, at: string) => ` at column ${Number(at) + 1}`,
+        )
+      : message;
+  return escapeForTerminal(located);
 }
 
 export function stripBom(text: string): string {

@@ -1,23 +1,63 @@
-import { formatPolicySources } from '../core/policy/config/format-policy-sources.ts';
-import { loadConfig } from './load-config.ts';
-import { configOptionsFromFlags, type PolicyFlags } from './policy-flags.ts';
+import { policySourceRows } from '../core/policy/config/format-policy-sources.ts';
+import type { Policy } from '../core/policy/policy-schema.ts';
+import { resolveContextWindow } from '../providers/resolve-context-window.ts';
+import { escapeForTerminal as safe, stringifyForTerminal } from './escape-for-terminal.ts';
+import { loadConfigFromFlags, type PolicyFlags, WINDOW_ZERO_MEANS } from './policy-flags.ts';
 
 export interface ConfigFlags extends PolicyFlags {
   json?: boolean;
   changed?: boolean;
 }
 
+/** Values longer than this are cut with `…` in the table (`--json` has them whole). */
+export const CONFIG_VALUE_WIDTH = 60;
+
 /** `ctxkit config`: the effective policy, and where each value came from. */
 export async function configCommand(flags: ConfigFlags): Promise<void> {
-  const config = await loadConfig(configOptionsFromFlags(flags));
+  const config = await loadConfigFromFlags(flags);
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify({ policy: config.policy, sources: config.sources }, null, 2)}\n`);
+    process.stdout.write(`${stringifyForTerminal({ policy: config.policy, sources: config.sources })}\n`);
     return;
   }
   process.stdout.write(
-    `preset ${config.preset} (${config.presetSource})${config.configFile ? ` · file ${config.configFile}` : ''}\n\n`,
+    `preset ${safe(config.preset)} (${safe(config.presetSource)})${config.configFile ? ` · file ${safe(config.configFile)}` : ''}\n\n`,
   );
-  process.stdout.write(
-    `${formatPolicySources(config.policy, config.sources, flags.changed ? { filter: (row) => !row.source.startsWith('preset:') } : {})}\n`,
-  );
+  const rows = policySourceRows(config.policy, config.sources)
+    .filter((row) => !flags.changed || !row.source.startsWith('preset:'))
+    .map((row) => {
+      const chars = [...row.value];
+      const value =
+        chars.length > CONFIG_VALUE_WIDTH ? `${chars.slice(0, CONFIG_VALUE_WIDTH - 1).join('')}…` : row.value;
+      return [safe(row.key), safe(value), safe(row.source)] as const;
+    });
+  const all = [['key', 'value', 'source'] as const, ...rows];
+  const keyWidth = Math.max(...all.map((row) => [...row[0]].length));
+  const valueWidth = Math.max(...all.map((row) => [...row[1]].length));
+  const pad = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - [...text].length));
+  const table = all.map((row) => `${pad(row[0], keyWidth)}  ${pad(row[1], valueWidth)}  ${row[2]}`.trimEnd());
+  process.stdout.write(`${table.join('\n')}\n\n${describeWindow(config.policy)}\n`);
+}
+
+/** What budget.contextWindow 0 means for this policy: the window commands will actually use. */
+export function describeWindow(policy: Policy): string {
+  const set = policy.budget.contextWindow;
+  if (set > 0) return `window ${set.toLocaleString('en-US')} tokens (set)`;
+  const zero = `budget.contextWindow 0 = ${WINDOW_ZERO_MEANS}`;
+  try {
+    const resolved = resolveContextWindow({
+      model: policy.model,
+      contextWindow: set,
+      maxOutputTokens: policy.budget.maxOutputTokens,
+      detectWindow: policy.budget.detectWindow,
+    });
+    const from =
+      resolved.windowSource === 'profile'
+        ? `from the ${safe(policy.model ?? '')} profile`
+        : '4 × max output (the policy does not look the window up)';
+    return `${zero}: ${resolved.contextWindow.toLocaleString('en-US')} tokens, ${from}; output reserve ${resolved.maxOutputTokens.toLocaleString('en-US')}`;
+  } catch {
+    return policy.model === undefined
+      ? `${zero}: no model set here (inspect and replay assume gpt-4o); --model or --window to choose`
+      : `${zero}: no profile for model "${safe(policy.model)}", so commands need --window`;
+  }
 }

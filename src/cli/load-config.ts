@@ -54,8 +54,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     configFile = resolve(cwd, explicit);
     fileText = await readIfPresent(configFile);
     if (fileText === undefined) {
-      const named = options.configPath !== undefined ? 'config file' : `config file (from ${ENV_CONFIG})`;
-      throw new InvalidInputError(`${named} not found`, { file: explicit });
+      // Named as the user gave it: the --config flag, or the environment variable.
+      const given = options.configPath !== undefined ? '--config' : ENV_CONFIG;
+      throw new InvalidInputError(`${given}: no such file: ${explicit}`);
     }
   } else {
     for (const name of DEFAULT_CONFIG_FILES) {

@@ -1,13 +1,24 @@
-import { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
 import pc from 'picocolors';
-import { CtxkitError } from '../core/errors.ts';
 import { configCommand } from './config-command.ts';
+import { describeError } from './describe-error.ts';
+import { escapeForTerminal } from './escape-for-terminal.ts';
+import { EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_INTERNAL_ERROR, EXIT_OK } from './exit-codes.ts';
 import { inspectCommand } from './inspect/inspect-command.ts';
+import { MAX_OUTPUT_ZERO_MEANS, WINDOW_ZERO_MEANS } from './policy-flags.ts';
 import { pruneCommand } from './prune-command.ts';
 import { replayCommand } from './replay/replay-command.ts';
 
-/** Exit status for bad input, bad config or an unknown model: the user can fix it. */
-export const EXIT_BAD_INPUT = 2;
+export { EXIT_BAD_INPUT } from './exit-codes.ts';
+
+/** The version in the package's own package.json. */
+export function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version?: unknown;
+  };
+  return typeof manifest.version === 'string' ? manifest.version : 'unknown';
+}
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -19,8 +30,8 @@ function policyOptions(command: Command): Command {
     )
     .option('--config <file>', 'a JSON or YAML config file (default: ./ctxkit.yaml if present)')
     .option('--model <name>', 'the model whose window applies (e.g. gpt-4o, claude-sonnet-4-5)')
-    .option('--window <tokens>', 'context window, overriding the model profile')
-    .option('--max-output <tokens>', 'tokens reserved for the reply')
+    .option('--window <tokens>', `context window in tokens (0 or unset: ${WINDOW_ZERO_MEANS})`)
+    .option('--max-output <tokens>', `tokens reserved for the reply (0 or unset: ${MAX_OUTPUT_ZERO_MEANS})`)
     .option(
       '--set <key=value>',
       'set any policy value, e.g. --set summarize.trigger=0.8 (repeatable)',
@@ -28,13 +39,29 @@ function policyOptions(command: Command): Command {
     );
 }
 
-export function buildProgram(): Command {
+/**
+ * The `ctxkit` program. A command that decides its own exit status (`replay --check`) reports it
+ * through `setExitStatus`.
+ */
+export function buildProgram(setExitStatus: (status: number) => void = () => {}): Command {
   const program = new Command()
     .name('ctxkit')
     .description(
       'Keeps an LLM agent’s context inside the model’s window, cheaply, without losing what it needs.',
     )
-    .showHelpAfterError();
+    .version(packageVersion(), '-V, --version', 'print the version')
+    // Commander's errors (unknown option, missing argument) come back here, to exit with 2, and
+    // everything it prints goes through the terminal escape: an option name is input too.
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => process.stdout.write(escapeForTerminal(text, { multiline: true })),
+      writeErr: (text) => process.stderr.write(escapeForTerminal(text, { multiline: true })),
+    })
+    .showHelpAfterError()
+    .addHelpText(
+      'after',
+      `\nExit status: ${EXIT_OK} done · ${EXIT_CHECK_FAILED} replay --check found an overflow or an orphaned tool call · ${EXIT_BAD_INPUT} bad input, config or flag (the message says which) · ${EXIT_INTERNAL_ERROR} a bug in ctxkit`,
+    );
 
   policyOptions(
     program
@@ -45,7 +72,7 @@ export function buildProgram(): Command {
       .argument('<paths...>', 'session files or directories of them')
       .option('--json', 'print the reports as JSON'),
   ).action(async (paths: string[], flags) => {
-    await inspectCommand(paths, { model: 'gpt-4o', ...flags });
+    await inspectCommand(paths, flags);
   });
 
   policyOptions(
@@ -81,6 +108,10 @@ export function buildProgram(): Command {
       .option('--no-calls', 'hide the per-call table')
       .option('--verbose', 'show what ctxkit did before each call and the facts that were lost')
       .option('--json', 'print the replays (SessionReplay[]) as JSON')
+      .option(
+        '--check',
+        `exit ${EXIT_CHECK_FAILED} if any call overflowed the window or orphaned a tool call or result (for CI)`,
+      )
       .option('--report <file>', 'also write an HTML report')
       .option(
         '--store <kind>',
@@ -90,10 +121,10 @@ export function buildProgram(): Command {
       .option('--data-dir <dir>', 'the data directory of the embedded stores (default ./.ctxkit)')
       .addHelpText(
         'after',
-        '\n--policy takes one preset, several separated by commas (compared side by side), or a config file.\nExamples:\n  ctxkit replay --demo\n  ctxkit replay ../corpus --policy default,tiancai --window 16000\n  ctxkit replay session.jsonl --calls --verbose --report replay.html',
+        `\n--policy takes one preset, several separated by commas (compared side by side), or a config file.\n--check prints each failing session and call on stderr and exits ${EXIT_CHECK_FAILED}; exit 0 when every call fits and keeps its tool pairs.\nExamples:\n  ctxkit replay --demo\n  ctxkit replay ../corpus --window 16000 --check\n  ctxkit replay ../corpus --policy default,tiancai --window 16000\n  ctxkit replay session.jsonl --calls --verbose --report replay.html`,
       ),
   ).action(async (paths: string[], flags) => {
-    await replayCommand(paths, flags);
+    setExitStatus(await replayCommand(paths, flags));
   });
 
   policyOptions(
@@ -103,7 +134,10 @@ export function buildProgram(): Command {
         'remove sessions idle longer than the retention period (30 days by default) with their blobs and trace',
       )
       .option('--dry-run', 'list what would be removed, remove nothing')
-      .option('--days <n>', 'idle days before a session goes (default: the policy, retention.maxIdleDays)')
+      .option(
+        '--days <n>',
+        'idle days before a session goes (default: the policy, retention.maxIdleDays; 0 keeps every session)',
+      )
       .option('--data-dir <dir>', 'the data directory of the embedded stores (default ./.ctxkit)'),
   ).action(async (flags) => {
     await pruneCommand(flags);
@@ -112,28 +146,23 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** Runs the CLI on `argv` and returns the exit status (see exit-codes.ts). */
 export async function main(argv: string[]): Promise<number> {
   try {
-    await buildProgram().parseAsync(argv);
-    return 0;
+    let status = EXIT_OK;
+    await buildProgram((code) => {
+      status = code;
+    }).parseAsync(argv);
+    return status;
   } catch (error) {
-    if (error instanceof CtxkitError) {
-      process.stderr.write(`${pc.red('error')} ${error.message}\n`);
-      return EXIT_BAD_INPUT;
+    if (error instanceof CommanderError) {
+      // Help and --version exit 0; commander has already printed its own error otherwise.
+      return error.exitCode === 0 ? EXIT_OK : EXIT_BAD_INPUT;
     }
-    if (isFileNotFound(error)) {
-      process.stderr.write(`${pc.red('error')} ${error.message}\n`);
-      return EXIT_BAD_INPUT;
-    }
-    throw error;
+    const described = describeError(error);
+    process.stderr.write(`${pc.red('error')} ${escapeForTerminal(described.message, { multiline: true })}\n`);
+    return described.exitCode;
   }
-}
-
-function isFileNotFound(error: unknown): error is NodeJS.ErrnoException {
-  return (
-    error instanceof Error &&
-    ['ENOENT', 'EISDIR', 'ENOTDIR', 'EACCES'].includes((error as NodeJS.ErrnoException).code ?? '')
-  );
 }
 
 process.exitCode = await main(process.argv);

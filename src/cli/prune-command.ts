@@ -1,7 +1,8 @@
 import { openEmbeddedStores } from '../store/open-embedded-stores.ts';
 import { sweepIdleSessions } from '../store/retention.ts';
-import { loadConfig } from './load-config.ts';
-import { configOptionsFromFlags, type PolicyFlags } from './policy-flags.ts';
+import { escapeForTerminal as safe } from './escape-for-terminal.ts';
+import { parseCountFlag } from './parse-count-flag.ts';
+import { loadConfigFromFlags, type PolicyFlags } from './policy-flags.ts';
 
 export interface PruneFlags extends PolicyFlags {
   dryRun?: boolean;
@@ -14,8 +15,10 @@ export interface PruneFlags extends PolicyFlags {
  * 000) from the embedded stores, with their blobs and trace; memory files stay. `--dry-run` lists them.
  */
 export async function pruneCommand(flags: PruneFlags): Promise<void> {
-  const config = await loadConfig(configOptionsFromFlags(flags));
-  const days = flags.days !== undefined ? Number(flags.days) : config.policy.retention.maxIdleDays;
+  const config = await loadConfigFromFlags(flags);
+  const days =
+    parseCountFlag('--days', flags.days, { unit: 'days', zero: 'keep every session' }) ??
+    config.policy.retention.maxIdleDays;
   const stores = await openEmbeddedStores(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {});
   try {
     const report = await sweepIdleSessions({
@@ -29,16 +32,18 @@ export async function pruneCommand(flags: PruneFlags): Promise<void> {
     const verb = report.dryRun ? 'would remove' : 'removed';
     for (const session of report.removed) {
       process.stdout.write(
-        `${verb} ${session.sessionId}: idle ${session.idleDays} days, ${session.messages} messages, ${session.edits} edits, ${session.blobs} blobs, ${session.traceEvents} trace events\n`,
+        `${verb} ${safe(session.sessionId)}: idle ${session.idleDays} days, ${session.messages} messages, ${session.edits} edits, ${session.blobs} blobs, ${session.traceEvents} trace events\n`,
       );
     }
     for (const failure of report.failures) {
-      process.stderr.write(`could not remove ${failure.sessionId}: ${failure.message} (${failure.code})\n`);
+      process.stderr.write(
+        `could not remove ${safe(failure.sessionId)}: ${safe(failure.message)} (${safe(failure.code)})\n`,
+      );
     }
     process.stdout.write(
       days === 0
         ? 'retention is off (0 days): nothing removed\n'
-        : `${report.removed.length} session(s) idle more than ${days} days ${report.dryRun ? 'would be removed' : 'removed'} from ${stores.dataDir}\n`,
+        : `${report.removed.length} session(s) idle more than ${days} days ${report.dryRun ? 'would be removed' : 'removed'} from ${safe(stores.dataDir)}\n`,
     );
   } finally {
     await stores.close();

@@ -3,11 +3,15 @@ import { createExactCounter } from '../../core/tokens/exact-counter.ts';
 import { createHeuristicCounter } from '../../core/tokens/heuristic-counter.ts';
 import { findModelProfile } from '../../providers/model-profiles.ts';
 import { resolveContextWindow } from '../../providers/resolve-context-window.ts';
-import { loadConfig } from '../load-config.ts';
-import { configOptionsFromFlags, type PolicyFlags } from '../policy-flags.ts';
+import { escapeForTerminal, stringifyForTerminal } from '../escape-for-terminal.ts';
+import { NoSessionsError } from '../no-sessions-error.ts';
+import { loadConfigFromFlags, type PolicyFlags } from '../policy-flags.ts';
 import { createProgress } from '../progress.ts';
 import { inspectTranscript, type TranscriptReport } from './inspect-transcript.ts';
 import { renderInspect } from './render-inspect.ts';
+
+/** The model inspect assumes when neither flags nor config name one. */
+export const DEFAULT_INSPECT_MODEL = 'gpt-4o';
 
 export interface InspectFlags extends PolicyFlags {
   json?: boolean;
@@ -15,9 +19,9 @@ export interface InspectFlags extends PolicyFlags {
 
 /** `ctxkit inspect`: loads sessions in any supported format and reports what they would cost a model. */
 export async function inspectCommand(paths: string[], flags: InspectFlags): Promise<void> {
-  const config = await loadConfig(configOptionsFromFlags(flags));
+  const config = await loadConfigFromFlags(flags);
   const policy = config.policy;
-  const model = policy.model;
+  const model = policy.model ?? DEFAULT_INSPECT_MODEL;
   const window = resolveContextWindow({
     model,
     contextWindow: policy.budget.contextWindow,
@@ -33,15 +37,16 @@ export async function inspectCommand(paths: string[], flags: InspectFlags): Prom
     heuristic: createHeuristicCounter(policy.tokens.charsPerToken),
     model,
     contextWindow: window.contextWindow,
+    windowSource: window.windowSource,
     maxOutputTokens: window.maxOutputTokens,
   };
   const loaded = [];
   for (const path of paths) {
-    loaded.push(
-      ...(await loadTranscripts(path, {
-        onSkip: (file, reason) => process.stderr.write(`skipped ${file}: ${reason}\n`),
-      })),
-    );
+    const found = await loadTranscripts(path, {
+      onSkip: (file, reason) => process.stderr.write(`skipped ${escapeForTerminal(`${file}: ${reason}`)}\n`),
+    });
+    if (found.length === 0) throw new NoSessionsError(path);
+    loaded.push(...found);
   }
   const progress = createProgress('inspecting', loaded.length);
   const reports: TranscriptReport[] = [];
@@ -51,7 +56,7 @@ export async function inspectCommand(paths: string[], flags: InspectFlags): Prom
   }
   progress.done();
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify(reports, null, 2)}\n`);
+    process.stdout.write(`${stringifyForTerminal(reports)}\n`);
     return;
   }
   process.stdout.write(`${reports.map(renderInspect).join('\n\n')}\n`);
@@ -59,7 +64,7 @@ export async function inspectCommand(paths: string[], flags: InspectFlags): Prom
     const over = reports.filter((report) => !report.fit.fits).length;
     const total = reports.reduce((sum, report) => sum + report.exact.total, 0);
     process.stdout.write(
-      `\n${reports.length} sessions · ${total.toLocaleString('en-US')} tokens in all · ${over} would not fit ${model ?? 'the model'} without compaction\n`,
+      `\n${reports.length} sessions · ${total.toLocaleString('en-US')} tokens in all · ${over} would not fit ${escapeForTerminal(model)} without compaction\n`,
     );
   }
 }

@@ -43,6 +43,8 @@ export interface TranscriptReport {
   fit: {
     model: string | undefined;
     contextWindow: number;
+    /** Where the window came from: set (--window, config), the model's profile, or 4 × max output. */
+    windowSource?: 'explicit' | 'profile' | 'max-output';
     maxOutputTokens: number;
     /** exact tokens / (window − max output). */
     pressure: number;
@@ -60,6 +62,7 @@ export interface InspectSettings {
   heuristic: TokenCounter;
   model: string | undefined;
   contextWindow: number;
+  windowSource?: 'explicit' | 'profile' | 'max-output';
   maxOutputTokens: number;
 }
 
@@ -158,6 +161,7 @@ export function inspectTranscript(
     fit: {
       model: settings.model,
       contextWindow,
+      ...(settings.windowSource !== undefined ? { windowSource: settings.windowSource } : {}),
       maxOutputTokens,
       pressure,
       fits: pressure <= 1,

@@ -1,8 +1,16 @@
 import pc from 'picocolors';
+import { escapeForTerminal as safe } from '../escape-for-terminal.ts';
 import type { TokenFigures, TranscriptReport } from './inspect-transcript.ts';
 
 const number = (value: number) => value.toLocaleString('en-US');
 const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
+
+/** How the window line says where the window came from (a window that was set says nothing). */
+const WINDOW_SOURCES = {
+  explicit: '',
+  profile: ' from the model profile',
+  'max-output': ' = 4 × max output',
+} as const;
 
 /** A right-aligned plain table; widths from the content. */
 export function table(rows: string[][], header?: string[]): string {
@@ -19,10 +27,11 @@ export function table(rows: string[][], header?: string[]): string {
   return out.map((row) => `  ${row}`).join('\n');
 }
 
+/** The report as text; every name and line from the session is escaped for the terminal. */
 export function renderInspect(report: TranscriptReport): string {
   const { exact, heuristic, fit } = report;
   const lines: string[] = [];
-  lines.push(pc.bold(report.file), `  format ${report.format}`);
+  lines.push(pc.bold(safe(report.file)), `  format ${safe(report.format)}`);
   lines.push(
     `  messages ${number(report.messages)} (system ${report.roles.system}, user ${report.roles.user}, assistant ${report.roles.assistant}, tool ${report.roles.tool}) · turns ${report.turns} · tool calls ${report.toolCalls} · chars ${number(report.chars)}`,
   );
@@ -36,7 +45,7 @@ export function renderInspect(report: TranscriptReport): string {
   const topTools = Object.entries(report.toolCallsByName)
     .sort((a, b) => b[1] - a[1])
     .slice(0, 6)
-    .map(([name, count]) => `${name} ${count}`)
+    .map(([name, count]) => `${safe(name)} ${count}`)
     .join(', ');
   if (topTools) lines.push(`  tools: ${topTools}`);
   lines.push('');
@@ -61,7 +70,7 @@ export function renderInspect(report: TranscriptReport): string {
         ]),
         [pc.bold('total'), pc.bold(number(exact.total)), pc.bold(number(heuristic.total))],
       ],
-      ['tokens', `exact ${exact.encoding}`, `chars/${heuristic.charsPerToken}`],
+      ['tokens', `exact ${safe(exact.encoding)}`, `chars/${heuristic.charsPerToken}`],
     ),
   );
   if (report.largestResults.length > 0) {
@@ -69,10 +78,10 @@ export function renderInspect(report: TranscriptReport): string {
     lines.push(
       table(
         report.largestResults.map((result) => [
-          `#${result.seq} ${result.tool}`,
+          `#${result.seq} ${safe(result.tool)}`,
           `${number(result.chars)} chars`,
           `${number(result.tokens)} tok`,
-          result.firstLine.length > 50 ? `${result.firstLine.slice(0, 49)}…` : result.firstLine,
+          firstChars(result.firstLine, 50),
         ]),
       ),
     );
@@ -81,7 +90,7 @@ export function renderInspect(report: TranscriptReport): string {
   const verdict = fit.fits ? pc.green('fits') : pc.red('does not fit');
   lines.push(
     '',
-    `  ${verdict} ${fit.model ?? 'the model'}: ${number(exact.total)} of ${number(usable)} input tokens (window ${number(fit.contextWindow)} − output ${number(fit.maxOutputTokens)}), pressure ${percent(fit.pressure)}`,
+    `  ${verdict} ${fit.model !== undefined ? safe(fit.model) : 'the model'}: ${number(exact.total)} of ${number(usable)} input tokens (window ${number(fit.contextWindow)}${WINDOW_SOURCES[fit.windowSource ?? 'explicit']} − output ${number(fit.maxOutputTokens)}), pressure ${percent(fit.pressure)}`,
   );
   const thresholds: string[] = [];
   if (fit.clearsAt)
@@ -92,4 +101,10 @@ export function renderInspect(report: TranscriptReport): string {
     thresholds.push(`compacts at ${percent(fit.compactsAt.pressure)} (${number(fit.compactsAt.tokens)} tok)`);
   if (thresholds.length > 0) lines.push(`  the policy ${thresholds.join(', ')}`);
   return lines.join('\n');
+}
+
+/** The first `max` characters of a line, escaped; `…` when cut. Cut by code point, never mid-pair. */
+function firstChars(line: string, max: number): string {
+  const chars = [...line];
+  return safe(chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : line);
 }

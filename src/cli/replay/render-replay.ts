@@ -2,6 +2,7 @@ import pc from 'picocolors';
 import { percentile } from '../../replay/percentile.ts';
 import type { CachePricing, RetentionSummary, SessionReplay } from '../../replay/replay-types.ts';
 import { addRetention, FACT_KINDS } from '../../replay/summarize-retention.ts';
+import { escapeForTerminal as safe } from '../escape-for-terminal.ts';
 import { distinctShortNames, renderTable, shorten } from './render-table.ts';
 
 /** Session names in the sessions table are cut to this many characters. */
@@ -89,7 +90,7 @@ export function renderCalls(replay: SessionReplay, layers?: readonly string[][])
       call.orphans > 0 ? pc.red(pc.bold(String(call.orphans))) : pc.dim('0'),
       millis(call.timeMs),
     ];
-    if (layers) row.push(pc.dim((layers[index] ?? []).join(', ')));
+    if (layers) row.push(pc.dim(safe((layers[index] ?? []).join(', '))));
     return row;
   });
   return renderTable(header, rows, { left: layers ? [header.length - 1] : [] });
@@ -154,10 +155,10 @@ export function renderSessions(replays: readonly SessionReplay[]): string {
     millis(figures.timeMsP99),
   ];
   const names = distinctShortNames(
-    replays.map((replay) => replay.session.replace(/\.jsonl?$/, '')),
+    replays.map((replay) => safe(replay.session.replace(/\.jsonl?$/, ''))),
     SESSION_NAME_WIDTH,
   );
-  const rows = replays.map((replay, index) => row(names[index] ?? replay.session, aggregate([replay])));
+  const rows = replays.map((replay, index) => row(names[index] ?? safe(replay.session), aggregate([replay])));
   return renderTable(header, rows, {
     footer: [row(pc.bold(`all ${replays.length} sessions`), aggregate(replays))],
   });
@@ -187,7 +188,7 @@ export function renderSideBySide(bySystem: ReadonlyMap<string, readonly SessionR
     line('ctxkit time p50 ms', (f) => millis(f.timeMsP50)),
     line('ctxkit time p99 ms', (f) => millis(f.timeMsP99)),
   ];
-  return renderTable(['', ...systems], rows);
+  return renderTable(['', ...systems.map((system) => safe(system))], rows);
 }
 
 /** Verbose: the facts a replay lost, oldest first. */
@@ -197,7 +198,9 @@ export function renderLost(replay: SessionReplay): string {
   const more = replay.retention.byPlace.lost - lost.length;
   return [
     '  lost facts',
-    ...lost.map((fact) => `    #${fact.messageIndex} ${fact.kind.padEnd(7)} ${shorten(fact.text, 100)}`),
+    ...lost.map(
+      (fact) => `    #${fact.messageIndex} ${safe(fact.kind).padEnd(7)} ${shorten(safe(fact.text), 100)}`,
+    ),
     ...(more > 0 ? [`    … and ${more} more`] : []),
   ].join('\n');
 }

@@ -6,7 +6,10 @@ import type { CachePricing, SessionReplay } from '../../replay/replay-types.ts';
 import { replayWithCtxkit, warmUpReplay } from '../../replay/replay-with-ctxkit.ts';
 import { writeReplayReport } from '../../replay/report/write-report.ts';
 import { type EmbeddedStores, openEmbeddedStores } from '../../store/open-embedded-stores.ts';
+import { escapeForTerminal as safe, stringifyForTerminal } from '../escape-for-terminal.ts';
+import { EXIT_CHECK_FAILED, EXIT_OK } from '../exit-codes.ts';
 import { createProgress } from '../progress.ts';
+import { findCheckFailures, renderCheckFailures } from './check-replays.ts';
 import {
   aggregate,
   renderCalls,
@@ -59,15 +62,16 @@ function replaySessionId(session: string, system: string, runId: string): string
  * `ctxkit replay`: replays each session under each policy as the agent lived it and prints, per model
  * call and in total, what was sent, what it cost with and without a prompt cache, what was compacted,
  * the must-be-zero figures (overflows, orphans), how much of the session's facts survived, and the time
- * spent inside ctxkit.
+ * spent inside ctxkit. Returns the exit status: {@link EXIT_CHECK_FAILED} when `--check` finds a call
+ * that overflowed or orphaned a tool pair, else {@link EXIT_OK}.
  */
-export async function replayCommand(paths: string[], flags: ReplayFlags): Promise<void> {
+export async function replayCommand(paths: string[], flags: ReplayFlags): Promise<number> {
   const demo = flags.demo === true;
   const seed = parseSeed(flags.seed, demo, DEFAULT_DEMO_SEED);
   const pricing = parsePricing(flags.pricing);
   const policies = await loadReplayPolicies(flags);
   const sessions = await loadReplaySessions(paths, { enabled: demo, seed }, (file, reason) =>
-    process.stderr.write(`skipped ${file}: ${reason}\n`),
+    process.stderr.write(`skipped ${safe(`${file}: ${reason}`)}\n`),
   );
 
   const first = policies[0];
@@ -105,23 +109,24 @@ export async function replayCommand(paths: string[], flags: ReplayFlags): Promis
         replay,
         layers: requests.map((request) => layersOf(request.events ?? [])),
       });
-      progress.tick(`${session.name} ${system}`);
+      progress.tick(safe(`${session.name} ${system}`));
     }
   }
   progress.done();
   await stores?.close();
-  if (stores) process.stderr.write(`sessions, edits and trace kept in ${stores.dataDir}\n`);
+  if (stores) process.stderr.write(`sessions, edits and trace kept in ${safe(stores.dataDir)}\n`);
 
   const replays = runs.map((run) => run.replay);
   if (flags.report !== undefined) {
     await writeReplayReport(replays, flags.report);
-    process.stderr.write(`report written to ${flags.report}\n`);
+    process.stderr.write(`report written to ${safe(flags.report)}\n`);
   }
-  if (flags.json) {
-    process.stdout.write(`${JSON.stringify(replays, null, 2)}\n`);
-    return;
-  }
-  process.stdout.write(`${renderRuns(runs, sessions.length, flags, pricing)}\n`);
+  if (flags.json) process.stdout.write(`${stringifyForTerminal(replays)}\n`);
+  else process.stdout.write(`${renderRuns(runs, sessions.length, flags, pricing)}\n`);
+  if (!flags.check) return EXIT_OK;
+  const failures = findCheckFailures(replays);
+  process.stderr.write(`${renderCheckFailures(failures, replays)}\n`);
+  return failures.length > 0 ? EXIT_CHECK_FAILED : EXIT_OK;
 }
 
 function renderRuns(
@@ -149,7 +154,7 @@ function renderRuns(
       const figures = aggregate(replays);
       blocks.push(
         [
-          pc.bold(`${system} · ${sessions} sessions`),
+          pc.bold(`${safe(system)} · ${sessions} sessions`),
           renderSessions(replays),
           '',
           renderTotals(figures, pricing),
@@ -172,7 +177,7 @@ function heading(run: ReplayRun): string {
   const { replay, window, session } = run;
   const note = window.demoDefault ? pc.dim(' (the demo’s default window; --window to change)') : '';
   const messages = session.transcript.messages.length;
-  return `${pc.bold(replay.session)} · ${pc.bold(replay.system)} · ${messages} messages · window ${window.contextWindow.toLocaleString('en-US')}${note}, output reserve ${window.maxOutputTokens.toLocaleString('en-US')}`;
+  return `${pc.bold(safe(replay.session))} · ${pc.bold(safe(replay.system))} · ${messages} messages · window ${window.contextWindow.toLocaleString('en-US')}${note}, output reserve ${window.maxOutputTokens.toLocaleString('en-US')}`;
 }
 
 /** What the manager did before a call, by layer, in order (`spill` for a tool output offloaded on arrival). */

@@ -15,7 +15,16 @@ describe('replay flags', () => {
     expect(parsePricing(undefined)).toEqual(DEFAULT_CACHE_PRICING);
     expect(parsePricing('read=0.5')).toEqual({ readMultiplier: 0.5, writeMultiplier: 1.25 });
     expect(parsePricing('write=1, read=0.1')).toEqual({ readMultiplier: 0.1, writeMultiplier: 1 });
-    for (const bad of ['read', 'read=', 'read=-1', 'cache=0.1', 'read=0.1=2']) {
+    for (const bad of [
+      'read',
+      'read=',
+      'read=-1',
+      'cache=0.1',
+      'read=0.1=2',
+      'read=0x10',
+      'read=1e3',
+      'read=Infinity',
+    ]) {
       expect(() => parsePricing(bad), bad).toThrow(ReplayInputError);
     }
   });

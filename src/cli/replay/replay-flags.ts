@@ -13,6 +13,8 @@ export interface ReplayFlags extends PolicyFlags {
   calls?: boolean;
   verbose?: boolean;
   json?: boolean;
+  /** Exit 1 when any replayed call overflowed the window or orphaned a tool pair. */
+  check?: boolean;
   report?: string;
   /** `sqlite` (default: the embedded stores under --data-dir) or `memory` (nothing written). */
   store?: string;
@@ -49,7 +51,7 @@ export function parsePricing(text: string | undefined): CachePricing {
   if (text === undefined) return pricing;
   for (const piece of text.split(',')) {
     const [key, value, extra] = piece.split('=').map((part) => part.trim());
-    const number = value === undefined || value === '' ? Number.NaN : Number(value);
+    const number = value !== undefined && /^(\d+\.?\d*|\.\d+)$/.test(value) ? Number(value) : Number.NaN;
     if (extra !== undefined || !Number.isFinite(number) || number < 0) {
       throw new ReplayInputError(
         `--pricing: "${piece.trim()}" is not key=number (e.g. --pricing read=0.1,write=1.25)`,

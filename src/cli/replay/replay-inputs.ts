@@ -9,8 +9,8 @@ import {
   DEMO_MAX_OUTPUT_TOKENS,
   generateDemoSession,
 } from '../../replay/demo-session.ts';
-import { loadConfig } from '../load-config.ts';
-import { configOptionsFromFlags } from '../policy-flags.ts';
+import { NoSessionsError } from '../no-sessions-error.ts';
+import { loadConfigFromFlags } from '../policy-flags.ts';
 import { policyEntries, type ReplayFlags, ReplayInputError } from './replay-flags.ts';
 
 /** The model replays assume when none is given: its tokenizer (o200k) is the one the metrics count with. */
@@ -53,8 +53,7 @@ export async function loadReplaySessions(
   }
   for (const path of paths) {
     const loaded = await loadTranscripts(path, { onSkip });
-    if (loaded.length === 0)
-      throw new ReplayInputError(`${path}: no sessions found (.jsonl or .json transcripts)`);
+    if (loaded.length === 0) throw new NoSessionsError(path);
     for (const entry of loaded) {
       sessions.push({ name: basename(entry.file), transcript: entry.transcript, tools: [], demo: false });
     }
@@ -65,15 +64,17 @@ export async function loadReplaySessions(
   return sessions;
 }
 
-/** One policy per `--policy` entry, each with the other flags, the config file and the environment. */
+/**
+ * One policy per `--policy` entry, each with the other flags, the config file and the environment;
+ * {@link DEFAULT_REPLAY_MODEL} when none of them names a model.
+ */
 export async function loadReplayPolicies(flags: ReplayFlags): Promise<ReplayPolicy[]> {
   const policies: ReplayPolicy[] = [];
   for (const entry of policyEntries(flags.policy)) {
-    const config = await loadConfig(
-      configOptionsFromFlags({ ...flags, model: flags.model ?? DEFAULT_REPLAY_MODEL, policy: entry }),
-    );
+    const config = await loadConfigFromFlags({ ...flags, policy: entry });
     const system = config.configFile && entry !== config.preset ? basename(config.configFile) : config.preset;
-    policies.push({ system: `ctxkit:${system}`, policy: config.policy });
+    const policy = { ...config.policy, model: config.policy.model ?? DEFAULT_REPLAY_MODEL };
+    policies.push({ system: `ctxkit:${system}`, policy });
   }
   return policies;
 }

@@ -1,0 +1,128 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CtxkitError, InvalidConfigError } from '../core/errors.ts';
+import { FlagError } from './flag-error.ts';
+import { parseCountFlag } from './parse-count-flag.ts';
+import { configOptionsFromFlags, inUserWords, loadConfigFromFlags } from './policy-flags.ts';
+
+describe('parseCountFlag', () => {
+  it('reads whole numbers, with or without group separators', () => {
+    const tokens = { unit: 'tokens', zero: 'the profile' };
+    expect(parseCountFlag('--window', undefined, tokens)).toBeUndefined();
+    expect(parseCountFlag('--window', '0', tokens)).toBe(0);
+    expect(parseCountFlag('--window', ' 16000 ', tokens)).toBe(16_000);
+    expect(parseCountFlag('--window', '128_000', tokens)).toBe(128_000);
+    expect(parseCountFlag('--window', '1,000,000', tokens)).toBe(1_000_000);
+  });
+
+  it('refuses anything else, naming the flag, what it takes and what it got', () => {
+    for (const bad of [
+      'abc',
+      '-5',
+      '1.5',
+      '1e5',
+      '',
+      ' ',
+      '0x10',
+      '12,34',
+      'Infinity',
+      '99999999999999999999',
+    ]) {
+      expect(() => parseCountFlag('--window', bad, { unit: 'tokens', zero: 'the profile' }), bad).toThrow(
+        FlagError,
+      );
+    }
+    expect(() =>
+      parseCountFlag('--window', 'abc', { unit: 'tokens', zero: "the model profile's window" }),
+    ).toThrow(
+      `--window: expected a whole number of tokens, 0 or more (0 = the model profile's window), got "abc"`,
+    );
+    expect(() => parseCountFlag('--days', '0', { unit: 'days' })).toThrow(
+      '--days: expected a whole number of days, 1 or more, got "0"',
+    );
+  });
+});
+
+describe('configOptionsFromFlags', () => {
+  it('passes numbers typed and records the flag the user typed for each value', () => {
+    const options = configOptionsFromFlags({
+      policy: 'tiancai',
+      window: '16000',
+      maxOutput: '0',
+      model: 'gpt-4o',
+      set: ['summarize.trigger=0.8'],
+    });
+    expect(options.flags).toEqual({
+      preset: 'tiancai',
+      window: 16_000,
+      'max-output': 0,
+      model: 'gpt-4o',
+      'summarize.trigger': '0.8',
+    });
+    expect(options.flagNames).toEqual({
+      preset: '--policy',
+      window: '--window',
+      'max-output': '--max-output',
+      model: '--model',
+      'summarize.trigger': '--set summarize.trigger',
+    });
+  });
+
+  it('refuses a --set without key=value, and bad numbers, naming the flag', () => {
+    expect(() => configOptionsFromFlags({ set: ['foo'] })).toThrow('--set: expected key=value');
+    expect(() => configOptionsFromFlags({ set: ['=5'] })).toThrow('--set: expected key=value');
+    expect(() => configOptionsFromFlags({ window: '-1' })).toThrow(/^--window: /);
+    expect(() => configOptionsFromFlags({ maxOutput: '2.5' })).toThrow(/^--max-output: /);
+  });
+});
+
+describe('errors in the user’s words', () => {
+  const load = async (flags: Parameters<typeof loadConfigFromFlags>[0]) => {
+    const dir = await mkdtemp(join(tmpdir(), 'ctxkit-flags-'));
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      return await loadConfigFromFlags(flags);
+    } finally {
+      process.chdir(cwd);
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('an unknown preset names --policy, never the internal --preset', async () => {
+    const failure = load({ policy: 'defualt' });
+    await expect(failure).rejects.toThrow(/^--policy: unknown preset "defualt"; did you mean "default"\?/);
+    await expect(load({ policy: 'defualt' })).rejects.not.toThrow(/preset:|flag:/);
+  });
+
+  it('a --policy that looks like a missing file says no such file', async () => {
+    await expect(load({ policy: 'mine.yaml' })).rejects.toThrow(/^--policy: no such file: mine\.yaml/);
+  });
+
+  it('a --set key names --set and the key once', async () => {
+    await expect(load({ set: ['summarize.trigger=2'] })).rejects.toThrow(
+      /^--set summarize\.trigger: must be ≤ 1/,
+    );
+    await expect(load({ set: ['summarize.trigers=0.5'] })).rejects.toThrow(
+      /^--set summarize\.trigers: unknown policy key; did you mean "summarize\.trigger"\?/,
+    );
+  });
+
+  it('a rule across flags names the flags as typed', async () => {
+    await expect(load({ window: '1000', maxOutput: '2000' })).rejects.toThrow(
+      /^--max-output: budget\.maxOutputTokens: must be smaller than/,
+    );
+  });
+
+  it('leaves errors from other sources as they are', () => {
+    const fromEnv = new InvalidConfigError('summarize.trigger', 'expected a number', {
+      source: 'env:CTXKIT_SUMMARIZE__TRIGGER',
+      label: 'CTXKIT_SUMMARIZE__TRIGGER',
+    });
+    expect(inUserWords(fromEnv, {})).toBe(fromEnv);
+    const other = new CtxkitError('x', 'y');
+    expect(inUserWords(other, {})).toBe(other);
+  });
+});
