@@ -53,6 +53,11 @@ export * from './core/budget/index.ts';
 export { canonicalJson } from './core/canonical-json.ts';
 export * from './core/edit.ts';
 export * from './core/errors.ts';
+export {
+  InvalidSessionIdError,
+  isValidSessionId,
+  MAX_SESSION_ID_LENGTH,
+} from './core/session-id.ts';
 export * from './core/find-tool-pairing-problems.ts';
 export * from './core/message.ts';
 export * from './core/policy/index.ts';

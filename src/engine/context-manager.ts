@@ -1,7 +1,10 @@
+import { canonicalJson } from '../core/canonical-json.ts';
 import type { Edit, EditReason, LayerName, Summary } from '../core/edit.ts';
+import { InvalidPolicyError } from '../core/errors.ts';
 import type { Message, MessageInput } from '../core/message.ts';
 import { isAgentVisible, toolCallsOf } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
+import { assertValidSessionId } from '../core/session-id.ts';
 import { assignStableIds } from '../core/stable-id.ts';
 import { MessageTokenCache } from '../core/tokens/message-token-cache.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
@@ -12,7 +15,6 @@ import type { BlobStore } from '../store/blob-store.ts';
 import { createMemoryBlobStore } from '../store/memory-blob-store.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';
 import type { SessionStore } from '../store/session-store.ts';
-import { SequenceConflictError } from '../store/session-store.ts';
 import { createTraceRecorder, type TraceRecorder, type TraceStore } from '../store/trace-store.ts';
 import type { Summarizer } from '../summarize/summarizer.ts';
 import { scheduleAsyncSummary } from './async-summary.ts';
@@ -20,6 +22,7 @@ import { type CallContext, CounterChooser, type PrepareRequest, resolveCallConte
 import { chooseSummarizer } from './choose-summarizer.ts';
 import { Compactor } from './compactor.ts';
 import { diffHistory } from './diff-history.ts';
+import { MessageIdConflictError } from './errors.ts';
 import type { ContextEvent, ContextEventListener } from './events.ts';
 import { createMemoryMemorySink, type MemorySink } from './memory-sink.ts';
 import { normalizeAppendedResult } from './normalize-appended-result.ts';
@@ -28,9 +31,20 @@ import { recoverFromOverflow } from './recover-from-overflow.ts';
 import { restoreEdits } from './restore-session.ts';
 import { SessionRuntime } from './session-runtime.ts';
 import { type SessionStats, sessionStats } from './session-stats.ts';
+import { validateMessageInputs } from './validate-message-input.ts';
 
 export interface ContextManagerOptions {
   policy: Policy;
+  /**
+   * The model's context window in tokens, overriding the policy's `budget.contextWindow` (so callers need
+   * not spread the nested policy). A positive integer; `InvalidPolicyError` otherwise.
+   */
+  contextWindow?: number;
+  /**
+   * Tokens reserved for the reply, overriding the policy's `budget.maxOutputTokens`. A positive integer
+   * below the context window (this option's or the policy's); `InvalidPolicyError` otherwise.
+   */
+  maxOutputTokens?: number;
   /** Fixes the token counter for every call; unset = chosen per model from the policy (`tokens.counter`). */
   counter?: TokenCounter;
   /**
@@ -101,7 +115,7 @@ export class ContextManager {
   readonly #trace: TraceRecorder | undefined;
 
   constructor(options: ContextManagerOptions) {
-    this.policy = options.policy;
+    this.policy = withBudgetOptions(options);
     this.store = options.store ?? createMemorySessionStore();
     this.blobs = options.blobs ?? createMemoryBlobStore();
     this.memory = options.memory ?? createMemoryMemorySink();
@@ -130,12 +144,31 @@ export class ContextManager {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Appends messages to the session log. Tool results are normalized as they arrive. */
+  /**
+   * Appends messages to the session log. Tool results are normalized as they arrive. All or nothing: when
+   * any part fails (a blob write, the store), nothing of the call is stored and the session is as it was.
+   *
+   * A retried append is stored once. Messages already in the log are recognized and returned as stored,
+   * not appended again (see `#recognizeRetries`): by id when the caller gives one (the same id with other
+   * content is a `MessageIdConflictError`); without an id, when the call's leading messages repeat the
+   * log's newest ones, when a tool result repeats the result its call already has, or when an assistant
+   * message with tool calls repeats the newest assistant message. Malformed input is an
+   * `InvalidMessageError` naming the field; an unusable session id an `InvalidSessionIdError`.
+   */
   append(sessionId: string, messages: readonly MessageInput[]): Promise<AppendResult> {
+    try {
+      validateMessageInputs(messages);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.#exclusive(sessionId, async (runtime) => {
       const events: ContextEvent[] = [];
-      const appended = await this.#appendMessages(runtime, messages, events);
-      return { messages: appended, events: this.#emit(events) };
+      const recognized = await this.#recognizeRetries(runtime, messages);
+      const fresh = messages.filter((_message, index) => recognized[index] === undefined);
+      const appended = await this.#appendMessages(runtime, fresh, events);
+      let next = 0;
+      const result = messages.map((_message, index) => recognized[index] ?? (appended[next++] as Message));
+      return { messages: result, events: this.#emit(events) };
     });
   }
 
@@ -145,10 +178,17 @@ export class ContextManager {
    * (a `branch` edit) and carries on from the caller's, never duplicating or losing a message.
    */
   sync(sessionId: string, history: readonly MessageInput[]): Promise<SyncResult> {
+    try {
+      validateMessageInputs(history, 'history');
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.#exclusive(sessionId, async (runtime) => {
       const events: ContextEvent[] = [];
       const callerIds = assignStableIds(history.map(withoutId)).map((message) => message.id);
       const diff = diffHistory(runtime.branch.ids, callerIds);
+      // A retried sync is idempotent by construction: what the first one stored is part of the diff.
+      let branch: { edit: Edit; kept: number } | undefined;
       if (diff.diverged) {
         const hiddenSeqs = runtime.branch.seqs.slice(diff.kept);
         const edit: Edit = {
@@ -161,13 +201,12 @@ export class ContextManager {
           tokensBefore: runtime.historyTokens,
           tokensAfter: runtime.historyTokens,
         };
-        await this.#commitEdits(runtime, [edit]);
-        runtime.branch.truncate(diff.kept);
+        branch = { edit, kept: diff.kept };
         events.push({
           type: 'history-diverged',
           sessionId,
           at: this.clock(),
-          keptThroughSeq: runtime.branch.seqs.at(-1) ?? -1,
+          keptThroughSeq: runtime.branch.seqs[diff.kept - 1] ?? -1,
           hidden: hiddenSeqs.length,
           added: history.length - diff.addedFrom,
         });
@@ -176,7 +215,14 @@ export class ContextManager {
         ...message,
         id: message.id ?? callerIds[diff.addedFrom + offset],
       }));
-      const appended = await this.#appendMessages(runtime, fresh, events, callerIds.slice(diff.addedFrom));
+      // The branch edit lands in the same write as the messages that continue the caller's history.
+      const appended = await this.#appendMessages(
+        runtime,
+        fresh,
+        events,
+        callerIds.slice(diff.addedFrom),
+        branch,
+      );
       return { messages: appended, events: this.#emit(events), diverged: diff.diverged };
     });
   }
@@ -267,6 +313,11 @@ export class ContextManager {
 
   /** Reads back content the manager offloaded (a spilled tool output, a summarized transcript). */
   readOffloaded(sessionId: string, ref: string): Promise<string> {
+    try {
+      assertValidSessionId(sessionId);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.blobs.get(sessionId, ref);
   }
 
@@ -309,13 +360,125 @@ export class ContextManager {
     return call;
   }
 
+  /**
+   * Which of `inputs` the log already holds (a retried append), aligned with them: the stored message, or
+   * undefined for a new one. The rule, for messages without a caller-given id, looks only at the turn in
+   * progress (a retry resends what was just sent, never an older turn), at most
+   * `RETRY_LOOKBACK_MESSAGES` back, so its cost does not grow with the session:
+   * - the call's leading messages that repeat the log's newest ones, in order (a whole batch resent, or a
+   *   batch resent with new messages after it);
+   * - a tool result whose call (the newest call with its callId, not one made earlier in this call)
+   *   already has a result with the same content (a result resent alone, in any order);
+   * - an assistant message with tool calls that repeats the log's newest assistant message.
+   * A message with a caller-given id is recognized by its id alone: same role and parts → already stored;
+   * other content → `MessageIdConflictError`. Content is role and parts; meta and usage are not compared
+   * (a retry may carry a fresh timestamp). Providers that reuse call ids across responses (`functions.bash:0`)
+   * and repeat a response word for word should give message ids, or the repeat is taken for a retry.
+   */
+  async #recognizeRetries(
+    runtime: SessionRuntime,
+    inputs: readonly MessageInput[],
+  ): Promise<(Message | undefined)[]> {
+    const recognized: (Message | undefined)[] = inputs.map(() => undefined);
+    if (inputs.length === 0 || runtime.nextSeq === 0) return recognized;
+    const turn = this.#currentTurn(runtime);
+    const key = (message: Pick<Message, 'role' | 'parts'>) =>
+      `${message.role}\u0000${canonicalJson(message.parts)}`;
+    const keys = new Map<Message, string>();
+    const keyOf = (message: Message): string => {
+      let known = keys.get(message);
+      if (known === undefined) {
+        known = key(message);
+        keys.set(message, known);
+      }
+      return known;
+    };
+    // Leading messages without ids that repeat the newest logged ones.
+    let run = 0;
+    while (run < inputs.length && inputs[run]?.id === undefined) run++;
+    for (let overlap = Math.min(run, turn.length); overlap > 0; overlap--) {
+      const start = turn.length - overlap;
+      let same = true;
+      for (let offset = 0; offset < overlap && same; offset++) {
+        same = key(inputs[offset] as MessageInput) === keyOf(turn[start + offset] as Message);
+      }
+      if (same) {
+        for (let offset = 0; offset < overlap; offset++) recognized[offset] = turn[start + offset];
+        break;
+      }
+    }
+    const calledHere = new Set<string>();
+    let newTurn = false;
+    const newestAssistant = turn.findLast((message) => message.role === 'assistant');
+    const storedCopy = async (input: MessageInput, index: number): Promise<Message | undefined> => {
+      if (input.id !== undefined) {
+        if (!runtime.hasId(input.id)) return undefined;
+        const stored =
+          turn.find((message) => message.id === input.id) ??
+          (await this.#whole(runtime)).log.find((message) => message.id === input.id);
+        if (stored !== undefined && keyOf(stored) !== key(input)) {
+          throw new MessageIdConflictError(runtime.id, input.id, index, stored.seq);
+        }
+        return stored;
+      }
+      if (recognized[index] !== undefined) return recognized[index];
+      if (newTurn) return undefined;
+      if (input.role === 'assistant') {
+        const calls = input.parts.some((part) => part.type === 'tool-call');
+        return calls && newestAssistant && keyOf(newestAssistant) === key(input)
+          ? newestAssistant
+          : undefined;
+      }
+      const result =
+        input.role === 'tool' ? input.parts.find((part) => part.type === 'tool-result') : undefined;
+      if (!result || result.callId === '' || calledHere.has(result.callId)) return undefined;
+      const wanted = key(input);
+      // Back to the newest call with this id: a result after it with the same content answered it already.
+      for (let at = turn.length - 1; at >= 0; at--) {
+        const message = turn[at] as Message;
+        if (message.role === 'tool' && keyOf(message) === wanted) return message;
+        if (
+          message.role === 'assistant' &&
+          message.parts.some((part) => part.type === 'tool-call' && part.callId === result.callId)
+        ) {
+          return undefined;
+        }
+      }
+      return undefined;
+    };
+    for (let index = 0; index < inputs.length; index++) {
+      const input = inputs[index] as MessageInput;
+      const stored = await storedCopy(input, index);
+      recognized[index] = stored;
+      if (stored !== undefined) continue;
+      // A new message: a new turn, or new calls, make what follows it new too.
+      if (startsTurn({ role: input.role, meta: input.meta ?? {} })) newTurn = true;
+      for (const part of input.parts) if (part.type === 'tool-call') calledHere.add(part.callId);
+    }
+    return recognized;
+  }
+
+  /** The caller's history since its newest turn start, held in memory, at most `RETRY_LOOKBACK_MESSAGES`. */
+  #currentTurn(runtime: SessionRuntime): Message[] {
+    const seqs = runtime.branch.seqs;
+    const turn: Message[] = [];
+    for (let at = seqs.length - 1; at >= 0 && turn.length < RETRY_LOOKBACK_MESSAGES; at--) {
+      const message = runtime.messageAt(seqs[at] as number);
+      if (message === undefined) break;
+      turn.push(message);
+      if (startsTurn(message)) break;
+    }
+    return turn.reverse();
+  }
+
   async #appendMessages(
     runtime: SessionRuntime,
     inputs: readonly MessageInput[],
     events: ContextEvent[],
     contentIds?: readonly string[],
+    branch?: { edit: Edit; kept: number },
   ): Promise<Message[]> {
-    if (inputs.length === 0) return [];
+    if (inputs.length === 0 && branch === undefined) return [];
     const at = this.clock();
     const ids = contentIds ?? runtime.branch.continueContentIds(inputs.map(withoutId));
     const messages: Message[] = inputs.map((input, offset) => {
@@ -344,7 +507,7 @@ export class ContextManager {
       });
       normalized.push({ message, edits });
     }
-    const edits = normalized.flatMap((entry) => entry.edits);
+    const edits = [...(branch ? [branch.edit] : []), ...normalized.flatMap((entry) => entry.edits)];
     // The caller's history continues with these ids; the store keeps them for a resume.
     const branchIds = messages.map((message, offset) => ids[offset] ?? message.id);
     // Exact counts of messages the view will show as logged go with them, so a resume reuses them.
@@ -369,9 +532,16 @@ export class ContextManager {
         at,
       );
     } catch (error) {
-      // Another writer got there first: forget our stale copy so the next call re-reads the store.
-      if (error instanceof SequenceConflictError) this.#runtimes.delete(runtime.id);
+      // Another writer got there first, or the store failed after writing (a timeout): either way what is
+      // stored is not known here. Forget our copy so the next call re-reads the store; a retried append
+      // then finds what this one stored (see `#recognizeRetries`), and sync its diff.
+      this.#runtimes.delete(runtime.id);
       throw error;
+    }
+    if (branch) {
+      runtime.addEdits([branch.edit]);
+      runtime.branch.truncate(branch.kept);
+      runtime.rebuild();
     }
     normalized.forEach(({ message, edits: own }, offset) => {
       runtime.addEdits(own);
@@ -404,7 +574,8 @@ export class ContextManager {
     try {
       await this.store.appendEdits(runtime.id, edits, runtime.editCount, this.clock());
     } catch (error) {
-      if (error instanceof SequenceConflictError) this.#runtimes.delete(runtime.id);
+      // A conflict, or a failure after writing: re-read the store next time.
+      this.#runtimes.delete(runtime.id);
       throw error;
     }
     runtime.addEdits(edits);
@@ -454,6 +625,12 @@ export class ContextManager {
 
   /** Calls on one session run one at a time, in order; different sessions run concurrently. */
   #exclusive<T>(sessionId: string, work: (runtime: SessionRuntime) => Promise<T>): Promise<T> {
+    try {
+      // Refused before anything is read or written: see `MAX_SESSION_ID_LENGTH`.
+      assertValidSessionId(sessionId);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const previous = this.#locks.get(sessionId) ?? Promise.resolve();
     const next = previous.then(
       async () => work(await this.#runtime(sessionId)),
@@ -481,6 +658,35 @@ export class ContextManager {
 function withoutId(message: MessageInput): Omit<MessageInput, 'id'> {
   const { id: _id, ...rest } = message;
   return rest;
+}
+
+/** How far back (messages of the turn in progress) a retried append is looked for. */
+export const RETRY_LOOKBACK_MESSAGES = 512;
+
+/** The policy with the `contextWindow` / `maxOutputTokens` options in its budget, checked. */
+function withBudgetOptions(options: ContextManagerOptions): Policy {
+  const { policy, contextWindow, maxOutputTokens } = options;
+  if (contextWindow === undefined && maxOutputTokens === undefined) return policy;
+  const positive = (key: string, value: unknown): void => {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+      throw new InvalidPolicyError(key, `must be a positive integer number of tokens, got ${String(value)}`);
+    }
+  };
+  if (contextWindow !== undefined) positive('contextWindow', contextWindow);
+  if (maxOutputTokens !== undefined) positive('maxOutputTokens', maxOutputTokens);
+  const budget = {
+    ...policy.budget,
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+  };
+  if (budget.contextWindow > 0 && budget.maxOutputTokens >= budget.contextWindow) {
+    throw new InvalidPolicyError(
+      'maxOutputTokens',
+      `must be smaller than the context window (${budget.contextWindow}), got ${budget.maxOutputTokens}`,
+      { contextWindow: budget.contextWindow },
+    );
+  }
+  return { ...policy, budget };
 }
 
 export function createContextManager(options: ContextManagerOptions): ContextManager {
