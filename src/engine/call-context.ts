@@ -103,10 +103,13 @@ export class CounterChooser {
     if (chosen) return chosen;
     const known =
       this.#knownEncoding(model) ?? (this.#policy.tokens.counter === 'exact' ? 'o200k' : undefined);
-    const counter = this.calibrated.get(model ?? 'unknown-model');
-    const counting: RequestCounting = known
-      ? { kind: 'exact', counter: this.#exactFor(known) }
-      : { kind: 'bound', counter };
+    // A tokenizer the caller handed in (not a chars/N or unit-linear estimate) is the model's.
+    const given = this.#fixed && !isLinear(this.#fixed) ? this.#fixed : undefined;
+    const counting: RequestCounting = given
+      ? { kind: 'exact', counter: given }
+      : known
+        ? { kind: 'exact', counter: this.#exactFor(known) }
+        : { kind: 'bound', counter: this.calibrated.get(model ?? 'unknown-model') };
     this.#counting.set(model, counting);
     return counting;
   }
@@ -126,6 +129,9 @@ export class CounterChooser {
     return exact;
   }
 }
+
+const isLinear = (counter: TokenCounter): boolean =>
+  counter.charsPerToken !== undefined || counter.tokensPerUnit !== undefined;
 
 /** Per-session memo of the fixed regions' token counts: the system prompt and tools rarely change. */
 /** What a counter's figures depend on: itself, and the ratio a calibrated counter has learned so far. */

@@ -61,15 +61,33 @@ export async function guardFinalRequest(
         const ratio =
           Math.max(1, ((counted.tokens ?? 0) - fixed) / history) * (1 + FINAL_GUARD_STEP * rounds);
         runtime.overflowScale *= ratio;
-        if (rounds <= FINAL_GUARD_MAX_ROUNDS) await refit(compactor);
-        else await runEmergencySequence(compactor, policy.emergency, 'token_budget');
+        try {
+          if (rounds <= FINAL_GUARD_MAX_ROUNDS) await refit(compactor);
+          else await runEmergencySequence(compactor, policy.emergency, 'token_budget');
+        } catch (error) {
+          // Under a bound, "cannot fit" may be the bound's margin speaking: the smallest request goes.
+          if (!(error instanceof ContextBudgetError) || counted.method === 'exact') throw error;
+          assembled = assemble();
+          counted = tally(assembled);
+          break;
+        }
         assembled = assemble();
         counted = tally(assembled);
       }
     } finally {
       runtime.overflowScale = saved;
     }
-    if ((counted.tokens ?? 0) > limit) throw new ContextBudgetError('history', compactor.regions());
+    // What the guard committed (a summary among them) must still fit the policy's own estimate.
+    if (compactor.overBudget()) {
+      await refit(compactor);
+      assembled = assemble();
+      counted = tally(assembled);
+    }
+    // An exact count that still does not fit is the provider's answer: nothing is sent. An upper bound
+    // that does not fit the smallest request the layers can make is only a bound: the request goes, and
+    // a real overflow takes the reactive path.
+    if ((counted.tokens ?? 0) > limit && counted.method === 'exact')
+      throw new ContextBudgetError('history', compactor.regions());
   }
   return {
     assembled,

@@ -42,8 +42,11 @@ export interface RequestPointer {
   ref: string;
   kind: PointerKind;
   at: PointerLocation;
-  /** The log message the pointer stands in for (results, arguments); for a transcript, the last seq summarized. */
-  seq: number;
+  /**
+   * The log message the pointer stands in for (results, arguments); for a transcript, the last seq
+   * summarized. Absent for a pointer a summary or reminder quotes.
+   */
+  seq?: number;
   /** The tool call whose result or arguments were offloaded. */
   callId?: string;
 }
@@ -65,19 +68,28 @@ interface MessageFigures {
 
 /**
  * What the last request of a session held, message by message (the history after the injected
- * summary/reminder messages): the next request reuses the figures of every message that is the same
- * object at the same place, so a call counts and scans what changed, not the whole request.
+ * summary/reminder messages), with running totals: the next request reuses the figures and pointers of
+ * every message that is the same object at the same place, so a call counts and scans what changed (the
+ * messages appended since, a message an edit replaced), not the whole request.
  */
 interface Ledger {
   key: string;
-  history: readonly Message[];
-  figures: (MessageFigures | undefined)[];
+  history: Message[];
+  figures: MessageFigures[];
   pointers: (LocalPointer[] | undefined)[];
+  total: MessageFigures;
+  /** The history's pointers placed in the last request, and the injected count they were placed after. */
+  placed: RequestPointer[];
+  placedAfter: number;
   system: { text: string; figures: MessageFigures } | undefined;
+  /** Pointers quoted by the injected messages and the system prompt, by what was scanned. */
+  quoted: Map<string, QuotedPointer[]>;
   tools: { tools: readonly ToolDefinition[]; key: string; figures: MessageFigures } | undefined;
 }
 
 const ledgers = new WeakMap<SessionRuntime, Ledger>();
+
+const NOTHING: MessageFigures = Object.freeze({ fixed: 0, units: 0 });
 
 /** The request as the final guard counts it, and the pointers it holds. */
 export interface RequestTally {
@@ -92,7 +104,7 @@ export interface RequestTally {
  * `src/replay`: each visible message's text, reasoning, tool calls and results plus 4 tokens of framing,
  * the system prompt plus 4, each tool's name, description and compact JSON schema plus 8) and finds the
  * pointers it holds. Per-message counts come from the session's token cache (which keeps a count per
- * counter name), and are reused by identity from the previous request.
+ * counter name); what the previous request held is reused by identity.
  */
 export function tallyRequest(
   runtime: SessionRuntime,
@@ -101,45 +113,80 @@ export function tallyRequest(
   tools: readonly ToolDefinition[],
   count: boolean,
 ): RequestTally {
-  const key = `${counting.kind}:${counting.counter.name}`;
+  const key = `${counting.kind}:${counting.counter.name}:${count}`;
   let ledger = ledgers.get(runtime);
   if (!ledger || ledger.key !== key) {
-    ledger = { key, history: [], figures: [], pointers: [], system: undefined, tools: undefined };
+    ledger = {
+      key,
+      history: [],
+      figures: [],
+      pointers: [],
+      total: { fixed: 0, units: 0 },
+      placed: [],
+      placedAfter: 0,
+      system: undefined,
+      quoted: new Map(),
+      tools: undefined,
+    };
     ledgers.set(runtime, ledger);
   }
   const injected = request.injected.length;
-  const history = request.messages.slice(injected);
-  const previous = ledger;
-  const figures: (MessageFigures | undefined)[] = new Array(history.length);
-  const pointersOf: (LocalPointer[] | undefined)[] = new Array(history.length);
-  const total: MessageFigures = { fixed: 0, units: 0 };
-  const pointers: RequestPointer[] = [];
+  const messages = request.messages;
+  const length = messages.length - injected;
+  const before = ledger.history.length;
+  const total = ledger.total;
   // Framing the cache's options leave out (a seed counting 0 or 3 per message), added to reach the scorer's.
   const framingGap = Math.max(
     0,
     DEFAULT_MESSAGE_OVERHEAD_TOKENS - runtime.tokenCache.options.messageOverheadTokens,
   );
-
-  for (let index = 0; index < history.length; index++) {
-    const message = history[index] as Message;
-    const same = previous.history[index] === message;
-    let found = same ? previous.pointers[index] : undefined;
-    if (!same) found = findPointers(runtime, message);
-    pointersOf[index] = found;
-    if (found) {
-      for (const pointer of found) pointers.push(placed(pointer, injected + index, message.id));
+  let replace = injected !== ledger.placedAfter;
+  for (let index = 0; index < length; index++) {
+    const message = messages[injected + index] as Message;
+    if (index < before && ledger.history[index] === message) continue;
+    if (index < before) {
+      const old = ledger.figures[index] ?? NOTHING;
+      total.fixed -= old.fixed;
+      total.units -= old.units;
+      if (ledger.pointers[index]) replace = true;
     }
-    if (!count) continue;
-    let own = same ? previous.figures[index] : undefined;
-    if (own === undefined) own = messageFigures(runtime, counting, message, framingGap);
-    figures[index] = own;
+    const found = findPointers(runtime, message);
+    ledger.history[index] = message;
+    ledger.pointers[index] = found;
+    if (found) {
+      if (index < before) replace = true;
+      else if (!replace)
+        for (const pointer of found) ledger.placed.push(placed(pointer, injected + index, message.id));
+    }
+    const own = count ? messageFigures(runtime, counting, message, framingGap) : NOTHING;
+    ledger.figures[index] = own;
     total.fixed += own.fixed;
     total.units += own.units;
   }
-  ledger.history = history;
-  ledger.figures = figures;
-  ledger.pointers = pointersOf;
+  for (let index = length; index < before; index++) {
+    const old = ledger.figures[index] ?? NOTHING;
+    total.fixed -= old.fixed;
+    total.units -= old.units;
+    if (ledger.pointers[index]) replace = true;
+  }
+  if (before > length) {
+    ledger.history.length = length;
+    ledger.figures.length = length;
+    ledger.pointers.length = length;
+  }
+  if (replace) {
+    ledger.placed = [];
+    for (let index = 0; index < length; index++) {
+      const found = ledger.pointers[index];
+      if (!found) continue;
+      const id = ledger.history[index]?.id ?? '';
+      for (const pointer of found) ledger.placed.push(placed(pointer, injected + index, id));
+    }
+    ledger.placedAfter = injected;
+  }
 
+  const pointers = quotedPointers(ledger, request);
+  for (const pointer of ledger.placed) pointers.push(pointer);
   const transcript = runtime.view.summary;
   if (transcript?.historyRef !== undefined) {
     const at = summaryLocation(request, transcript.throughSeq, transcript.historyRef);
@@ -151,18 +198,20 @@ export function tallyRequest(
         seq: transcript.throughSeq,
       });
   }
-
   if (!count) return { tokens: undefined, method: counting.kind, pointers };
+
+  let fixed = total.fixed;
+  let units = total.units;
   for (let index = 0; index < injected; index++) {
-    const own = messageFigures(runtime, counting, request.messages[index] as Message, framingGap);
-    total.fixed += own.fixed;
-    total.units += own.units;
+    const own = messageFigures(runtime, counting, messages[index] as Message, framingGap);
+    fixed += own.fixed;
+    units += own.units;
   }
   if (request.system.length > 0) {
     if (ledger.system?.text !== request.system)
       ledger.system = { text: request.system, figures: systemFigures(counting, request.system) };
-    total.fixed += ledger.system.figures.fixed;
-    total.units += ledger.system.figures.units;
+    fixed += ledger.system.figures.fixed;
+    units += ledger.system.figures.units;
   }
   if (tools.length > 0) {
     if (ledger.tools?.tools !== tools) {
@@ -172,10 +221,10 @@ export function tallyRequest(
           ? { ...ledger.tools, tools }
           : { tools, key: toolsKey, figures: toolFigures(counting, tools) };
     }
-    total.fixed += ledger.tools.figures.fixed;
-    total.units += ledger.tools.figures.units;
+    fixed += ledger.tools.figures.fixed;
+    units += ledger.tools.figures.units;
   }
-  return { tokens: total.fixed + scaledUnits(counting, total.units), method: counting.kind, pointers };
+  return { tokens: fixed + scaledUnits(counting, units), method: counting.kind, pointers };
 }
 
 /** Units turned into bounding tokens: the multiplier learned so far, times the margin its evidence warrants. */
@@ -249,6 +298,74 @@ function findPointers(runtime: SessionRuntime, message: Message): LocalPointer[]
     });
   }
   return found;
+}
+
+/** A pointer a summary, a reminder or a digest quotes, with the kind its own wording says. */
+interface QuotedPointer {
+  ref: string;
+  kind: PointerKind;
+}
+
+/** A pointer to offloaded content as ctxkit writes it, plain or JSON-escaped (inside arguments). */
+const QUOTED_POINTER = /read_offloaded(?:\(| tool \(ref )\\?"([^"\\]+)\\?"\)/g;
+
+/**
+ * The pointers a text quotes, each with the kind its wording says: `[offloaded N chars · …]` is an
+ * argument, `[<tool> output, ~N tokens, offloaded … · …]` a result offloaded by clearing, anything else
+ * (the spill notice) a spilled output.
+ */
+function quotedIn(text: string): QuotedPointer[] {
+  if (!text.includes('read_offloaded')) return [];
+  const found = new Map<string, QuotedPointer>();
+  for (const match of text.matchAll(QUOTED_POINTER)) {
+    const ref = match[1];
+    if (ref === undefined || found.has(ref)) continue;
+    const opened = text.lastIndexOf('[', match.index);
+    const lead = opened >= 0 && match.index - opened < 200 ? text.slice(opened, match.index) : '';
+    const kind: PointerKind = /^\[offloaded \d+ chars · $/.test(lead)
+      ? 'offloaded-arguments'
+      : / output, ~\d+ tokens, offloaded/.test(lead)
+        ? 'offloaded-result'
+        : 'spilled-output';
+    found.set(ref, { ref, kind });
+  }
+  return [...found.values()];
+}
+
+/**
+ * Pointers the injected messages (summary, reminder) and a system prompt carrying them quote: a summary
+ * keeps the pointers of the results and arguments it summarized. Each text is scanned once.
+ */
+function quotedPointers(ledger: Ledger, request: AssembledRequest): RequestPointer[] {
+  const out: RequestPointer[] = [];
+  const seen = new Map<string, QuotedPointer[]>();
+  const scan = (key: string, text: string): QuotedPointer[] => {
+    const cached = ledger.quoted.get(key);
+    const found = cached ?? quotedIn(text);
+    seen.set(key, found);
+    return found;
+  };
+  const add = (text: string, key: string, at: PointerLocation) => {
+    for (const pointer of scan(key, text)) out.push({ ref: pointer.ref, kind: pointer.kind, at });
+  };
+  const summaryIndex = request.injected.length;
+  const first = request.messages[summaryIndex];
+  const inFirstUser = first?.id.includes('~summary-') ? [summaryIndex] : [];
+  for (const index of [...request.injected.keys(), ...inFirstUser]) {
+    const message = request.messages[index];
+    const part = message?.parts[0];
+    if (!message || part?.type !== 'text') continue;
+    add(part.text, `${message.id}#${part.text.length}`, {
+      in: 'message',
+      messageIndex: index,
+      messageId: message.id,
+      partIndex: 0,
+    });
+  }
+  if (request.system.includes('read_offloaded'))
+    add(request.system, `system#${request.system}`, { in: 'system' });
+  ledger.quoted = seen;
+  return out;
 }
 
 function placed(pointer: LocalPointer, messageIndex: number, messageId: string): RequestPointer {
