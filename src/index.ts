@@ -80,8 +80,10 @@ export {
 } from './engine/context-manager.ts';
 export * from './engine/errors.ts';
 export * from './engine/events.ts';
+export type { FinalGuardReport } from './engine/final-guard.ts';
 export * from './engine/memory-sink.ts';
 export type { PrepareResult, PrepareStats } from './engine/prepare-call.ts';
+export type { PointerKind, PointerLocation, RequestPointer } from './engine/request-ledger.ts';
 export type { SessionStats } from './engine/session-stats.ts';
 
 // Layers and summarizers
