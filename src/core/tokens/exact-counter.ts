@@ -1,5 +1,8 @@
-import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import cl100kRanks from 'gpt-tokenizer/bpeRanks/cl100k_base';
+import o200kRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
+import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
+import { buildRankTable, type RawRankTable } from './bpe-rank-table.ts';
+import { createBpeTokenCounter } from './count-bpe-tokens.ts';
 import { InvalidTokenCounterError } from './errors.ts';
 import type { TokenCounter } from './token-counter.ts';
 
@@ -9,17 +12,33 @@ export type ExactEncoding = 'o200k' | 'cl100k';
 export const EXACT_ENCODINGS: readonly ExactEncoding[] = ['o200k', 'cl100k'];
 
 /**
- * Text that looks like a special token (`<|endoftext|>` in a tool's output, a log, a prompt about
- * tokenizers) is ordinary text to the provider: it tokenizes it as characters and never throws. The
- * library's default disallows special tokens and throws, so every count passes an empty disallow set,
- * which (with nothing allowed either) encodes them as plain text.
+ * gpt-tokenizer's rank tables and pre-tokenizer regexes, counted by `count-bpe-tokens.ts` rather than by
+ * its `countTokens`, whose merge loop is quadratic in a piece (a 200,000-character line of `-` took 25 s,
+ * a 50 MB one did not finish). The counts are gpt-tokenizer's (`count-bpe-tokens.test.ts`), with special
+ * tokens counted as the plain text they are to a provider when they appear in a tool's output, a log or
+ * a prompt about tokenizers: never as one token, never an error.
  */
-const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
-
-const countersByEncoding: Record<ExactEncoding, (text: string) => number> = {
-  o200k: (text) => countO200k(text, AS_PLAIN_TEXT),
-  cl100k: (text) => countCl100k(text, AS_PLAIN_TEXT),
+const ENCODINGS: Record<ExactEncoding, { ranks: RawRankTable; splitRegex: RegExp }> = {
+  o200k: { ranks: o200kRanks, splitRegex: O200K_TOKEN_SPLIT_REGEX },
+  cl100k: { ranks: cl100kRanks, splitRegex: CL100K_TOKEN_SPLIT_REGEX },
 };
+
+/** One counting function per encoding for the process; its rank table is built on the first count. */
+const countersByEncoding = new Map<ExactEncoding, (text: string) => number>();
+
+export function exactCountFunction(encoding: ExactEncoding): (text: string) => number {
+  let count = countersByEncoding.get(encoding);
+  if (!count) {
+    const spec = ENCODINGS[encoding];
+    let inner: ((text: string) => number) | undefined;
+    count = (text) => {
+      inner ??= createBpeTokenCounter({ splitRegex: spec.splitRegex, ranks: buildRankTable(spec.ranks) });
+      return inner(text);
+    };
+    countersByEncoding.set(encoding, count);
+  }
+  return count;
+}
 
 /**
  * A long text is often counted twice in a row by different steps (a tool result measured for spilling,
@@ -30,12 +49,12 @@ export const EXACT_COUNT_MEMO_MIN_CHARS = 256;
 export const EXACT_COUNT_MEMO_SLOTS = 4;
 
 export function createExactCounter(encoding: ExactEncoding): TokenCounter {
-  const countText = countersByEncoding[encoding];
-  if (countText === undefined) {
+  if (!Object.hasOwn(ENCODINGS, encoding)) {
     throw new InvalidTokenCounterError('encoding', `unknown encoding "${String(encoding)}"`, {
       allowed: EXACT_ENCODINGS,
     });
   }
+  const countText = exactCountFunction(encoding);
   const memoTexts: string[] = [];
   const memoCounts: number[] = [];
   const count = (text: string): number => {

@@ -1,0 +1,128 @@
+import { type RankTable, utf8ByteString } from './bpe-rank-table.ts';
+import { countRepeatedRun } from './count-repeated-run.ts';
+import { countByHeap, countByScan, SCAN_MERGE_MAX_BYTES } from './merge-byte-pairs.ts';
+
+/**
+ * Counts the tokens of a text the way gpt-tokenizer's `countTokens` does with special tokens treated as
+ * plain text — split with the encoding's own pre-tokenizer regex, then each piece is one token when it
+ * is one, else byte-pair merged — but in time linear in the text (up to a log factor) whatever its
+ * shape. Equality with gpt-tokenizer is what `count-bpe-tokens.test.ts` checks.
+ *
+ * Two shapes get a proven upper bound instead of the exact count, the piece's UTF-8 bytes (every token
+ * covers at least one byte, so no count can exceed it):
+ * - a single piece over `MAX_EXACT_PIECE_BYTES` that is not one code point repeated (runs of one code
+ *   point are counted exactly by blocks, see `count-repeated-run.ts`): merging costs 20 bytes of memory
+ *   per byte, and such a piece (megabytes of letters with no digit, space or punctuation) is no
+ *   realistic output;
+ * - the rest of a text after the regex engine gives up (V8 throws a RangeError on single matches of
+ *   several million characters of some classes, e.g. a letter with combining accents repeated).
+ */
+export const MAX_EXACT_PIECE_BYTES = 4 * 1024 * 1024;
+/** Pieces of at most this many UTF-16 units have their counts remembered. */
+export const PIECE_CACHE_MAX_CHARS = 64;
+/** Counts remembered at once; the memory is cleared when full (a cache of ordinary words refills fast). */
+export const PIECE_CACHE_SIZE = 50_000;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** Pieces at least this long are checked for being one code point repeated. */
+const RUN_CHECK_MIN_CHARS = 4096;
+
+export interface BpeTokenCounterOptions {
+  /** The encoding's pre-tokenizer (gpt-tokenizer's `*_TOKEN_SPLIT_REGEX`); copied, never mutated. */
+  splitRegex: RegExp;
+  ranks: RankTable;
+  /** For tests: merge every piece through the heap, or every piece by scanning. */
+  merge?: 'auto' | 'heap' | 'scan';
+}
+
+export function createBpeTokenCounter(options: BpeTokenCounterOptions): (text: string) => number {
+  const { ranks, merge = 'auto' } = options;
+  const splitter = new RegExp(
+    options.splitRegex.source,
+    options.splitRegex.flags.includes('g') ? options.splitRegex.flags : `${options.splitRegex.flags}g`,
+  );
+  const cache = new Map<string, number>();
+
+  const countLongPiece = (piece: string): number => {
+    if (piece.length >= RUN_CHECK_MIN_CHARS) {
+      const unit = repeatedCodePoint(piece);
+      if (unit !== undefined) {
+        const tokens = countRepeatedRun(utf8ByteString(unit), piece.length / unit.length, ranks);
+        if (tokens !== undefined) return tokens;
+      }
+      if (utf8Length(piece) > MAX_EXACT_PIECE_BYTES) return utf8Length(piece);
+    }
+    return countByHeap(utf8ByteString(piece), ranks);
+  };
+
+  const countPiece = (piece: string): number => {
+    const known = cache.get(piece);
+    if (known !== undefined) return known;
+    let tokens: number;
+    if (piece.length >= RUN_CHECK_MIN_CHARS) tokens = countLongPiece(piece);
+    else {
+      const bytes = utf8ByteString(piece);
+      // gpt-tokenizer looks a whole piece up by its text, which a lone surrogate keeps out of the table.
+      if (ranks.has(bytes) && (bytes === piece || !LONE_SURROGATE.test(piece))) tokens = 1;
+      else if (merge === 'heap') tokens = countByHeap(bytes, ranks);
+      else if (merge === 'scan' || bytes.length <= SCAN_MERGE_MAX_BYTES) tokens = countByScan(bytes, ranks);
+      else tokens = countByHeap(bytes, ranks);
+    }
+    if (piece.length <= PIECE_CACHE_MAX_CHARS) {
+      if (cache.size >= PIECE_CACHE_SIZE) cache.clear();
+      cache.set(piece, tokens);
+    }
+    return tokens;
+  };
+
+  return (text: string): number => {
+    let tokens = 0;
+    let done = 0;
+    splitter.lastIndex = 0;
+    try {
+      for (let match = splitter.exec(text); match !== null; match = splitter.exec(text)) {
+        tokens += countPiece(match[0]);
+        done = splitter.lastIndex;
+      }
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      tokens += utf8Length(text.slice(done));
+    }
+    return tokens;
+  };
+}
+
+/** The code point `text` repeats (as a string of one or two UTF-16 units), if it is one repeated. */
+export function repeatedCodePoint(text: string): string | undefined {
+  const first = text.charCodeAt(0);
+  const width = first >= 0xd800 && first <= 0xdbff && text.length > 1 ? 2 : 1;
+  if (text.length % width !== 0) return undefined;
+  const unit = text.slice(0, width);
+  // Doubling comparisons: each compares a prefix with the next stretch, so the whole check is linear.
+  for (let length = width; length < text.length; length *= 2) {
+    const stretch = Math.min(length, text.length - length);
+    if (text.slice(length, length + stretch) !== text.slice(0, stretch)) return undefined;
+  }
+  if (width === 2) {
+    const second = text.charCodeAt(1);
+    if (second < 0xdc00 || second > 0xdfff) return undefined;
+  }
+  return unit;
+}
+
+/** UTF-8 length of a text, a lone surrogate counting three bytes (as U+FFFD replaces it). */
+export function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index);
+    if (unit < 0x80) continue;
+    if (unit < 0x800) bytes += 1;
+    else if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length) {
+      const low = text.charCodeAt(index + 1);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        bytes += 2; // four bytes for two units
+        index++;
+      } else bytes += 2;
+    } else bytes += 2;
+  }
+  return bytes;
+}
