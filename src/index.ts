@@ -4,8 +4,11 @@
  * converters, token counting, budget arithmetic, policies and presets, summarizers, stores, clients.
  */
 
-// The agent's read-back tool (follows every pointer ctxkit leaves)
-export * from './agent/read-offloaded-tool.ts';
+export {
+  type FromAnthropicMessageOptions,
+  fromAnthropicMessage,
+  toAnthropicMessage,
+} from './adapters/anthropic-message.ts';
 // Message formats
 export {
   ANTHROPIC_RAW_ARGS_KEY,
@@ -35,32 +38,29 @@ export {
   toOpenAIChat,
   usageFromOpenAI,
 } from './adapters/openai-chat.ts';
-export type * from './adapters/openai-chat-schema.ts';
-export {
-  type FromAnthropicMessageOptions,
-  fromAnthropicMessage,
-  toAnthropicMessage,
-} from './adapters/anthropic-message.ts';
 export {
   type FromOpenAIChatMessageOptions,
   fromOpenAIChatMessage,
   toOpenAIChatMessage,
 } from './adapters/openai-chat-message.ts';
+export type * from './adapters/openai-chat-schema.ts';
 export * from './adapters/tool-call-names.ts';
 export * from './adapters/tool-definitions.ts';
+// The agent's read-back tool (follows every pointer ctxkit leaves)
+export * from './agent/read-offloaded-tool.ts';
 // Core: messages, edits, views, turns, tokens, budget, policy
 export * from './core/budget/index.ts';
 export { canonicalJson } from './core/canonical-json.ts';
 export * from './core/edit.ts';
 export * from './core/errors.ts';
+export * from './core/find-tool-pairing-problems.ts';
+export * from './core/message.ts';
+export * from './core/policy/index.ts';
 export {
   InvalidSessionIdError,
   isValidSessionId,
   MAX_SESSION_ID_LENGTH,
 } from './core/session-id.ts';
-export * from './core/find-tool-pairing-problems.ts';
-export * from './core/message.ts';
-export * from './core/policy/index.ts';
 export * from './core/stable-id.ts';
 export * from './core/tokens/index.ts';
 export * from './core/tool-definition.ts';
