@@ -3,6 +3,12 @@ import type { Message } from '../core/message.ts';
 import type { Compactor } from './compactor.ts';
 import { errorText } from './compactor.ts';
 import type { PendingSummary } from './session-runtime.ts';
+import { type SummaryPurpose, summaryGeneratedEvent } from './summary-events.ts';
+
+const purposeOf = (pending: Pick<PendingSummary, 'purpose'>): SummaryPurpose =>
+  pending.purpose === 'trim'
+    ? { reason: 'turn_limit', layer: 'trim' }
+    : { reason: 'context_pressure', layer: 'summarize' };
 
 /**
  * The async path (seed 004's maybeSummarize, seed 001's tryAutoCompact, seed 000's trim summary):
@@ -18,6 +24,11 @@ export async function applyReadySummary(compactor: Compactor, wait: boolean): Pr
     await pending.promise;
   }
   runtime.pending = undefined;
+  for (const report of pending.reports) {
+    compactor.events.push(
+      summaryGeneratedEvent(runtime.id, compactor.deps.clock(), purposeOf(pending), report),
+    );
+  }
   const summary = pending.result;
   if (!summary) {
     compactor.events.push({
@@ -100,9 +111,12 @@ export function scheduleTrimSummary(
   const pending: Omit<PendingSummary, 'settled' | 'promise'> = {
     throughSeq,
     purpose: 'trim',
+    reports: [],
   };
   const work = (async () => {
-    const summary = await compactor.summarize(trimmed, throughSeq);
+    const summary = await compactor.summarize(trimmed, throughSeq, {
+      onReport: (report) => pending.reports.push(report),
+    });
     if (compactor.policy.trim.writeMemory) await compactor.remember('Trimmed turns', summary.text);
     return summary;
   })();
@@ -146,9 +160,11 @@ export function scheduleAsyncSummary(compactor: Compactor): Promise<void> | unde
   const pending: Omit<PendingSummary, 'settled' | 'promise'> = {
     throughSeq: split.throughSeq,
     purpose: 'summarize',
+    reports: [],
   };
   const work = compactor.summarize(split.older, split.throughSeq, {
     ...(due?.action.summaryMaxTokens !== undefined ? { maxTokens: due.action.summaryMaxTokens } : {}),
+    onReport: (report) => pending.reports.push(report),
   });
   return track(compactor, pending, work);
 }

@@ -15,13 +15,14 @@ import { buildContextReminder } from '../layers/drop-with-reminder.ts';
 import type { LayerInput } from '../layers/layer-input.ts';
 import { planRecentSplit, type RecentSplit, type SplitOptions } from '../layers/split-recent.ts';
 import type { BlobStore } from '../store/blob-store.ts';
-import type { Summarizer } from '../summarize/summarizer.ts';
+import type { Summarizer, SummaryReport } from '../summarize/summarizer.ts';
 import { continuationNote, needsContinuation, reminderPlacementFor } from './assemble-request.ts';
 import type { CallContext } from './call-context.ts';
 import type { ContextEvent } from './events.ts';
 import type { MemorySink } from './memory-sink.ts';
 import { takeSnapshot } from './restore-session.ts';
 import type { SessionRuntime } from './session-runtime.ts';
+import { reportSummariesTo, type SummaryPurpose } from './summary-events.ts';
 import { extendTranscript } from './transcript-markdown.ts';
 
 /** A compaction never repeats more than this many times in a row without the history shrinking. */
@@ -263,6 +264,7 @@ export class Compactor {
       const summary = await this.summarize(split.older, split.throughSeq, {
         ...(options.summaryMaxTokens !== undefined ? { maxTokens: options.summaryMaxTokens } : {}),
         ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
+        purpose: { reason: options.reason, layer: options.layer },
       });
       const shrunk = await this.commitSummary(summary, options.layer, options.reason);
       await this.digestRecentWindow(options.reason);
@@ -291,11 +293,20 @@ export class Compactor {
     return this.apply([edit], layer, reason);
   }
 
-  /** Runs the summarizer over `older`, merging the current summary, with the transcript offloaded first (002). */
+  /**
+   * Runs the summarizer over `older`, merging the current summary, with the transcript offloaded first (002).
+   * Each summarizer call becomes a `summary-generated` event: in this compactor's events, or through
+   * `onReport` for a background summary that finishes after its call has returned.
+   */
   async summarize(
     older: Message[],
     throughSeq: number,
-    options: { maxTokens?: number; instructions?: string } = {},
+    options: {
+      maxTokens?: number;
+      instructions?: string;
+      purpose?: SummaryPurpose;
+      onReport?: (report: SummaryReport) => void;
+    } = {},
   ): Promise<Summary> {
     const { summarize } = this.policy;
     let historyRef: string | undefined;
@@ -320,6 +331,14 @@ export class Compactor {
       ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
       ...(historyRef !== undefined ? { historyRef } : {}),
       countTokens: (text) => this.runtime.summaryCounts.count(text, this.call.counter),
+      onReport:
+        options.onReport ??
+        reportSummariesTo(
+          this.events,
+          this.runtime.id,
+          this.deps.clock,
+          options.purpose ?? { reason: 'context_pressure', layer: 'summarize' },
+        ),
     });
   }
 
@@ -435,7 +454,9 @@ export class Compactor {
     if (!last) return;
     if (messages.length > 0) {
       try {
-        const summary = await this.summarize(messages, last.seq);
+        const summary = await this.summarize(messages, last.seq, {
+          purpose: { reason: 'clear_command', layer: 'manual' },
+        });
         await this.remember('Cleared context', summary.text);
       } catch {
         // Clearing must work even when summarizing does not.

@@ -62,6 +62,23 @@ export type ContextEvent =
     }
   | { type: 'summary-scheduled'; sessionId: string; at: number; throughSeq: number }
   | { type: 'summary-applied'; sessionId: string; at: number; throughSeq: number; tokens: number }
+  | {
+      /** One summarizer call (its `SummaryReport`), for counting and pricing summaries. */
+      type: 'summary-generated';
+      sessionId: string;
+      at: number;
+      reason: EditReason;
+      layer: LayerName;
+      summarizer: string;
+      model?: string;
+      inputTokens: number;
+      outputTokens: number;
+      tokenSource: 'provider' | 'counted';
+      usage?: Usage;
+      durationMs: number;
+      throughSeq: number;
+      error?: string;
+    }
   | { type: 'session-restored'; sessionId: string; at: number; messages: number; edits: number };
 
 export type ContextEventType = ContextEvent['type'];

@@ -12,6 +12,7 @@ import { startsTurn } from '../core/turns/parse-turn-boundaries.ts';
 import type { View, ViewEntry } from '../core/view/project-view.ts';
 import { projectMessage, projectView } from '../core/view/project-view.ts';
 import type { RecentSession } from '../store/session-store.ts';
+import type { SummaryReport } from '../summarize/summarizer.ts';
 import type { FixedRegionMemo } from './call-context.ts';
 import { CallerBranch } from './caller-branch.ts';
 import { ShortTextCounts, SUMMARY_ITEM_MAX_CHARS } from './short-text-counts.ts';
@@ -25,6 +26,11 @@ export interface PendingSummary {
   error?: unknown;
   /** What to do with the result: a summarize edit (async path) or attach to a trim's drop (seed 000). */
   purpose: 'summarize' | 'trim';
+  /**
+   * The summarizer calls it made, reported while it ran: the call that started it has already returned its
+   * events, so a later call's events carry them as `summary-generated`, whatever becomes of the summary.
+   */
+  reports: SummaryReport[];
 }
 
 /**

@@ -81,6 +81,21 @@ export const contextEventSchema = z.discriminatedUnion('type', [
   }),
   z.looseObject({ type: z.literal('summary-scheduled'), ...base, throughSeq: count }),
   z.looseObject({ type: z.literal('summary-applied'), ...base, throughSeq: count, tokens: count }),
+  z.looseObject({
+    type: z.literal('summary-generated'),
+    ...base,
+    reason,
+    layer,
+    summarizer: z.string(),
+    model: z.string().optional(),
+    inputTokens: count,
+    outputTokens: count,
+    tokenSource: z.enum(['provider', 'counted']),
+    usage: usage.optional(),
+    durationMs: count,
+    throughSeq: count,
+    error: z.string().optional(),
+  }),
   z.looseObject({ type: z.literal('session-restored'), ...base, messages: count, edits: count }),
 ]);
 

@@ -81,6 +81,21 @@ export function sampleEvents(sessionId: string, at = T0): ContextEvent[] {
     { type: 'history-diverged', sessionId, at: at + 9, keptThroughSeq: 7, hidden: 2, added: 1 },
     { type: 'summary-scheduled', sessionId, at: at + 10, throughSeq: 20 },
     { type: 'summary-applied', sessionId, at: at + 11, throughSeq: 20, tokens: 900 },
+    {
+      type: 'summary-generated',
+      sessionId,
+      at: at + 12,
+      reason: 'context_pressure',
+      layer: 'summarize',
+      summarizer: 'model',
+      model: 'gpt-4o-mini',
+      inputTokens: 12_000,
+      outputTokens: 700,
+      tokenSource: 'provider',
+      usage: { inputTokens: 12_000, outputTokens: 700 },
+      durationMs: 840,
+      throughSeq: 20,
+    },
   ];
 }
 
@@ -143,7 +158,9 @@ export function describeTraceStoreConformance(
             (event) => event.at - T0,
           ),
         ).toEqual([4, 5, 6]);
-        expect((await store.list('s', { since: T0 + 9 })).map((event) => event.at - T0)).toEqual([9, 10, 11]);
+        expect((await store.list('s', { since: T0 + 9 })).map((event) => event.at - T0)).toEqual([
+          9, 10, 11, 12,
+        ]);
         expect(
           (await store.list('s', { since: T0 + 2, until: T0 + 4 })).map((event) => event.at - T0),
         ).toEqual([2, 3]);
@@ -201,18 +218,19 @@ export function describeTraceStoreConformance(
     it(
       "deletes one session's events, leaving the others",
       withStore(async ({ store }) => {
+        const perSession = sampleEvents('a').length;
         await store.appendMany([...sampleEvents('a'), ...sampleEvents('b')]);
-        expect(await store.deleteSession('a')).toBe(12);
+        expect(await store.deleteSession('a')).toBe(perSession);
         expect(await store.deleteSession('a')).toBe(0);
         expect(await store.list('a')).toEqual([]);
-        expect(await store.list('b')).toHaveLength(12);
+        expect(await store.list('b')).toHaveLength(perSession);
         await store.appendMany(sampleEvents('a'));
         expect(
           (await store.exportJsonl())
             .split('\n')
             .slice(0, -1)
             .map((line) => JSON.parse(line).sessionId),
-        ).toEqual([...Array(12).fill('b'), ...Array(12).fill('a')]);
+        ).toEqual([...Array(perSession).fill('b'), ...Array(perSession).fill('a')]);
       }),
     );
 
