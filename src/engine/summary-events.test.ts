@@ -26,6 +26,8 @@ function turn(index: number): MessageInput[] {
 
 /** A summarizer that reports what a provider would: its usage, model and time. */
 const reportingSummarizer = (calls: SummarizeInput[]): Summarizer => ({
+  name: 'model:summary-model-1',
+  usesModel: true,
   async summarize(input) {
     calls.push(input);
     const text = `## Intent\n- checks through ${input.throughSeq}`;
