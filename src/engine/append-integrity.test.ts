@@ -149,11 +149,12 @@ describe('an append is all or nothing', () => {
 });
 
 describe('a retried append is stored once', () => {
-  it('recognizes a whole batch resent after the store timed out having written it', async () => {
+  it('recognizes a whole batch with ids resent after the store timed out having written it', async () => {
     const store = timingOutStore(1);
     const manager = createContextManager({ policy, store, clock: clock() });
-    await expect(manager.append('s', turn())).rejects.toThrow('timeout');
-    const retried = await manager.append('s', turn());
+    const withIds = () => turn().map((message, index) => ({ ...message, id: `m${index}` }));
+    await expect(manager.append('s', withIds())).rejects.toThrow('timeout');
+    const retried = await manager.append('s', withIds());
     expect(retried.messages.map((message) => message.seq)).toEqual([0, 1, 2]);
     expect(retried.events.filter((event) => event.type === 'tool-output-spilled')).toEqual([]);
     expect((await manager.history('s')).log).toHaveLength(3);
@@ -186,6 +187,31 @@ describe('a retried append is stored once', () => {
     expect((await manager.history('s')).log).toHaveLength(6);
   });
 
+  it('without ids, stores a message that may be meant twice: a user repeating a command, a batch resent', async () => {
+    const manager = createContextManager({ policy, clock: clock() });
+    // As in the corpus (aider): the user sends `/undo` twice in a row.
+    await manager.append('s', [user('/undo')]);
+    await manager.append('s', [user('/undo')]);
+    await manager.append('s', [user('continue'), assistant('Done.')]);
+    await manager.append('s', [user('continue'), assistant('Done.')]);
+    expect((await manager.history('s')).log.map((message) => message.seq)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it('an agent polling with reused call ids: every step is stored, its result with its own call', async () => {
+    const manager = createContextManager({ policy, clock: clock() });
+    const poll = callsTo(['call_0', 'job_status', '{"id":5}']);
+    await manager.append('s', [user('wait for job 5')]);
+    for (const status of ['running', 'running', 'passed']) {
+      await manager.append('s', [poll]);
+      await manager.append('s', [result('call_0', status)]);
+    }
+    const { log } = await manager.history('s');
+    expect(log).toHaveLength(7);
+    const prepared = await manager.prepare('s', { contextWindow: 100_000, maxOutputTokens: 1_000 });
+    expect(prepared.messages).toHaveLength(7);
+    expect(JSON.stringify(prepared.messages.at(-1))).toContain('passed');
+  });
+
   it('appends a repeated exchange in a new turn: call ids reused across turns are not retries', async () => {
     const manager = createContextManager({ policy, clock: clock() });
     const exchange = [
@@ -195,10 +221,10 @@ describe('a retried append is stored once', () => {
     await manager.append('s', [user('list'), ...exchange]);
     await manager.append('s', [user('list again'), ...exchange]);
     expect((await manager.history('s')).log).toHaveLength(6);
-    // The same response again in the same turn cannot be told from a retry without ids: it is one.
-    expect((await manager.append('s', exchange)).messages.map((message) => message.seq)).toEqual([4, 5]);
-    // With ids it is a new message, and a new call with the same id in one batch makes its result new.
-    await manager.append('s', [{ ...exchange[0], id: 'a3' } as MessageInput, exchange[1] as MessageInput]);
+    // The same response again in the same turn, once its calls were answered, is a new step (polling).
+    expect((await manager.append('s', exchange)).messages.map((message) => message.seq)).toEqual([6, 7]);
+    // Its result resent alone is the one its call already has.
+    expect((await manager.append('s', [exchange[1] as MessageInput])).messages[0]?.seq).toBe(7);
     expect((await manager.history('s')).log).toHaveLength(8);
   });
 
@@ -294,5 +320,18 @@ describe('contextWindow and maxOutputTokens as options', () => {
         expect.objectContaining({ code: 'invalid_policy' }),
       );
     }
+  });
+
+  it("a window alone that leaves no room for the preset's reply reserve names the window", () => {
+    // picoclaw reserves 32,768 tokens for the reply (seed 004's MaxTokens).
+    expect(() => createContextManager({ policy: PRESETS.picoclaw, contextWindow: 8_192 })).toThrow(
+      /contextWindow.*8192 leaves no room.*maxOutputTokens 32768.*pass maxOutputTokens too/,
+    );
+    const fits = createContextManager({
+      policy: PRESETS.picoclaw,
+      contextWindow: 8_192,
+      maxOutputTokens: 1_024,
+    });
+    expect(fits.policy.budget).toMatchObject({ contextWindow: 8_192, maxOutputTokens: 1_024 });
   });
 });

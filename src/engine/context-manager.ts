@@ -2,7 +2,7 @@ import { canonicalJson } from '../core/canonical-json.ts';
 import type { Edit, EditReason, LayerName, Summary } from '../core/edit.ts';
 import { InvalidPolicyError } from '../core/errors.ts';
 import type { Message, MessageInput } from '../core/message.ts';
-import { isAgentVisible, toolCallsOf } from '../core/message.ts';
+import { isAgentVisible, toolCallsOf, toolResultOf } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import { assertValidSessionId } from '../core/session-id.ts';
 import { assignStableIds } from '../core/stable-id.ts';
@@ -150,10 +150,12 @@ export class ContextManager {
    *
    * A retried append is stored once. Messages already in the log are recognized and returned as stored,
    * not appended again (see `#recognizeRetries`): by id when the caller gives one (the same id with other
-   * content is a `MessageIdConflictError`); without an id, when the call's leading messages repeat the
-   * log's newest ones, when a tool result repeats the result its call already has, or when an assistant
-   * message with tool calls repeats the newest assistant message. Malformed input is an
-   * `InvalidMessageError` naming the field; an unusable session id an `InvalidSessionIdError`.
+   * content is a `MessageIdConflictError`). Without ids, only what can never be a new message is
+   * recognized: a tool result its call already has, and an assistant message repeating tool calls that are
+   * still waiting for their results. Give ids to make any retry safe: without them, a message that
+   * repeats the one before it may be a retry or may be meant (a user sending `/undo` twice, an agent
+   * polling with the same call), and it is stored. Malformed input is an `InvalidMessageError` naming the
+   * field; an unusable session id an `InvalidSessionIdError`.
    */
   append(sessionId: string, messages: readonly MessageInput[]): Promise<AppendResult> {
     try {
@@ -362,18 +364,17 @@ export class ContextManager {
 
   /**
    * Which of `inputs` the log already holds (a retried append), aligned with them: the stored message, or
-   * undefined for a new one. The rule, for messages without a caller-given id, looks only at the turn in
-   * progress (a retry resends what was just sent, never an older turn), at most
-   * `RETRY_LOOKBACK_MESSAGES` back, so its cost does not grow with the session:
-   * - the call's leading messages that repeat the log's newest ones, in order (a whole batch resent, or a
-   *   batch resent with new messages after it);
-   * - a tool result whose call (the newest call with its callId, not one made earlier in this call)
-   *   already has a result with the same content (a result resent alone, in any order);
-   * - an assistant message with tool calls that repeats the log's newest assistant message.
-   * A message with a caller-given id is recognized by its id alone: same role and parts → already stored;
-   * other content → `MessageIdConflictError`. Content is role and parts; meta and usage are not compared
-   * (a retry may carry a fresh timestamp). Providers that reuse call ids across responses (`functions.bash:0`)
-   * and repeat a response word for word should give message ids, or the repeat is taken for a retry.
+   * undefined for a new one. A message with a caller-given id is recognized by its id alone: same role and
+   * parts → already stored; other content → `MessageIdConflictError`. Without an id, content cannot tell a
+   * retry from a message meant twice (the corpus has a user sending `/undo` twice in a row; an agent that
+   * polls repeats its call word for word, call id included, when its provider numbers calls per
+   * response), so only messages that could never be new are recognized, looking at the turn in progress
+   * (at most `RETRY_LOOKBACK_MESSAGES` back, so the cost does not grow with the session):
+   * - a tool result whose call (the newest call with its callId, not one made earlier in this append)
+   *   already has a result with the same content: a call has one result;
+   * - an assistant message with tool calls identical to the newest assistant message while none of those
+   *   calls has a result yet: two open calls with one id would make their results ambiguous.
+   * Content is role and parts; meta and usage are not compared (a retry may carry a fresh timestamp).
    */
   async #recognizeRetries(
     runtime: SessionRuntime,
@@ -384,50 +385,32 @@ export class ContextManager {
     const turn = this.#currentTurn(runtime);
     const key = (message: Pick<Message, 'role' | 'parts'>) =>
       `${message.role}\u0000${canonicalJson(message.parts)}`;
-    const keys = new Map<Message, string>();
-    const keyOf = (message: Message): string => {
-      let known = keys.get(message);
-      if (known === undefined) {
-        known = key(message);
-        keys.set(message, known);
-      }
-      return known;
-    };
-    // Leading messages without ids that repeat the newest logged ones.
-    let run = 0;
-    while (run < inputs.length && inputs[run]?.id === undefined) run++;
-    for (let overlap = Math.min(run, turn.length); overlap > 0; overlap--) {
-      const start = turn.length - overlap;
-      let same = true;
-      for (let offset = 0; offset < overlap && same; offset++) {
-        same = key(inputs[offset] as MessageInput) === keyOf(turn[start + offset] as Message);
-      }
-      if (same) {
-        for (let offset = 0; offset < overlap; offset++) recognized[offset] = turn[start + offset];
-        break;
-      }
-    }
+    const newestAssistantAt = turn.findLastIndex((message) => message.role === 'assistant');
+    const newestAssistant = turn[newestAssistantAt];
+    const newestAssistantOpen =
+      newestAssistant !== undefined &&
+      toolCallsOf(newestAssistant).length > 0 &&
+      !turn.slice(newestAssistantAt + 1).some((message) => message.role === 'tool');
+    let newestAssistantKey: string | undefined;
     const calledHere = new Set<string>();
     let newTurn = false;
-    const newestAssistant = turn.findLast((message) => message.role === 'assistant');
     const storedCopy = async (input: MessageInput, index: number): Promise<Message | undefined> => {
       if (input.id !== undefined) {
         if (!runtime.hasId(input.id)) return undefined;
         const stored =
           turn.find((message) => message.id === input.id) ??
           (await this.#whole(runtime)).log.find((message) => message.id === input.id);
-        if (stored !== undefined && keyOf(stored) !== key(input)) {
+        if (stored !== undefined && key(stored) !== key(input)) {
           throw new MessageIdConflictError(runtime.id, input.id, index, stored.seq);
         }
         return stored;
       }
-      if (recognized[index] !== undefined) return recognized[index];
       if (newTurn) return undefined;
       if (input.role === 'assistant') {
-        const calls = input.parts.some((part) => part.type === 'tool-call');
-        return calls && newestAssistant && keyOf(newestAssistant) === key(input)
-          ? newestAssistant
-          : undefined;
+        if (!newestAssistantOpen || calledHere.size > 0) return undefined;
+        if (!input.parts.some((part) => part.type === 'tool-call')) return undefined;
+        newestAssistantKey ??= key(newestAssistant as Message);
+        return newestAssistantKey === key(input) ? newestAssistant : undefined;
       }
       const result =
         input.role === 'tool' ? input.parts.find((part) => part.type === 'tool-result') : undefined;
@@ -436,7 +419,10 @@ export class ContextManager {
       // Back to the newest call with this id: a result after it with the same content answered it already.
       for (let at = turn.length - 1; at >= 0; at--) {
         const message = turn[at] as Message;
-        if (message.role === 'tool' && keyOf(message) === wanted) return message;
+        if (message.role === 'tool' && toolResultOf(message)?.callId === result.callId) {
+          if (key(message) === wanted) return message;
+          continue;
+        }
         if (
           message.role === 'assistant' &&
           message.parts.some((part) => part.type === 'tool-call' && part.callId === result.callId)
@@ -680,11 +666,18 @@ function withBudgetOptions(options: ContextManagerOptions): Policy {
     ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
   };
   if (budget.contextWindow > 0 && budget.maxOutputTokens >= budget.contextWindow) {
-    throw new InvalidPolicyError(
-      'maxOutputTokens',
-      `must be smaller than the context window (${budget.contextWindow}), got ${budget.maxOutputTokens}`,
-      { contextWindow: budget.contextWindow },
-    );
+    // Name the option the caller set: a window alone can clash with the policy's own reply reserve.
+    throw maxOutputTokens === undefined
+      ? new InvalidPolicyError(
+          'contextWindow',
+          `${budget.contextWindow} leaves no room beside the policy's output reserve (budget.maxOutputTokens ${budget.maxOutputTokens}): pass maxOutputTokens too`,
+          { maxOutputTokens: budget.maxOutputTokens },
+        )
+      : new InvalidPolicyError(
+          'maxOutputTokens',
+          `must be smaller than the context window (${budget.contextWindow}), got ${budget.maxOutputTokens}`,
+          { contextWindow: budget.contextWindow },
+        );
   }
   return { ...policy, budget };
 }
