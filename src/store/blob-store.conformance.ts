@@ -56,6 +56,7 @@ export const HOSTILE_IDS = [
   'con',
   'white space',
   'new\nline',
+  'line\u2028separator\u2029paragraph',
   ' ',
   '~',
   'x~0123456789abcdef0123456789abcdef',

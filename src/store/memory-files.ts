@@ -113,9 +113,16 @@ function gistOf(text: string, chars: number): string {
   return `${(space > chars / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
-/** JSON that cannot end the HTML comment it sits in, nor span lines. */
+/**
+ * JSON that cannot end the HTML comment it sits in, nor span lines: JSON.stringify leaves U+2028 and
+ * U+2029 raw, and the header's line-anchored pattern would split on them.
+ */
 const commentJson = (value: unknown): string =>
-  JSON.stringify(value).replaceAll('<', '\\u003c').replaceAll('>', '\\u003e');
+  JSON.stringify(value)
+    .replaceAll('<', '\\u003c')
+    .replaceAll('>', '\\u003e')
+    .replaceAll('\u2028', '\\u2028')
+    .replaceAll('\u2029', '\\u2029');
 
 const timeOf = (at: number): string => new Date(at).toISOString().slice(11, 19);
 
