@@ -23,7 +23,7 @@ import {
   repairsIn,
   violationsAfter,
 } from './testing/layer-input-for.ts';
-import { CORPUS, hasCorpusFile, readCorpusSession } from './testing/read-corpus.ts';
+import { CORPUS, readCorpusSession } from './testing/read-corpus.ts';
 
 const image = { type: 'media' as const, mediaType: 'image/png', ref: 'blob:shot' };
 
@@ -132,7 +132,7 @@ describe('planArchiveResults (seed 001 maybeSummarizeToolResults)', () => {
     expect(violationsAfter(log, [cut, archiveEdit(plan, digest, input)])).toEqual([]);
   });
 
-  it.skipIf(!hasCorpusFile(CORPUS.openhands))('archives a real OpenHands run down to the cutoff', () => {
+  it('archives a real OpenHands run down to the cutoff', () => {
     const log = readCorpusSession(CORPUS.openhands);
     const input = layerInputFor(log);
     const before = visibleResults(input.view).length;

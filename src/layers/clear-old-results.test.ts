@@ -8,7 +8,7 @@ import {
   planClearOldResults,
 } from './clear-old-results.ts';
 import { layerInputFor, violationsAfter } from './testing/layer-input-for.ts';
-import { CORPUS, hasCorpusFile, readCorpusSession } from './testing/read-corpus.ts';
+import { CORPUS, readCorpusSession } from './testing/read-corpus.ts';
 
 const image = { type: 'media' as const, mediaType: 'image/png', ref: 'blob:shot' };
 const out = (n: number) => `output ${n} ${'o'.repeat(400)}`;
@@ -149,28 +149,25 @@ describe('planClearOldResults (seed 002, LangChain ClearToolUsesEdit)', () => {
     expect(violationsAfter(open, edit ? [edit] : [])).toEqual([]);
   });
 
-  it.skipIf(!hasCorpusFile(CORPUS.tauBench))(
-    'clears all but the newest three results of a real tau-bench session',
-    () => {
-      const real = readCorpusSession(CORPUS.tauBench);
-      const input = layerInputFor(real);
-      const results = input.entries.filter((entry) => entry.message.role === 'tool');
-      const edit = planClearOldResults(input);
-      expect(edit).toBeDefined();
-      const edits = edit ? [edit] : [];
-      expect(edit?.targets.length).toBeLessThanOrEqual(results.length - 3);
-      const after = layerInputFor(real, edits);
-      // The estimate matches what the view costs once cleared, give or take rounding per result.
-      expect(Math.abs(after.regions.history - (edit?.tokensAfter ?? 0))).toBeLessThanOrEqual(
-        2 * (edit?.targets.length ?? 0),
-      );
-      const newest = results.slice(-3).map((entry) => entry.sourceSeq);
-      for (const entry of after.entries) {
-        if (newest.includes(entry.sourceSeq))
-          expect(toolResultOf(entry.message)?.content).not.toBe('[cleared]');
-      }
-      expect(violationsAfter(real, edits)).toEqual([]);
-      expect(planClearOldResults(after)).toBeUndefined();
-    },
-  );
+  it('clears all but the newest three results of a real tau-bench session', () => {
+    const real = readCorpusSession(CORPUS.tauBench);
+    const input = layerInputFor(real);
+    const results = input.entries.filter((entry) => entry.message.role === 'tool');
+    const edit = planClearOldResults(input);
+    expect(edit).toBeDefined();
+    const edits = edit ? [edit] : [];
+    expect(edit?.targets.length).toBeLessThanOrEqual(results.length - 3);
+    const after = layerInputFor(real, edits);
+    // The estimate matches what the view costs once cleared, give or take rounding per result.
+    expect(Math.abs(after.regions.history - (edit?.tokensAfter ?? 0))).toBeLessThanOrEqual(
+      2 * (edit?.targets.length ?? 0),
+    );
+    const newest = results.slice(-3).map((entry) => entry.sourceSeq);
+    for (const entry of after.entries) {
+      if (newest.includes(entry.sourceSeq))
+        expect(toolResultOf(entry.message)?.content).not.toBe('[cleared]');
+    }
+    expect(violationsAfter(real, edits)).toEqual([]);
+    expect(planClearOldResults(after)).toBeUndefined();
+  });
 });

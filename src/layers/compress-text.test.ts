@@ -10,7 +10,7 @@ import { planTokenBudgetTrim } from './compress-text.ts';
 import { expectCleanCut } from './testing/expect-clean-cut.ts';
 import { layerInputFor, messagesOf, repairsIn, violationsAfter } from './testing/layer-input-for.ts';
 import { sessionArbitrary } from './testing/random-session.ts';
-import { CORPUS, hasCorpusFile, readCorpusSession } from './testing/read-corpus.ts';
+import { CORPUS, readCorpusSession } from './testing/read-corpus.ts';
 
 const image = { type: 'media' as const, mediaType: 'image/png', ref: 'blob:shot' };
 
@@ -171,7 +171,7 @@ describe('planTokenBudgetTrim (seed 000 stage 3)', () => {
     );
   });
 
-  it.skipIf(!hasCorpusFile(CORPUS.tauBench))('trims, then compresses, a real tau-bench dialogue', () => {
+  it('trims, then compresses, a real tau-bench dialogue', () => {
     const log = readCorpusSession(CORPUS.tauBench);
     const trim = planTokenBudgetTrim(layerInputFor(log));
     expect(trim?.kind).toBe('trim-half');

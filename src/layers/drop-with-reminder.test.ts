@@ -16,7 +16,7 @@ import { planRecentSplit } from './split-recent.ts';
 import { expectCleanCut } from './testing/expect-clean-cut.ts';
 import { layerInputFor, messagesOf, TEST_NOW, violationsAfter } from './testing/layer-input-for.ts';
 import { sessionArbitrary } from './testing/random-session.ts';
-import { CORPUS, hasCorpusFile, readCorpusSession } from './testing/read-corpus.ts';
+import { CORPUS, readCorpusSession } from './testing/read-corpus.ts';
 
 const log = numbered([
   user('Migrate the billing service to the new payments API'), // 0
@@ -151,17 +151,14 @@ describe('planDrop (seed 003 truncate strategy)', () => {
     );
   });
 
-  it.skipIf(!hasCorpusFile(CORPUS.tauBench))(
-    'drops a real tau-bench dialogue to 10 messages with a reminder',
-    () => {
-      const session = readCorpusSession(CORPUS.tauBench);
-      const input = layerInputFor(session);
-      const edit = planDrop(input, { keepRecentMessages: 10 });
-      expect(edit?.reminder).toMatch(/^Goal: /m);
-      expect(edit?.reminder).toMatch(/^Recent tool calls:/m);
-      const firstRequest = session.find((message) => message.role === 'user');
-      expect(edit?.reminder).toContain(firstRequest ? textOf(firstRequest).slice(0, 40) : 'Goal: ');
-      expect(violationsAfter(session, edit ? [edit] : [])).toEqual([]);
-    },
-  );
+  it('drops a real tau-bench dialogue to 10 messages with a reminder', () => {
+    const session = readCorpusSession(CORPUS.tauBench);
+    const input = layerInputFor(session);
+    const edit = planDrop(input, { keepRecentMessages: 10 });
+    expect(edit?.reminder).toMatch(/^Goal: /m);
+    expect(edit?.reminder).toMatch(/^Recent tool calls:/m);
+    const firstRequest = session.find((message) => message.role === 'user');
+    expect(edit?.reminder).toContain(firstRequest ? textOf(firstRequest).slice(0, 40) : 'Goal: ');
+    expect(violationsAfter(session, edit ? [edit] : [])).toEqual([]);
+  });
 });

@@ -8,7 +8,7 @@ import { cutPoints } from './safe-cut.ts';
 import { expectCleanCut } from './testing/expect-clean-cut.ts';
 import { layerInputFor, messagesOf } from './testing/layer-input-for.ts';
 import { sessionArbitrary } from './testing/random-session.ts';
-import { CORPUS, hasCorpusFile, readCorpusSession } from './testing/read-corpus.ts';
+import { CORPUS, readCorpusSession } from './testing/read-corpus.ts';
 
 /** Turns whose results weigh `sizes[t]` characters each. */
 function turns(sizes: number[]): Message[] {
@@ -87,7 +87,7 @@ describe('planFitToBudget (default preset overflow recovery)', () => {
     );
   });
 
-  it.skipIf(!hasCorpusFile(CORPUS.piMono))('fits a real pi session into 50k tokens', () => {
+  it('fits a real pi session into 50k tokens', () => {
     const session = readCorpusSession(CORPUS.piMono);
     const plan = planFitToBudget(layerInputFor(session), { budget: 50_000 });
     expect(plan?.lastTurnTooBig).toBe(false);

@@ -7,7 +7,7 @@ import { compressionNote, planDropOldestTurns } from './halve-turns.ts';
 import { expectCleanCut } from './testing/expect-clean-cut.ts';
 import { layerInputFor, messagesOf } from './testing/layer-input-for.ts';
 import { sessionArbitrary } from './testing/random-session.ts';
-import { CORPUS, hasCorpusFile, readCorpusSession } from './testing/read-corpus.ts';
+import { CORPUS, readCorpusSession } from './testing/read-corpus.ts';
 
 function turns(count: number): Message[] {
   return numbered(
@@ -74,7 +74,7 @@ describe('planDropOldestTurns (seed 004 forceCompression)', () => {
     );
   });
 
-  it.skipIf(!hasCorpusFile(CORPUS.tauBench))('halves a real tau-bench dialogue', () => {
+  it('halves a real tau-bench dialogue', () => {
     const log = readCorpusSession(CORPUS.tauBench);
     const plan = planDropOldestTurns(layerInputFor(log));
     expect(plan?.turnsBefore).toBe(8);

@@ -7,7 +7,7 @@ import { dropEditForCut } from './drop-edit.ts';
 import { expectCleanCut } from './testing/expect-clean-cut.ts';
 import { layerInputFor, messagesOf, violationsAfter } from './testing/layer-input-for.ts';
 import { sessionArbitrary } from './testing/random-session.ts';
-import { CORPUS, hasCorpusFile, readCorpusSession } from './testing/read-corpus.ts';
+import { CORPUS, readCorpusSession } from './testing/read-corpus.ts';
 import { DEFAULT_MAX_TURNS, planTrimTurns } from './trim-turns.ts';
 
 /** `count` turns, each a request, a chained pair of calls (the second one parallel) and a reply. */
@@ -108,7 +108,7 @@ describe('planTrimTurns (seed 000 stage 2)', () => {
     );
   });
 
-  it.skipIf(!hasCorpusFile(CORPUS.piMono))('trims the oldest half of a real 60-turn pi session', () => {
+  it('trims the oldest half of a real 60-turn pi session', () => {
     const log = readCorpusSession(CORPUS.piMono);
     const plan = planTrimTurns(layerInputFor(log));
     expect(plan?.turnsBefore).toBe(60);

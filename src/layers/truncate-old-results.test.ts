@@ -5,7 +5,7 @@ import { assistant, callsTo, numbered, result, user } from '../testing/build-mes
 import { runeLength } from './clip-text.ts';
 import { currentTurnStart } from './current-turn.ts';
 import { layerInputFor, messagesOf, TEST_NOW, violationsAfter } from './testing/layer-input-for.ts';
-import { CORPUS, hasCorpusFile, readCorpusSession } from './testing/read-corpus.ts';
+import { CORPUS, readCorpusSession } from './testing/read-corpus.ts';
 import { DEFAULT_OLD_RESULT_MAX_CHARS, planTruncateOldResults } from './truncate-old-results.ts';
 
 const big = (chars: number, head = 'H', tail = 'T') =>
@@ -121,23 +121,20 @@ describe('planTruncateOldResults (seed 000 stage 1)', () => {
     expect(planTruncateOldResults(layerInputFor(history), { maxChars: 10 })).toEqual([]);
   });
 
-  it.skipIf(!hasCorpusFile(CORPUS.piMono))(
-    'truncates every oversized result of earlier turns in a real pi session',
-    () => {
-      const session = readCorpusSession(CORPUS.piMono);
-      const input = layerInputFor(session);
-      const edits = planTruncateOldResults(input);
-      expect(edits.length).toBeGreaterThan(0);
-      const view = projectView(session, edits);
-      const messages = messagesOf(view);
-      const current = currentTurnStart(messages);
-      messages.forEach((message, index) => {
-        const content = toolResultOf(message)?.content ?? '';
-        if (index < current) expect(runeLength(content)).toBeLessThanOrEqual(DEFAULT_OLD_RESULT_MAX_CHARS);
-      });
-      expect(edits.every((edit) => edit.tokensAfter < edit.tokensBefore)).toBe(true);
-      expect(violationsAfter(session, edits)).toEqual([]);
-      expect(planTruncateOldResults(layerInputFor(session, edits))).toEqual([]);
-    },
-  );
+  it('truncates every oversized result of earlier turns in a real pi session', () => {
+    const session = readCorpusSession(CORPUS.piMono);
+    const input = layerInputFor(session);
+    const edits = planTruncateOldResults(input);
+    expect(edits.length).toBeGreaterThan(0);
+    const view = projectView(session, edits);
+    const messages = messagesOf(view);
+    const current = currentTurnStart(messages);
+    messages.forEach((message, index) => {
+      const content = toolResultOf(message)?.content ?? '';
+      if (index < current) expect(runeLength(content)).toBeLessThanOrEqual(DEFAULT_OLD_RESULT_MAX_CHARS);
+    });
+    expect(edits.every((edit) => edit.tokensAfter < edit.tokensBefore)).toBe(true);
+    expect(violationsAfter(session, edits)).toEqual([]);
+    expect(planTruncateOldResults(layerInputFor(session, edits))).toEqual([]);
+  });
 });

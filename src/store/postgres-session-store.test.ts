@@ -95,7 +95,7 @@ async function freshSchema(): Promise<SessionDatabase & { schema: string }> {
   };
 }
 
-describeSessionStoreConformance('postgres', { fresh: freshSchema });
+describeSessionStoreConformance('postgres', { fresh: freshSchema, durable: true });
 
 describe('createPostgresSessionStore', () => {
   it('opens its own pool from a URL and ends it on close', async () => {

@@ -34,6 +34,11 @@ export interface SessionDatabase {
 
 export interface SessionStoreHarness {
   fresh(): Promise<SessionDatabase>;
+  /**
+   * Its databases outlive their handles and can be damaged by hand (`persistent` and `tamper` set): the
+   * durability tests are registered for it. A store that is its own database has none to run.
+   */
+  durable?: boolean;
 }
 
 /** A harness for a store that is its own database (the memory store): every handle is the same store. */
@@ -43,6 +48,7 @@ export function singleStoreHarness(makeStore: () => Promise<SessionStore>): Sess
       const store = await makeStore();
       return { open: async () => store, persistent: false, dispose: async () => store.close() };
     },
+    durable: false,
   };
 }
 
@@ -476,127 +482,134 @@ export function describeSessionStoreConformance(
       }
     });
 
-    it('keeps everything across closing and reopening (durable stores)', async (context) => {
-      const db = await harness.fresh();
-      try {
-        if (!db.persistent) context.skip();
-        const writer = await db.open();
-        const messages = richMessages();
-        await writer.appendMessages('kept', messages, 0, 1);
-        await writer.appendEdits('kept', everyEdit(), 0, 2);
-        await writer.close();
-        await expect(writer.load('kept')).rejects.toMatchObject({ code: 'store_closed' });
-        const reader = await db.open();
+    if (harness.durable) {
+      it('keeps everything across closing and reopening (durable stores)', async () => {
+        const db = await harness.fresh();
         try {
-          const loaded = await reader.load('kept');
-          expect(loaded?.log).toStrictEqual(messages);
-          expect(loaded?.edits).toStrictEqual(everyEdit());
-          await reader.appendMessages(
-            'kept',
-            shift(numbered([user('more')]), messages.length),
-            messages.length,
-            3,
-          );
-          expect((await reader.load('kept'))?.log).toHaveLength(messages.length + 1);
+          expect(db.persistent, 'a durable harness gives persistent databases').toBe(true);
+          const writer = await db.open();
+          const messages = richMessages();
+          await writer.appendMessages('kept', messages, 0, 1);
+          await writer.appendEdits('kept', everyEdit(), 0, 2);
+          await writer.close();
+          await expect(writer.load('kept')).rejects.toMatchObject({ code: 'store_closed' });
+          const reader = await db.open();
+          try {
+            const loaded = await reader.load('kept');
+            expect(loaded?.log).toStrictEqual(messages);
+            expect(loaded?.edits).toStrictEqual(everyEdit());
+            await reader.appendMessages(
+              'kept',
+              shift(numbered([user('more')]), messages.length),
+              messages.length,
+              3,
+            );
+            expect((await reader.load('kept'))?.log).toHaveLength(messages.length + 1);
+          } finally {
+            await reader.close();
+          }
         } finally {
-          await reader.close();
+          await db.dispose();
         }
-      } finally {
-        await db.dispose();
-      }
-    });
+      });
 
-    it('reports a corrupt row as a typed error naming the session and seq (durable stores)', async (context) => {
-      const db = await harness.fresh();
-      try {
-        if (!db.tamper) context.skip();
-        const store = await db.open();
+      it('reports a corrupt row as a typed error naming the session and seq (durable stores)', async () => {
+        const db = await harness.fresh();
         try {
-          await store.appendMessages('damaged', numbered([user('a'), assistant('b'), user('c')]), 0, 1);
-          await db.tamper?.setMessageBody(
-            'damaged',
-            1,
-            '{"id":"m1","seq":1,"role":"assistant","parts":[{"type":"te',
-          );
-          await expect(store.load('damaged')).rejects.toMatchObject({
-            code: 'corrupt_session',
-            details: { sessionId: 'damaged', table: 'messages', position: 1 },
-          });
-          await db.tamper?.setMessageBody(
-            'damaged',
-            1,
-            JSON.stringify({ id: 'm1', seq: 1, role: 'robot', parts: [], meta: {} }),
-          );
-          await expect(store.load('damaged')).rejects.toThrow(
-            /session damaged: message seq 1 is corrupt: role/,
-          );
-          await db.tamper?.setMessageBody(
-            'damaged',
-            1,
-            JSON.stringify({ id: 'm1', seq: 7, role: 'user', parts: [], meta: {} }),
-          );
-          await expect(store.load('damaged')).rejects.toThrow(
-            /message seq 1 is corrupt: its body says seq 7/,
-          );
-          await expect(store.loadRecent('damaged')).rejects.toThrow(
-            /message seq 1 is corrupt: its body says seq 7/,
-          );
-          // A body whose id disagrees with the id kept beside it.
-          await db.tamper?.setMessageBody(
-            'damaged',
-            1,
-            JSON.stringify({ id: 'other', seq: 1, role: 'user', parts: [], meta: {} }),
-          );
-          await expect(store.loadRecent('damaged')).rejects.toMatchObject({
-            code: 'corrupt_session',
-            details: { sessionId: 'damaged', table: 'messages', position: 1 },
-          });
-          // A damaged edit is named by its position, from the resume's read too.
-          await store.appendEdits(
-            'damaged',
-            [
-              { ...drop, id: 'e0' },
-              { ...drop, id: 'e1' },
-            ],
-            0,
-            2,
-          );
-          await db.tamper?.setEditBody('damaged', 1, '{"id":"e1","type":');
-          await expect(store.loadRecent('damaged')).rejects.toMatchObject({
-            code: 'corrupt_session',
-            details: { sessionId: 'damaged', table: 'edits', position: 1 },
-          });
-          await db.tamper?.setEditBody('damaged', 1, JSON.stringify({ ...drop, throughSeq: 'all' }));
-          await expect(store.loadRecent('damaged')).rejects.toThrow(/session damaged: edit 1 is corrupt/);
+          const tamper = needTamper(db);
+          const store = await db.open();
+          try {
+            await store.appendMessages('damaged', numbered([user('a'), assistant('b'), user('c')]), 0, 1);
+            await tamper.setMessageBody(
+              'damaged',
+              1,
+              '{"id":"m1","seq":1,"role":"assistant","parts":[{"type":"te',
+            );
+            await expect(store.load('damaged')).rejects.toMatchObject({
+              code: 'corrupt_session',
+              details: { sessionId: 'damaged', table: 'messages', position: 1 },
+            });
+            await tamper.setMessageBody(
+              'damaged',
+              1,
+              JSON.stringify({ id: 'm1', seq: 1, role: 'robot', parts: [], meta: {} }),
+            );
+            await expect(store.load('damaged')).rejects.toThrow(
+              /session damaged: message seq 1 is corrupt: role/,
+            );
+            await tamper.setMessageBody(
+              'damaged',
+              1,
+              JSON.stringify({ id: 'm1', seq: 7, role: 'user', parts: [], meta: {} }),
+            );
+            await expect(store.load('damaged')).rejects.toThrow(
+              /message seq 1 is corrupt: its body says seq 7/,
+            );
+            await expect(store.loadRecent('damaged')).rejects.toThrow(
+              /message seq 1 is corrupt: its body says seq 7/,
+            );
+            // A body whose id disagrees with the id kept beside it.
+            await tamper.setMessageBody(
+              'damaged',
+              1,
+              JSON.stringify({ id: 'other', seq: 1, role: 'user', parts: [], meta: {} }),
+            );
+            await expect(store.loadRecent('damaged')).rejects.toMatchObject({
+              code: 'corrupt_session',
+              details: { sessionId: 'damaged', table: 'messages', position: 1 },
+            });
+            // A damaged edit is named by its position, from the resume's read too.
+            await store.appendEdits(
+              'damaged',
+              [
+                { ...drop, id: 'e0' },
+                { ...drop, id: 'e1' },
+              ],
+              0,
+              2,
+            );
+            await tamper.setEditBody('damaged', 1, '{"id":"e1","type":');
+            await expect(store.loadRecent('damaged')).rejects.toMatchObject({
+              code: 'corrupt_session',
+              details: { sessionId: 'damaged', table: 'edits', position: 1 },
+            });
+            await tamper.setEditBody('damaged', 1, JSON.stringify({ ...drop, throughSeq: 'all' }));
+            await expect(store.loadRecent('damaged')).rejects.toThrow(/session damaged: edit 1 is corrupt/);
+          } finally {
+            await store.close();
+          }
         } finally {
+          await db.dispose();
+        }
+      });
+
+      it('refuses a database written by a newer ctxkit with schema_too_new naming both versions (durable stores)', async () => {
+        const db = await harness.fresh();
+        try {
+          const tamper = needTamper(db);
+          const store = await db.open();
+          await store.appendMessages('s1', numbered([user('a')]), 0, 1);
           await store.close();
+          await tamper.setSchemaVersion(99);
+          const opening = db.open();
+          await expect(opening).rejects.toMatchObject({
+            code: 'schema_too_new',
+            details: { found: 99, supported: SESSION_STORE_SCHEMA_VERSION },
+          });
+          await expect(opening).rejects.toThrow(
+            new RegExp(`schema version 99.*up to ${SESSION_STORE_SCHEMA_VERSION}`),
+          );
+        } finally {
+          await db.dispose();
         }
-      } finally {
-        await db.dispose();
-      }
-    });
-
-    it('refuses a database written by a newer ctxkit with schema_too_new naming both versions (durable stores)', async (context) => {
-      const db = await harness.fresh();
-      try {
-        if (!db.tamper) context.skip();
-        const store = await db.open();
-        await store.appendMessages('s1', numbered([user('a')]), 0, 1);
-        await store.close();
-        await db.tamper?.setSchemaVersion(99);
-        const opening = db.open();
-        await expect(opening).rejects.toMatchObject({
-          code: 'schema_too_new',
-          details: { found: 99, supported: SESSION_STORE_SCHEMA_VERSION },
-        });
-        await expect(opening).rejects.toThrow(
-          new RegExp(`schema version 99.*up to ${SESSION_STORE_SCHEMA_VERSION}`),
-        );
-      } finally {
-        await db.dispose();
-      }
-    });
+      });
+    }
   });
 
   describeRecentReadConformance(name, harness);
+}
+
+function needTamper(db: SessionDatabase): NonNullable<SessionDatabase['tamper']> {
+  if (!db.tamper) throw new Error('a durable harness must say how to damage its database (tamper)');
+  return db.tamper;
 }

@@ -50,4 +50,5 @@ export const sqliteHarness: SessionStoreHarness = {
       },
     };
   },
+  durable: true,
 };
