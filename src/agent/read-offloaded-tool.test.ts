@@ -151,4 +151,38 @@ describe('the read-back tool, through the public API', () => {
     expect(body).toBe('😀');
     expect(first.nextOffset).toBe(2);
   });
+
+  it('always advances: paging with any limit ends, and the parts join to the blob', async () => {
+    const manager = createContextManager({ policy: PRESETS.default });
+    const text = '😀😀x€𝄞a😀\u00e9🎉🎉b';
+    const stored = await manager.blobs.put('s', 'large_tool_results', 'e2', text);
+    for (let limit = 1; limit <= 4; limit += 1) {
+      let joined = '';
+      let offset: number | undefined = 0;
+      let calls = 0;
+      while (offset !== undefined) {
+        calls += 1;
+        expect(calls, `limit ${limit} keeps going`).toBeLessThanOrEqual(text.length);
+        const part = await handleReadOffloaded(manager, 's', { ref: stored.ref, offset, limit });
+        expect(part.isError).toBe(false);
+        joined += part.content.slice(part.content.indexOf('\n') + 1);
+        if (part.nextOffset !== undefined) expect(part.nextOffset).toBeGreaterThan(offset);
+        offset = part.nextOffset;
+      }
+      expect(joined, `limit ${limit}`).toBe(text);
+    }
+  });
+
+  it('answers an offset past the end as an error, an empty blob included', async () => {
+    const manager = createContextManager({ policy: PRESETS.default });
+    const empty = await manager.blobs.put('s', 'large_tool_results', 'e3', '');
+    expect(await handleReadOffloaded(manager, 's', { ref: empty.ref })).toMatchObject({
+      isError: false,
+      content: '',
+      totalChars: 0,
+    });
+    const past = await handleReadOffloaded(manager, 's', { ref: empty.ref, offset: 3 });
+    expect(past).toMatchObject({ isError: true, code: 'invalid_arguments' });
+    expect(past.content).toContain('past the end');
+  });
 });

@@ -159,14 +159,18 @@ export function parseReadOffloadedArgs(args: unknown): ReadOffloadedArgs | strin
 function page(content: string, args: ReadOffloadedArgs): ReadOffloadedResult {
   const total = content.length;
   if (args.offset === 0 && total <= args.limit) return { content, isError: false, totalChars: total };
-  if (args.offset >= total && total > 0) {
+  // Offset 0 of an empty blob was answered above; any other offset at or past the end has nothing to read.
+  if (args.offset >= total) {
     return failure(
       'invalid_arguments',
       `offset ${args.offset} is past the end of ${args.ref} (${total} characters)`,
     );
   }
   const start = snapBack(content, args.offset);
-  const end = snapBack(content, Math.min(total, start + args.limit));
+  let end = snapBack(content, Math.min(total, start + args.limit));
+  // A part always advances: a limit smaller than the code point at `start` takes that whole code point
+  // (else the part is empty and its next offset is its own, which a model following it repeats forever).
+  if (end <= start) end = Math.min(total, start + 2);
   const part = content.slice(start, end);
   const more = end < total;
   const next = more
