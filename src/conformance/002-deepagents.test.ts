@@ -147,13 +147,17 @@ describe('seed 002 (deepagents): what enters the context', () => {
 
   it('"and tail-capped at 256 KB"', async () => {
     const manager = seedManager(DEEPAGENTS);
-    // 70,000 four-byte characters: 280,000 bytes, but only ~17,500 tokens, so it is capped, not evicted.
+    // 70,000 four-byte characters: 280,000 bytes, but only ~17,500 tokens by the seed's chars/4 estimate, so
+    // it is capped, not evicted. o200k counts 2 tokens per character, so the window is one the capped
+    // result truly fits in: otherwise ctxkit's final guard (not the seed) would cut it further.
     const output = `${'🌀'.repeat(70_000)}\nEND OF RUN`;
     expect(utf8Bytes(output)).toBeGreaterThan(DEEPAGENTS_TAIL_CAP_BYTES);
     await manager.append('s', [user('stream it'), callsTo(['run', 'julia', '{}'])]);
     const { events } = await manager.append('s', [result('run', output, { name: 'julia' })]);
     expect(eventsOfType(events, 'tool-output-spilled')).toEqual([]);
-    const shown = resultContents((await manager.prepare('s')).messages).at(-1) ?? '';
+    const prepared = await manager.prepare('s', { contextWindow: 400_000, maxOutputTokens: 8_000 });
+    expect(prepared.stats.guard?.rounds).toBe(0);
+    const shown = resultContents(prepared.messages).at(-1) ?? '';
     const [body = '', notice = ''] = shown.split(/\n(?=\[output truncated)/);
     expect(utf8Bytes(body)).toBeLessThanOrEqual(DEEPAGENTS_TAIL_CAP_BYTES);
     expect(utf8Bytes(body)).toBeGreaterThan(DEEPAGENTS_TAIL_CAP_BYTES - 1_024);

@@ -111,9 +111,18 @@ function picoclaw(settings: Record<string, unknown> = {}): Policy {
   return resolvePolicyWith('picoclaw', [settings], { dialect: 'picoclaw' });
 }
 
+/**
+ * A manager on the policy with a model whose tokenizer is known (the preset leaves the model to the
+ * caller), as in the 000–002 harness: the seed's own chars/2.5 estimate drives every threshold, and
+ * ctxkit's final guard, counting exactly, steps in only when a request truly would not fit.
+ */
 function manager(policy: Policy, summarizer = countingSummarizer()) {
   const events = eventLog();
-  const cm = createContextManager({ policy, summarizer, clock: seedsClock().now });
+  const cm = createContextManager({
+    policy: { ...policy, model: policy.model ?? 'gpt-4o' },
+    summarizer,
+    clock: seedsClock().now,
+  });
   cm.on(events.listener);
   return { cm, summarizer, events: events.events };
 }
