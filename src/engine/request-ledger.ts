@@ -355,7 +355,7 @@ function quotedPointers(ledger: Ledger, request: AssembledRequest): RequestPoint
     const message = request.messages[index];
     const part = message?.parts[0];
     if (!message || part?.type !== 'text') continue;
-    add(part.text, `${message.id}#${part.text.length}`, {
+    add(part.text, `${message.id}#${part.text}`, {
       in: 'message',
       messageIndex: index,
       messageId: message.id,
