@@ -102,11 +102,28 @@ describe('ctxkit speaks plainly (child process)', () => {
       ctxkit(['replay', 'empty']),
       ctxkit(['config', '--config', 'missing.yaml']),
     ]);
-    expect(missing.stderr).toBe('error no such file or directory: no-such.jsonl\n');
+    expect(missing.stderr).toBe('error no such file or directory: "no-such.jsonl"\n');
     expect(empty.stderr).toBe('error no sessions in empty (looked for .jsonl and .json transcripts)\n');
     expect(replayEmpty.stderr).toBe('error no sessions in empty (looked for .jsonl and .json transcripts)\n');
     expect(config.stderr).toBe('error --config: no such file: missing.yaml\n');
     for (const run of [missing, empty, replayEmpty, config]) expect(run.code).toBe(EXIT_BAD_INPUT);
+  });
+
+  it('an error quoting input is one line: newlines, tabs and returns in it are shown escaped', async () => {
+    const forged = 'x\n\tcheck passed: all good\rhi';
+    await writeFile(join(dir, `bad${forged}.jsonl`), '{not json\n');
+    const [missing, malformed, config, set] = await Promise.all([
+      ctxkit(['inspect', forged]),
+      ctxkit(['inspect', `bad${forged}.jsonl`]),
+      ctxkit(['config', '--config', forged]),
+      ctxkit(['config', '--set', `${forged}=1`]),
+    ]);
+    expect(missing.stderr).toBe('error no such file or directory: "x\\n\\tcheck passed: all good\\rhi"\n');
+    for (const run of [missing, malformed, config, set]) {
+      expect(run.code).toBe(EXIT_BAD_INPUT);
+      expect(run.stderr).toMatch(/^error [^\n\t\r]*\n$/);
+      expect(run.stderr).toContain('x\\n\\tcheck passed: all good\\rhi');
+    }
   });
 
   it('usage errors (unknown option, missing argument, no command) exit 2 too', async () => {

@@ -16,9 +16,14 @@ describe('describeError', () => {
   });
 
   it('a file-system error says what was wrong in words and names the path, not the errno', () => {
-    expect(describeError(errno('ENOENT', 'x.jsonl')).message).toBe('no such file or directory: x.jsonl');
-    expect(describeError(errno('EACCES', '/root/s.jsonl')).message).toBe('permission denied: /root/s.jsonl');
-    expect(describeError(errno('EISDIR', 'dir')).message).toBe('is a directory, not a file: dir');
+    expect(describeError(errno('ENOENT', 'x.jsonl')).message).toBe('no such file or directory: "x.jsonl"');
+    expect(describeError(errno('EACCES', '/root/s.jsonl')).message).toBe(
+      'permission denied: "/root/s.jsonl"',
+    );
+    expect(describeError(errno('EISDIR', 'dir')).message).toBe('is a directory, not a file: "dir"');
+    expect(describeError(errno('ENOENT', 'a\nb\u001b[2J')).message).toBe(
+      'no such file or directory: "a\\nb\\x1b[2J"',
+    );
     expect(describeError(errno('ENOENT')).exitCode).toBe(EXIT_BAD_INPUT);
   });
 

@@ -1,4 +1,5 @@
 import { CtxkitError } from '../core/errors.ts';
+import { quoted } from './escape-for-terminal.ts';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR } from './exit-codes.ts';
 
 /** What the CLI prints for an error, and the status it exits with. */
@@ -25,8 +26,10 @@ const FILE_PROBLEMS: Readonly<Record<string, string>> = {
 
 /**
  * A thrown value as the user should read it: a CtxkitError's own message (it names the file, line,
- * key or flag), a file-system error as "no such file or directory: x.jsonl" (never an errno stack),
- * and anything else as an internal error. Not escaped: the caller escapes for the terminal.
+ * key or flag), a file-system error as `no such file or directory: "x.jsonl"` (never an errno stack;
+ * the path is input, so it is quoted and escaped here), and anything else as an internal error. A user
+ * error is one line: the caller escapes it for the terminal with no newline kept; only an internal
+ * error's stack is printed over several lines.
  */
 export function describeError(error: unknown): DescribedError {
   if (error instanceof CtxkitError) {
@@ -36,7 +39,7 @@ export function describeError(error: unknown): DescribedError {
   if (error instanceof Error && code !== undefined && FILE_PROBLEMS[code] !== undefined) {
     const path = (error as NodeJS.ErrnoException).path;
     return {
-      message: path !== undefined ? `${FILE_PROBLEMS[code]}: ${path}` : `${FILE_PROBLEMS[code]}`,
+      message: path !== undefined ? `${FILE_PROBLEMS[code]}: ${quoted(path)}` : `${FILE_PROBLEMS[code]}`,
       exitCode: EXIT_BAD_INPUT,
       internal: false,
     };

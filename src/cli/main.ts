@@ -160,7 +160,10 @@ export async function main(argv: string[]): Promise<number> {
       return error.exitCode === 0 ? EXIT_OK : EXIT_BAD_INPUT;
     }
     const described = describeError(error);
-    process.stderr.write(`${pc.red('error')} ${escapeForTerminal(described.message, { multiline: true })}\n`);
+    // A user error is one line whatever its input holds (a file name with a newline must not print a
+    // line of its own); only an internal error's stack trace keeps its lines.
+    const message = escapeForTerminal(described.message, { multiline: described.internal });
+    process.stderr.write(`${pc.red('error')} ${message}\n`);
     return described.exitCode;
   }
 }
