@@ -77,19 +77,21 @@ describe('ctxkit speaks plainly (child process)', () => {
   });
 
   it('config errors name the flag the user typed, never the internal one', async () => {
-    const [policy, file, set, key] = await Promise.all([
+    const [policy, file, set, key, spaced] = await Promise.all([
       ctxkit(['config', '--policy', 'defualt']),
       ctxkit(['config', '--policy', 'mine.yaml']),
       ctxkit(['config', '--set', 'summarize.trigers=0.5']),
       ctxkit(['config', '--set', 'summarize.trigger']),
+      ctxkit(['config', '--set', 'foo bar=1']),
     ]);
+    expect(spaced.stderr).toBe('error --set foo bar: unknown policy key\n');
     expect(policy.stderr).toMatch(/^error --policy: unknown preset "defualt"; did you mean "default"\?/);
     expect(file.stderr).toMatch(/^error --policy: no such file: mine\.yaml/);
     expect(set.stderr).toMatch(
       /^error --set summarize\.trigers: unknown policy key; did you mean "summarize\.trigger"\?/,
     );
     expect(key.stderr).toMatch(/^error --set: expected key=value/);
-    for (const run of [policy, file, set, key]) {
+    for (const run of [policy, file, set, key, spaced]) {
       expect(run.code).toBe(EXIT_BAD_INPUT);
       expect(run.stderr).not.toMatch(/flag:|--preset/);
     }

@@ -110,6 +110,17 @@ describe('errors in the user’s words', () => {
     );
   });
 
+  it('a --set key with a space, a non-ASCII letter or a newline is named whole, as typed', async () => {
+    for (const key of ['foo bar', 'café', 'summarize.trigger x', 'a\nb']) {
+      const failure = await load({ set: [`${key}=1`] }).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(FlagError);
+      expect((failure as FlagError).flag).toBe(`--set ${key}`);
+      expect((failure as FlagError).message).toMatch(
+        new RegExp(`^--set ${escapeRegExp(key)}: unknown policy key`),
+      );
+    }
+  });
+
   it('a rule across flags names the flags as typed', async () => {
     await expect(load({ window: '1000', maxOutput: '2000' })).rejects.toThrow(
       /^--max-output: budget\.maxOutputTokens: must be smaller than/,
@@ -126,3 +137,7 @@ describe('errors in the user’s words', () => {
     expect(inUserWords(other, {})).toBe(other);
   });
 });
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -113,19 +113,27 @@ export function inUserWords(error: unknown, flagNames: Readonly<Record<string, s
       value,
     );
   }
-  // A rule across fields reads "flag:--window, with flag:--max-output: key: reason".
-  let message = error.message.replace(
-    /(?:flag:)?--([\w.[\]-]+)/g,
-    (whole, flag: string) => flagNames[flag] ?? whole.replace(/^flag:/, ''),
-  );
+  // The message is `location: key: reason`; the location names flags by their source (`--summarize.trigger`
+  // as its own label, or "flag:--window, with flag:--max-output" for a rule across fields). Each flag is
+  // renamed by its exact source string, never re-parsed from the text: a --set key can hold any character.
+  const tail = `: ${error.key}: ${reason}`;
+  const location = error.message.endsWith(tail) ? error.message.slice(0, -tail.length) : error.source;
+  let where: string;
+  if (location === `--${name}` || location === error.source) where = typed;
+  else {
+    where = location;
+    const sources = Object.keys(flagNames).sort((a, b) => b.length - a.length);
+    for (const flag of sources) where = where.split(`flag:--${flag}`).join(flagNames[flag] ?? `--${flag}`);
+  }
   // A --set key the schema does not have is a key, not an option.
-  if (typed.startsWith('--set ')) message = message.replace(': unknown option', ': unknown policy key');
-  const renamed = new FlagError(typed, reason);
-  if (message.startsWith(`${typed}: `)) {
-    message = message.slice(typed.length + 2);
-    // `--set summarize.trigger: summarize.trigger: …` says the key once.
-    if (message.startsWith(`${name}: `)) message = message.slice(name.length + 2);
-    renamed.message = `${typed}: ${message}`;
-  } else renamed.message = message;
+  const said =
+    typed.startsWith('--set ') && reason.startsWith('unknown option')
+      ? `unknown policy key${reason.slice('unknown option'.length)}`
+      : reason;
+  // `--set summarize.trigger: summarize.trigger: …` says the key once.
+  const message =
+    where === typed && error.key === name ? `${typed}: ${said}` : `${where}: ${error.key}: ${said}`;
+  const renamed = new FlagError(typed, said);
+  renamed.message = message;
   return renamed;
 }
