@@ -6,12 +6,14 @@
 import type { Message, MessageInput } from '../core/message.ts';
 import {
   DEFAULT_TO_OPENAI_CHAT_OPTIONS,
+  type LegacyCallIds,
   OpenAIChatReader,
   openAIChatMessageOf,
   type ToOpenAIChatOptions,
 } from './openai-chat.ts';
 import type { OpenAIChatMessage } from './openai-chat-schema.ts';
-import { nameToolResults, type ToolNames } from './tool-call-names.ts';
+import { invalidAt, type SourceItem } from './source-item.ts';
+import { nameToolResults, ToolCallNames, type ToolNames } from './tool-call-names.ts';
 
 export interface FromOpenAIChatMessageOptions {
   /**
@@ -27,13 +29,18 @@ export interface FromOpenAIChatMessageOptions {
  * One OpenAI chat message (unvalidated JSON) as a message to append; bad input throws InvalidInputError.
  * A `system` or `developer` message becomes a user message of kind `system_note`, as one in the middle
  * of a conversation does in `fromOpenAIChat` (the system prompt itself is passed to `prepare`, not
- * appended). A legacy `function` message is paired with its call only inside a whole transcript.
+ * appended).
+ *
+ * A legacy `function_call` carries no call id, and a legacy `function` message names only its function:
+ * with a `ToolCallNames` following the stream, a call gets `fc_<n>` (an id no earlier call has) and a
+ * `function` message answers the newest unanswered legacy call of its function, as `fromOpenAIChat`
+ * pairs them. Without one, every such call would get the same id, so both are refused (InvalidInputError).
  */
 export function fromOpenAIChatMessage(
   message: unknown,
   options: FromOpenAIChatMessageOptions = {},
 ): MessageInput {
-  const reader = new OpenAIChatReader(options.file);
+  const reader = new OpenAIChatReader(options.file, legacyCallIds(options));
   reader.read({ value: message, field: 'message' });
   const draft = reader.drafts[0];
   const converted: MessageInput = draft
@@ -45,6 +52,30 @@ export function fromOpenAIChatMessage(
       };
   nameToolResults([converted], options.toolNames);
   return converted;
+}
+
+/** Legacy call ids from the stream's `ToolCallNames`, or a refusal naming the legacy field. */
+function legacyCallIds(options: FromOpenAIChatMessageOptions): LegacyCallIds {
+  const names = options.toolNames;
+  if (names instanceof ToolCallNames) {
+    return {
+      callId: () => names.newLegacyCallId(),
+      resultId: (name) => names.openLegacyCallOf(name) ?? names.newLegacyCallId(),
+    };
+  }
+  const refuse = (field: string, what: string) => (_name: string, item: SourceItem) => {
+    throw invalidAt(
+      item,
+      options.file,
+      field,
+      `${what} has no call id, so one message alone cannot be paired: pass toolNames: a ToolCallNames ` +
+        'that follows the stream (or convert the whole transcript with fromOpenAIChat)',
+    );
+  };
+  return {
+    callId: refuse('function_call', 'a legacy function_call'),
+    resultId: refuse('role', 'a legacy "function" message'),
+  };
 }
 
 /**

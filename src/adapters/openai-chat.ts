@@ -105,14 +105,44 @@ export function usageFromOpenAI(usage: OpenAIUsage): Usage {
   };
 }
 
+/**
+ * Call ids for legacy `function_call`s, which carry none, and the call a `function` message (which names
+ * only its function) answers. Either may throw, to refuse legacy messages.
+ */
+export interface LegacyCallIds {
+  /** The id of a new legacy call of function `name`, read from `item`. */
+  callId(name: string, item: SourceItem): string;
+  /** The id of the call of function `name` that the `function` message `item` answers. */
+  resultId(name: string, item: SourceItem): string;
+}
+
 /** Reads OpenAI chat messages one by one into drafts (the whole-transcript and per-message converters share it). */
 export class OpenAIChatReader {
   readonly system: string[] = [];
   readonly drafts: MessageDraft[] = [];
   /** Legacy `function_call`s not yet answered, per function name, as their synthetic call ids. */
   private readonly legacyCalls = new Map<string, string[]>();
+  /**
+   * Inside one transcript a legacy call is `fc_<index of its message>`, and a `function` message answers
+   * the newest unanswered call of its function.
+   */
+  private readonly legacy: LegacyCallIds;
 
-  constructor(private readonly file: string | undefined) {}
+  constructor(
+    private readonly file: string | undefined,
+    legacy?: LegacyCallIds,
+  ) {
+    this.legacy = legacy ?? {
+      callId: (name) => {
+        const callId = `fc_${this.drafts.length}`;
+        const waiting = this.legacyCalls.get(name) ?? [];
+        waiting.push(callId);
+        this.legacyCalls.set(name, waiting);
+        return callId;
+      },
+      resultId: (name) => this.legacyCalls.get(name)?.pop() ?? `fc_${this.drafts.length}`,
+    };
+  }
 
   read(item: SourceItem): void {
     const message = validateItem(openAIChatMessageSchema, item, this.file);
@@ -169,13 +199,9 @@ export class OpenAIChatReader {
           });
         }
         if (message.function_call) {
-          const callId = `fc_${this.drafts.length}`;
-          const waiting = this.legacyCalls.get(message.function_call.name) ?? [];
-          waiting.push(callId);
-          this.legacyCalls.set(message.function_call.name, waiting);
           parts.push({
             type: 'tool-call',
-            callId,
+            callId: this.legacy.callId(message.function_call.name, item),
             name: message.function_call.name,
             args: message.function_call.arguments,
           });
@@ -198,7 +224,7 @@ export class OpenAIChatReader {
         });
         return;
       case 'function': {
-        const callId = this.legacyCalls.get(message.name)?.pop() ?? `fc_${this.drafts.length}`;
+        const callId = this.legacy.resultId(message.name, item);
         this.drafts.push({
           role: 'tool',
           parts: [

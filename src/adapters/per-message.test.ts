@@ -4,7 +4,8 @@
  * conversation the whole-transcript converters give.
  */
 import { describe, expect, it } from 'vitest';
-import type { Message, MessageInput, Transcript } from '../core/message.ts';
+import { InvalidInputError } from '../core/errors.ts';
+import type { Message, MessageInput, Part, Transcript } from '../core/message.ts';
 import {
   canonicalJson,
   createContextManager,
@@ -79,6 +80,83 @@ describe('OpenAI chat, one message at a time', () => {
     expect(named(fromOpenAIChatMessage(tool))).toBe('');
     const history = [{ parts: [{ type: 'tool-call' as const, callId: 'c1', name: 'grep', args: '{}' }] }];
     expect(named(fromOpenAIChatMessage(tool, { toolNames: ToolCallNames.from(history) }))).toBe('grep');
+  });
+
+  it('gives each legacy function_call of a stream its own call id, and each function result its call', () => {
+    const stream = [
+      { role: 'user', content: 'time? and where?' },
+      { role: 'assistant', content: null, function_call: { name: 'now', arguments: '{}' } },
+      { role: 'function', name: 'now', content: '12:00' },
+      { role: 'assistant', content: null, function_call: { name: 'now', arguments: '{"tz":"UTC"}' } },
+      { role: 'assistant', content: null, function_call: { name: 'pwd', arguments: '{}' } },
+      { role: 'function', name: 'pwd', content: '/home' },
+      { role: 'function', name: 'now', content: '11:00' },
+    ];
+    const names = new ToolCallNames();
+    const one = stream.map((message) => fromOpenAIChatMessage(message, { toolNames: names }));
+    const calls = one.flatMap((message) => message.parts.filter((part) => part.type === 'tool-call'));
+    const results = one.flatMap((message) => message.parts.filter((part) => part.type === 'tool-result'));
+    expect(new Set(calls.map((call) => call.callId)).size).toBe(3);
+    const callOf = (id: string) => calls.find((call) => call.callId === id);
+    expect(results.map((result) => [callOf(result.callId)?.args, result.name, result.content])).toEqual([
+      ['{}', 'now', '12:00'],
+      ['{}', 'pwd', '/home'],
+      ['{"tz":"UTC"}', 'now', '11:00'],
+    ]);
+    // Paired as the whole-transcript reader pairs them (ids aside: it numbers them by message).
+    const whole = fromOpenAIChat(stream).messages;
+    const pairs = (messages: readonly { parts: readonly Part[] }[]) => {
+      const parts = messages.flatMap((message) => message.parts);
+      return parts.flatMap((part) =>
+        part.type === 'tool-result'
+          ? [parts.findIndex((call) => call.type === 'tool-call' && call.callId === part.callId)]
+          : [],
+      );
+    };
+    expect(pairs(one)).toEqual(pairs(whole));
+  });
+
+  it('takes legacy call ids no earlier call has, and answers a legacy call from the history', () => {
+    const history = [
+      { parts: [{ type: 'tool-call' as const, callId: 'fc_0', name: 'now', args: '{}' }] },
+      { parts: [{ type: 'tool-call' as const, callId: 'fc_1', name: 'ls', args: '{}' }] },
+      {
+        parts: [{ type: 'tool-result' as const, callId: 'fc_1', name: 'ls', content: 'a', isError: false }],
+      },
+    ];
+    const names = ToolCallNames.from(history);
+    const answer = fromOpenAIChatMessage(
+      { role: 'function', name: 'now', content: '12:00' },
+      { toolNames: names },
+    );
+    expect(answer.parts[0]).toMatchObject({ type: 'tool-result', callId: 'fc_0', name: 'now' });
+    const call = fromOpenAIChatMessage(
+      { role: 'assistant', content: null, function_call: { name: 'ls', arguments: '{}' } },
+      { toolNames: names },
+    );
+    expect(call.parts[0]).toMatchObject({ type: 'tool-call', name: 'ls' });
+    expect(['fc_0', 'fc_1']).not.toContain(call.parts[0]?.type === 'tool-call' && call.parts[0].callId);
+  });
+
+  it('refuses legacy function_call and function messages without a ToolCallNames to number them', () => {
+    const legacyCall = { role: 'assistant', content: null, function_call: { name: 'now', arguments: '{}' } };
+    const legacyResult = { role: 'function', name: 'now', content: '12:00' };
+    for (const toolNames of [undefined, new Map<string, string>(), () => undefined]) {
+      const options = toolNames === undefined ? {} : { toolNames };
+      const refusal = (message: unknown) => {
+        try {
+          fromOpenAIChatMessage(message, options);
+        } catch (error) {
+          return error;
+        }
+        return undefined;
+      };
+      expect(refusal(legacyCall)).toBeInstanceOf(InvalidInputError);
+      expect(refusal(legacyCall)).toMatchObject({ field: 'message.function_call' });
+      expect(String(refusal(legacyCall))).toContain('ToolCallNames');
+      expect(refusal(legacyResult)).toBeInstanceOf(InvalidInputError);
+      expect(refusal(legacyResult)).toMatchObject({ field: 'message.role' });
+    }
   });
 
   it('reads a system message as a system note, as one in mid-conversation is read whole', () => {

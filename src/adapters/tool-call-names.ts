@@ -15,6 +15,9 @@ export type ToolNameLookup = ReadonlyMap<string, string> | ((callId: string) => 
  */
 export class ToolCallNames {
   readonly #names = new Map<string, string>();
+  /** Legacy calls (ids `fc_<n>`) not yet answered, per function name, oldest first. */
+  readonly #openLegacyCalls = new Map<string, string[]>();
+  #legacyCallsGiven = 0;
 
   /** The calls of messages already converted (ctxkit messages, e.g. a session's history). */
   static from(messages: Iterable<{ parts: readonly Part[] }>): ToolCallNames {
@@ -23,9 +26,45 @@ export class ToolCallNames {
     return names;
   }
 
-  /** Records the tool calls of a message (parts of other types are ignored). */
+  /**
+   * Records the tool calls of a message, and the results that answer legacy calls (parts of other
+   * types are ignored).
+   */
   record(message: { parts: readonly Part[] }): void {
-    for (const part of message.parts) if (part.type === 'tool-call') this.#names.set(part.callId, part.name);
+    for (const part of message.parts) {
+      if (part.type === 'tool-call') {
+        this.#names.set(part.callId, part.name);
+        if (LEGACY_CALL_ID.test(part.callId)) {
+          const open = this.#openLegacyCalls.get(part.name) ?? [];
+          open.push(part.callId);
+          this.#openLegacyCalls.set(part.name, open);
+        }
+      } else if (part.type === 'tool-result' && LEGACY_CALL_ID.test(part.callId)) {
+        for (const open of this.#openLegacyCalls.values()) {
+          const at = open.lastIndexOf(part.callId);
+          if (at >= 0) open.splice(at, 1);
+        }
+      }
+    }
+  }
+
+  /**
+   * A call id for a legacy OpenAI `function_call` (which has none): `fc_<n>`, counting the legacy calls
+   * given out, never an id an earlier call of the stream has.
+   */
+  newLegacyCallId(): string {
+    let id: string;
+    do id = `fc_${this.#legacyCallsGiven++}`;
+    while (this.#names.has(id));
+    return id;
+  }
+
+  /**
+   * The call a legacy `function` message (which names its function, not a call) answers: the newest
+   * legacy call of that function not answered yet, as the whole-transcript reader pairs them.
+   */
+  openLegacyCallOf(name: string): string | undefined {
+    return this.#openLegacyCalls.get(name)?.at(-1);
   }
 
   nameOf(callId: string): string | undefined {
@@ -38,6 +77,9 @@ export class ToolCallNames {
 }
 
 export type ToolNames = ToolNameLookup | ToolCallNames;
+
+/** The synthetic call id a legacy OpenAI `function_call` gets (it carries none). */
+const LEGACY_CALL_ID = /^fc_\d+$/;
 
 function lookup(names: ToolNames | undefined, callId: string): string | undefined {
   if (names === undefined) return undefined;
