@@ -3,6 +3,7 @@
  * happens instead of converting whole requests (`fromAnthropicMessages` / `toAnthropicMessages`, whose
  * rules these follow message for message).
  */
+import { CtxkitError } from '../core/errors.ts';
 import type { Message, MessageInput } from '../core/message.ts';
 import {
   compactContent,
@@ -44,11 +45,28 @@ export function fromAnthropicMessage(
 }
 
 /**
+ * A message with nothing to send (no parts, or a tool message without a result): the Anthropic API
+ * refuses empty content. Skip it, as `toAnthropicMessages` leaves such messages out.
+ */
+export class EmptyAnthropicMessageError extends CtxkitError {
+  constructor(role: Message['role']) {
+    super(
+      'empty_message',
+      `an empty ${role} message has no Anthropic form (the API refuses empty content): skip it`,
+      { role },
+    );
+  }
+}
+
+/**
  * One ctxkit message as an Anthropic message. A tool message becomes a user turn with its
  * `tool_result` block; `toAnthropicMessages` also merges consecutive results, and the user's words after
- * them, into one turn (the API joins consecutive user turns itself, so either form is accepted).
+ * them, into one turn (the API joins consecutive user turns itself, so either form is accepted). A
+ * message with nothing to send throws EmptyAnthropicMessageError (`toAnthropicMessages` leaves it out).
  */
 export function toAnthropicMessage(message: Message | MessageInput): AnthropicMessage {
-  if (message.role === 'tool') return { role: 'user', content: message.parts.flatMap(toolResultBlocks) };
-  return { role: message.role, content: compactContent(contentBlocks(message.parts)) };
+  const { role, parts } = message;
+  const blocks = role === 'tool' ? parts.flatMap(toolResultBlocks) : contentBlocks(parts);
+  if (blocks.length === 0) throw new EmptyAnthropicMessageError(role);
+  return role === 'tool' ? { role: 'user', content: blocks } : { role, content: compactContent(blocks) };
 }

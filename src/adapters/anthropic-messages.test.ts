@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Message, Part } from '../core/message.ts';
+import { EmptyAnthropicMessageError, toAnthropicMessage } from './anthropic-message.ts';
 import {
   ANTHROPIC_RAW_ARGS_KEY,
   fromAnthropicMessages,
@@ -212,6 +214,50 @@ describe('fromAnthropicMessages', () => {
         { role: 'user', content: 'hi' },
         { role: 'user', content: 'note' },
       ],
+    });
+  });
+});
+
+describe('empty messages', () => {
+  const message = (seq: number, role: Message['role'], parts: Part[]): Message => ({
+    id: `m${seq}`,
+    seq,
+    role,
+    parts,
+    meta: {},
+  });
+
+  it('are left out of a request: the API refuses empty content and joins the turns around them', () => {
+    const wire = toAnthropicMessages({
+      system: [],
+      messages: [
+        message(0, 'user', [{ type: 'text', text: 'hi' }]),
+        message(1, 'assistant', []),
+        message(2, 'user', [{ type: 'text', text: 'still there?' }]),
+        message(3, 'assistant', [{ type: 'text', text: 'yes' }]),
+        message(4, 'tool', []),
+        message(5, 'assistant', []),
+      ],
+    });
+    expect(wire.messages).toEqual([
+      { role: 'user', content: 'hi' },
+      { role: 'user', content: 'still there?' },
+      { role: 'assistant', content: 'yes' },
+    ]);
+  });
+
+  it('has no Anthropic form one at a time: a typed error says to skip it', () => {
+    for (const role of ['assistant', 'user', 'tool'] as const) {
+      expect(() => toAnthropicMessage({ role, parts: [] })).toThrow(EmptyAnthropicMessageError);
+    }
+    try {
+      toAnthropicMessage({ role: 'assistant', parts: [] });
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'empty_message', details: { role: 'assistant' } });
+    }
+    expect(toAnthropicMessage({ role: 'assistant', parts: [{ type: 'text', text: 'ok' }] })).toEqual({
+      role: 'assistant',
+      content: 'ok',
     });
   });
 });

@@ -264,7 +264,11 @@ export function usageFromAnthropic(usage: AnthropicUsage): Usage {
   };
 }
 
-/** Converts a transcript to an Anthropic `{ system?, messages }` request body. */
+/**
+ * Converts a transcript to an Anthropic `{ system?, messages }` request body. A message with nothing to
+ * send (no parts, or a tool message without a result) is left out: the API refuses empty content, and
+ * joins the same-role turns around it by itself, so nothing is lost.
+ */
 export function toAnthropicMessages(transcript: Transcript): AnthropicMessagesRequest {
   const messages: AnthropicMessage[] = [];
   const history = transcript.messages;
@@ -279,10 +283,11 @@ export function toAnthropicMessages(transcript: Transcript): AnthropicMessagesRe
       const next = history[index];
       if (next && isMergeableUserMessage(next)) blocks.push(...contentBlocks(next.parts));
       else index -= 1;
-      messages.push({ role: 'user', content: blocks });
+      if (blocks.length > 0) messages.push({ role: 'user', content: blocks });
       continue;
     }
-    messages.push({ role: message.role, content: compactContent(contentBlocks(message.parts)) });
+    const blocks = contentBlocks(message.parts);
+    if (blocks.length > 0) messages.push({ role: message.role, content: compactContent(blocks) });
   }
   const { system } = transcript;
   return {
