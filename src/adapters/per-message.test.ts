@@ -3,9 +3,11 @@
  * converted one message at a time (tool names from a ToolCallNames following the stream) is the
  * conversation the whole-transcript converters give.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../core/errors.ts';
-import type { Message, MessageInput, Part, Transcript } from '../core/message.ts';
+import type { Message, MessageInput, Part } from '../core/message.ts';
 import {
   canonicalJson,
   createContextManager,
@@ -20,7 +22,7 @@ import {
   toOpenAIChat,
   toOpenAIChatMessage,
 } from '../index.ts';
-import { corpusFiles, loadCorpusSession } from '../testing/corpus.ts';
+import { CORPUS_DIR, corpusFiles, loadCorpusSession } from '../testing/corpus.ts';
 
 const sessions = corpusFiles().map((file) => ({ file, transcript: loadCorpusSession(file) }));
 
@@ -43,10 +45,40 @@ const argsAsJson = <T>(value: T): T =>
     }),
   ) as T;
 
-const hasToolMedia = (transcript: Transcript) =>
-  transcript.messages.some((message) =>
-    message.parts.some((part) => part.type === 'tool-result' && (part.media?.length ?? 0) > 0),
-  );
+/** A corpus JSONL line (fixtures/corpus/README.md). */
+interface CorpusLine {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+  tool_calls?: { id: string; name: string; arguments: string }[];
+  tool_call_id?: string;
+  reasoning?: string;
+}
+
+/** The OpenAI chat message a corpus line is, written out by hand from the Chat Completions format. */
+function openAIFromCorpusLine(line: CorpusLine): Record<string, unknown> {
+  switch (line.role) {
+    case 'system':
+    case 'user':
+      return { role: line.role, content: line.content };
+    case 'tool':
+      return { role: 'tool', tool_call_id: line.tool_call_id, content: line.content };
+    case 'assistant': {
+      const calls = line.tool_calls ?? [];
+      return {
+        role: 'assistant',
+        content: line.content !== '' ? line.content : calls.length > 0 ? null : '',
+        ...(line.reasoning !== undefined && { reasoning_content: line.reasoning }),
+        ...(calls.length > 0 && {
+          tool_calls: calls.map((call) => ({
+            id: call.id,
+            type: 'function',
+            function: { name: call.name, arguments: call.arguments },
+          })),
+        }),
+      };
+    }
+  }
+}
 
 describe('OpenAI chat, one message at a time', () => {
   it('reads every corpus session as fromOpenAIChat reads it whole, result names included', () => {
@@ -62,10 +94,19 @@ describe('OpenAI chat, one message at a time', () => {
     }
   });
 
-  it('writes every corpus session as toOpenAIChat writes it whole', () => {
-    for (const { transcript } of sessions.filter((session) => !hasToolMedia(session.transcript))) {
+  it('writes every corpus session message as the corpus line it was read from says', () => {
+    // The expectation comes from the corpus JSONL itself (not from toOpenAIChat, which calls the same
+    // per-message writer): role, content, tool_calls ids, names and arguments, tool_call_id, reasoning.
+    for (const { file, transcript } of sessions) {
+      const lines = readFileSync(join(CORPUS_DIR, file), 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as CorpusLine);
+      const history = lines.slice(transcript.system.length);
+      expect(lines.slice(0, transcript.system.length).every((line) => line.role === 'system')).toBe(true);
+      expect(transcript.messages.length, file).toBe(history.length);
       const one = transcript.messages.map((message) => toOpenAIChatMessage(message));
-      expect(one).toEqual(toOpenAIChat({ system: [], messages: transcript.messages }));
+      expect(one, file).toEqual(history.map(openAIFromCorpusLine));
     }
   });
 
