@@ -5,8 +5,15 @@ import { countTokens as gptCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { countTokens as gptO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { describe, expect, it } from 'vitest';
-import { buildRankTable } from './bpe-rank-table.ts';
-import { createBpeTokenCounter, repeatedCodePoint, utf8Length } from './count-bpe-tokens.ts';
+import { buildRankTable, utf8ByteString } from './bpe-rank-table.ts';
+import {
+  createBpeTokenCounter,
+  longestRun,
+  MAX_EXACT_PIECE_BYTES,
+  repeatedCodePoint,
+  utf8Length,
+} from './count-bpe-tokens.ts';
+import { countByHeap } from './merge-byte-pairs.ts';
 
 const PLAIN = { disallowedSpecial: new Set<string>() };
 const o200kTable = buildRankTable(o200kRanks);
@@ -151,7 +158,41 @@ describe('BPE counting (exactly gpt-tokenizer’s counts)', () => {
   });
 });
 
+describe('pieces over MAX_EXACT_PIECE_BYTES', () => {
+  const o200k = encodings[0]?.counters[0] as (text: string) => number;
+  const splitter = new RegExp(
+    O200K_TOKEN_SPLIT_REGEX.source,
+    `${O200K_TOKEN_SPLIT_REGEX.flags.replace('g', '')}g`,
+  );
+  const long = MAX_EXACT_PIECE_BYTES + 20_000;
+
+  // gpt-tokenizer cannot count these in reasonable time; the heap merge of the whole piece is its count
+  // (merge-byte-pairs.test.ts), so the blocks are checked against that.
+  it('counts a long run with a character before or after it exactly (base64 of a sparse buffer)', () => {
+    for (const text of [`${'A'.repeat(long)}Q`, `Q${'A'.repeat(long)}Qbc`]) {
+      expect(text.match(splitter)).toEqual([text]);
+      const tokens = o200k(text);
+      expect(tokens).toBe(countByHeap(utf8ByteString(text), o200kTable));
+      expect(tokens).toBeLessThan(text.length / 4);
+    }
+  });
+
+  it('falls back to the UTF-8 length for a long piece without a long run', () => {
+    const text = 'AB'.repeat(long / 2);
+    expect(o200k(text)).toBe(utf8Length(text));
+  });
+});
+
 describe('helpers', () => {
+  it('finds the longest run of one code point, never splitting a surrogate pair', () => {
+    expect(longestRun('')).toBeUndefined();
+    expect(longestRun('abbbcc')).toEqual({ start: 1, unit: 'b', repeats: 3 });
+    expect(longestRun('x🎉🎉🎉y')).toEqual({ start: 1, unit: '🎉', repeats: 3 });
+    expect(longestRun('\ud83c\ud83c\ud83c\udf89')).toEqual({ start: 0, unit: '\ud83c', repeats: 2 });
+    expect(longestRun('\udc00\udc00\udc00a')).toEqual({ start: 0, unit: '\udc00', repeats: 3 });
+    expect(longestRun('ab')).toEqual({ start: 0, unit: 'a', repeats: 1 });
+  });
+
   it('finds a repeated code point and nothing else', () => {
     expect(repeatedCodePoint('-'.repeat(10_000))).toBe('-');
     expect(repeatedCodePoint('🎉'.repeat(5_000))).toBe('🎉');

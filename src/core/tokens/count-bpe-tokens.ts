@@ -1,5 +1,10 @@
 import { type RankTable, utf8ByteString } from './bpe-rank-table.ts';
-import { countRepeatedRun } from './count-repeated-run.ts';
+import {
+  countAroundRun,
+  countRepeatedRun,
+  RUN_BLOCK_REPEATS,
+  RUN_BLOCK_TRIES,
+} from './count-repeated-run.ts';
 import { countByHeap, countByScan, SCAN_MERGE_MAX_BYTES } from './merge-byte-pairs.ts';
 
 /**
@@ -8,12 +13,16 @@ import { countByHeap, countByScan, SCAN_MERGE_MAX_BYTES } from './merge-byte-pai
  * is one, else byte-pair merged — but in time linear in the text (up to a log factor) whatever its
  * shape. Equality with gpt-tokenizer is what `count-bpe-tokens.test.ts` checks.
  *
+ * A single piece over `MAX_EXACT_PIECE_BYTES` is not merged whole (the heap costs 24 to 32 bytes of
+ * memory per byte, see `merge-byte-pairs.ts`): one code point repeated is counted exactly by blocks (see
+ * `count-repeated-run.ts`), and so is a piece made of a long run of one code point with text before or
+ * after it (base64 of a mostly empty buffer: `AAAA…AAAQ`), the text merged with the run's first or last
+ * block, when that text is itself within the limit.
+ *
  * Two shapes get a proven upper bound instead of the exact count, the piece's UTF-8 bytes (every token
  * covers at least one byte, so no count can exceed it):
- * - a single piece over `MAX_EXACT_PIECE_BYTES` that is not one code point repeated (runs of one code
- *   point are counted exactly by blocks, see `count-repeated-run.ts`): merging costs 20 bytes of memory
- *   per byte, and such a piece (megabytes of letters with no digit, space or punctuation) is no
- *   realistic output;
+ * - a single piece over `MAX_EXACT_PIECE_BYTES` that is neither of those (megabytes of letters with no
+ *   digit, space or punctuation, and no long run of one letter): no realistic output;
  * - the rest of a text after the regex engine gives up (V8 throws a RangeError on single matches of
  *   several million characters of some classes, e.g. a letter with combining accents repeated).
  */
@@ -49,7 +58,8 @@ export function createBpeTokenCounter(options: BpeTokenCounterOptions): (text: s
         const tokens = countRepeatedRun(utf8ByteString(unit), piece.length / unit.length, ranks);
         if (tokens !== undefined) return tokens;
       }
-      if (utf8Length(piece) > MAX_EXACT_PIECE_BYTES) return utf8Length(piece);
+      const bytes = utf8Length(piece);
+      if (bytes > MAX_EXACT_PIECE_BYTES) return countAroundLongestRun(piece, ranks) ?? bytes;
     }
     return countByHeap(utf8ByteString(piece), ranks);
   };
@@ -89,6 +99,55 @@ export function createBpeTokenCounter(options: BpeTokenCounterOptions): (text: s
     }
     return tokens;
   };
+}
+
+/**
+ * Exact tokens of a piece around its longest run of one code point (`countAroundRun`), or `undefined`
+ * when the run is too short for blocks or the text before or after it is too long to merge.
+ */
+function countAroundLongestRun(piece: string, ranks: RankTable): number | undefined {
+  const run = longestRun(piece);
+  if (run === undefined || run.repeats < 2 * RUN_BLOCK_REPEATS) return undefined;
+  const unit = utf8ByteString(run.unit);
+  // The text beside the run is merged with up to two blocks of it (a block grows by a repeat a try).
+  const beside = MAX_EXACT_PIECE_BYTES - 2 * unit.length * (RUN_BLOCK_REPEATS + RUN_BLOCK_TRIES);
+  const head = piece.slice(0, run.start);
+  const tail = piece.slice(run.start + run.repeats * run.unit.length);
+  if (utf8Length(head) > beside || utf8Length(tail) > beside) return undefined;
+  return countAroundRun(utf8ByteString(head), unit, run.repeats, utf8ByteString(tail), ranks);
+}
+
+/**
+ * The longest run of one code point in `text`: where it starts, the code point (one or two UTF-16
+ * units; a lone surrogate is one) and how many times it repeats. Runs never split a surrogate pair.
+ */
+export function longestRun(text: string): { start: number; unit: string; repeats: number } | undefined {
+  let best: { start: number; unit: string; repeats: number } | undefined;
+  let index = 0;
+  while (index < text.length) {
+    const first = text.charCodeAt(index);
+    const second = text.charCodeAt(index + 1);
+    const pair = first >= 0xd800 && first <= 0xdbff && second >= 0xdc00 && second <= 0xdfff;
+    let end = index + (pair ? 2 : 1);
+    if (pair) {
+      while (text.charCodeAt(end) === first && text.charCodeAt(end + 1) === second) end += 2;
+    } else if (first >= 0xd800 && first <= 0xdbff) {
+      // A lone high surrogate: the next equal unit is one too unless a low surrogate follows it.
+      while (text.charCodeAt(end) === first && !isLowSurrogate(text.charCodeAt(end + 1))) end++;
+    } else {
+      while (text.charCodeAt(end) === first) end++;
+    }
+    const width = pair ? 2 : 1;
+    const repeats = (end - index) / width;
+    if (best === undefined || repeats > best.repeats)
+      best = { start: index, unit: text.slice(index, index + width), repeats };
+    index = end;
+  }
+  return best;
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
 }
 
 /** The code point `text` repeats (as a string of one or two UTF-16 units), if it is one repeated. */

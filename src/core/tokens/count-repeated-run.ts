@@ -23,9 +23,21 @@ import { countByHeap, type MergeTrace, newMergeTrace } from './merge-byte-pairs.
  * the remainder (so it is at least a full block long) and has a check of its own. Block lengths are
  * tried from `RUN_BLOCK_REPEATS` up, a repeat at a time, until a length passes; if none of the
  * `RUN_BLOCK_TRIES` does, the caller falls back to merging the whole run.
+ *
+ * Nothing in that proof needs the two sides of a cut to be runs, or equal. It uses only that each side,
+ * merged alone, steps in its own rank order; that every pair of the left side lies left of the pair
+ * across the cut and every pair of the right side right of it (so ties go left side, cut pair, right
+ * side, as the whole run breaks them); and that until the first merge across some cut every block has
+ * evolved alone. All three hold for any adjacent byte strings, each merged alone with its trace. So a run
+ * inside a longer text (`countAroundRun`) is cut the same way, its first block carrying the text before
+ * it and its last block the text after it: those two are merged whole (through the heap, in memory that
+ * grows with them), and the cut between each of them and the run's interior blocks is safe exactly when
+ * `cutNeverMerges` passes on it, as any other cut is.
  */
 export const RUN_BLOCK_REPEATS = 4096;
 export const RUN_BLOCK_TRIES = 256;
+/** Block lengths tried for a run inside a text: each try merges the text around the run again. */
+export const RUN_EDGE_TRIES = 8;
 
 interface Block {
   bytes: string;
@@ -34,7 +46,10 @@ interface Block {
 }
 
 function mergeBlock(unit: string, repeats: number, ranks: RankTable): Block {
-  const bytes = unit.repeat(repeats);
+  return mergeTraced(unit.repeat(repeats), ranks);
+}
+
+function mergeTraced(bytes: string, ranks: RankTable): Block {
   const trace = newMergeTrace(bytes.length);
   return { bytes, trace, tokens: countByHeap(bytes, ranks, trace) };
 }
@@ -76,6 +91,43 @@ export function countRepeatedRun(unit: string, repeats: number, ranks: RankTable
     if (!cutNeverMerges(full, full, ranks)) continue;
     if (last !== full && !cutNeverMerges(full, last, ranks)) continue;
     return (blocks - 1) * full.tokens + last.tokens;
+  }
+  return undefined;
+}
+
+/**
+ * Tokens of `head + unit × repeats + tail` (byte strings, `unit` one code point), or `undefined` when
+ * the run is shorter than two blocks or no cut could be proven. The run is cut into blocks as above; its
+ * first block is merged together with `head`, its last (the remainder too) with `tail`, and the cuts
+ * between those two and the interior blocks (or between the two, when there is no interior block) are
+ * checked as every cut is: the proof holds for any two sides.
+ */
+export function countAroundRun(
+  head: string,
+  unit: string,
+  repeats: number,
+  tail: string,
+  ranks: RankTable,
+): number | undefined {
+  let edgeTries = 0;
+  for (let tries = 0; tries < RUN_BLOCK_TRIES; tries++) {
+    const blockRepeats = RUN_BLOCK_REPEATS + tries;
+    const blocks = Math.floor(repeats / blockRepeats);
+    if (blocks < 2) return undefined;
+    const rest = repeats - blocks * blockRepeats;
+    const interior = blocks - 2;
+    const full = interior > 0 ? mergeBlock(unit, blockRepeats, ranks) : undefined;
+    if (full && interior > 1 && !cutNeverMerges(full, full, ranks)) continue;
+    if (edgeTries++ === RUN_EDGE_TRIES) return undefined;
+    const first = mergeTraced(head + unit.repeat(blockRepeats), ranks);
+    const last = mergeTraced(unit.repeat(blockRepeats + rest) + tail, ranks);
+    if (
+      full
+        ? !cutNeverMerges(first, full, ranks) || !cutNeverMerges(full, last, ranks)
+        : !cutNeverMerges(first, last, ranks)
+    )
+      continue;
+    return first.tokens + interior * (full?.tokens ?? 0) + last.tokens;
   }
   return undefined;
 }
