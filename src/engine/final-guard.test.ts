@@ -8,6 +8,8 @@ import type { ToolDefinition } from '../core/tool-definition.ts';
 import { findPairingViolations } from '../core/view/tool-pairing-repair.ts';
 import { RequestMeasurer } from '../replay/measure-request.ts';
 import { callsTo, result, user } from '../testing/build-messages.ts';
+import { runGuaranteeSession } from '../testing/guarantee-session.ts';
+import type { SessionSpec } from '../testing/session-arbitraries.ts';
 import { createContextManager } from './context-manager.ts';
 import type { PrepareResult } from './prepare-call.ts';
 
@@ -143,5 +145,52 @@ describe('final guard', () => {
     const off = await drive(policy, small, 'gpt-4o');
     expect(on.map((prepared) => prepared.messages)).toEqual(off.map((prepared) => prepared.messages));
     expect(on.every((prepared) => prepared.stats.guard?.rounds === 0)).toBe(true);
+  });
+
+  it('sends what its layers made when "cannot fit" was read off the scaled estimate (property counterexample)', async () => {
+    // Usage reported 20 % under the exact count, then a turn whose newest message (an image) is most of
+    // the window: the guard's scale made that message alone look too large, though it fits as sent.
+    const spec = {
+      preset: 'default',
+      counter: 'exact',
+      callIds: 'reused',
+      turns: [
+        {
+          request: { size: 'short', style: 'plain', seed: 0 },
+          media: [],
+          steps: [
+            {
+              preamble: { size: 'medium', style: 'plain', seed: 0 },
+              reasoning: false,
+              results: [
+                { content: { size: 'short', style: 'plain', seed: 0 }, isError: false, media: [85] },
+                { content: { size: 'medium', style: 'plain', seed: 0 }, isError: false, media: [] },
+              ],
+              answered: 'partial',
+            },
+          ],
+          reply: null,
+          hiddenNote: false,
+        },
+        {
+          request: { size: 'tiny', style: 'plain', seed: 0 },
+          media: ['flat'],
+          steps: [],
+          reply: null,
+          hiddenNote: false,
+        },
+      ],
+      windows: [
+        {
+          contextWindow: 2000,
+          reserveFraction: 0.01,
+          systemFraction: 0.2,
+          tools: 0,
+          toolDescriptionChars: 200,
+        },
+      ],
+      calls: [{ delivery: 'append', window: 0, memo: false, after: [{ op: 'usage', factor: 0.8 }] }],
+    } satisfies SessionSpec;
+    await runGuaranteeSession(spec);
   });
 });

@@ -65,8 +65,11 @@ export async function guardFinalRequest(
           if (rounds <= FINAL_GUARD_MAX_ROUNDS) await refit(compactor);
           else await runEmergencySequence(compactor, policy.emergency, 'token_budget');
         } catch (error) {
-          // Under a bound, "cannot fit" may be the bound's margin speaking: the smallest request goes.
-          if (!(error instanceof ContextBudgetError) || counted.method === 'exact') throw error;
+          if (!(error instanceof ContextBudgetError)) throw error;
+          // "Cannot fit" was read off the scaled estimate, which can overstate what is left (the newest
+          // message alone, scaled): what the layers made so far is counted as sent before giving up. An
+          // exact count that does not fit is thrown below; under a bound, "cannot fit" may be the bound's
+          // margin speaking, and the smallest request goes.
           assembled = assemble();
           counted = tally(assembled);
           break;
