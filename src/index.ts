@@ -5,6 +5,7 @@
  */
 
 export {
+  EmptyAnthropicMessageError,
   type FromAnthropicMessageOptions,
   fromAnthropicMessage,
   toAnthropicMessage,
