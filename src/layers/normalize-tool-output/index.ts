@@ -33,7 +33,14 @@ export {
   type TruncateMode,
 } from './options.ts';
 export type { SpillDecision, SpillReason } from './plan-spill.ts';
-export { renderTerminal, TERMINAL_ROWS } from './render-terminal.ts';
+export { renderTerminal, renderTerminalWithin, TERMINAL_ROWS } from './render-terminal.ts';
 export { type RenderedOutput, type RenderMode, renderToolOutput } from './render-tool-output.ts';
 export { stripTerminalControls } from './strip-terminal-controls.ts';
+export {
+  meterTerminalWork,
+  TERMINAL_WORK_ALLOWANCE,
+  TERMINAL_WORK_PER_UNIT,
+  type TerminalWorkMeter,
+  terminalWorkBudget,
+} from './terminal-work-budget.ts';
 export { truncationNotice } from './truncation-notice.ts';

@@ -1,6 +1,8 @@
 import type { IBuffer, IBufferCell, IBufferLine, Terminal as TerminalType } from '@xterm/headless';
 import xterm from '@xterm/headless';
 import { keepPrintedOutput } from './keep-printed-output.ts';
+import { stripTerminalControls } from './strip-terminal-controls.ts';
+import { meterTerminalWork, terminalWorkBudget } from './terminal-work-budget.ts';
 
 // @xterm/headless is CommonJS without named ESM exports: Node only exposes its default export.
 const { Terminal } = xterm;
@@ -10,8 +12,12 @@ export const TERMINAL_ROWS = 100;
 /** Columns are sized to the longest line (so `\r` rewrites whole lines), within these bounds. */
 export const MIN_TERMINAL_COLS = 80;
 export const MAX_TERMINAL_COLS = 1000;
-/** Input is fed in slices of this many UTF-16 units (xterm refuses more than 50 MB pending at once). */
-const WRITE_SLICE = 1 << 20;
+/**
+ * Input is fed in slices of this many UTF-16 units (xterm refuses more than 50 MB pending at once), and
+ * the work meter is read between slices: what a slice can cost past an exhausted budget is bounded by its
+ * line feeds, a row each.
+ */
+const WRITE_SLICE = 1 << 15;
 
 /**
  * Renders terminal output with a real emulator (@xterm/headless) and reads it back as plain text:
@@ -27,6 +33,19 @@ const WRITE_SLICE = 1 << 20;
  * Lines longer than the columns wrap and are joined again through `isWrapped`.
  */
 export async function renderTerminal(text: string): Promise<string> {
+  return (await renderTerminalWithin(text)) ?? stripTerminalControls(text);
+}
+
+/**
+ * `renderTerminal` within a work budget (`terminal-work-budget.ts`: a fixed allowance plus so many cells
+ * per unit of input): undefined when the input would make the emulator do more, so a short input cannot
+ * cost time or memory out of proportion to its length (scrolling the whole screen, repeating a character
+ * 2^31 times).
+ */
+export async function renderTerminalWithin(
+  text: string,
+  budget = terminalWorkBudget(text.length),
+): Promise<string | undefined> {
   const cols = terminalColumnsFor(text);
   const terminal = new Terminal({
     cols,
@@ -40,8 +59,13 @@ export async function renderTerminal(text: string): Promise<string> {
   });
   try {
     keepPrintedOutput(terminal);
+    // Registered last, so it runs first and can swallow a costly sequence before anything acts on it.
+    const meter = meterTerminalWork(terminal, budget);
     const lines = new LogicalLines(cols, terminal.buffer.active.getNullCell());
     terminal.onScroll(() => {
+      // A row recycled by the emulator and read here.
+      meter.charge(cols);
+      if (meter.exhausted) return;
       const buffer = terminal.buffer.active;
       lines.addRow(buffer, buffer.baseY - 1);
     });
@@ -49,6 +73,7 @@ export async function renderTerminal(text: string): Promise<string> {
       let end = Math.min(text.length, start + WRITE_SLICE);
       if (end < text.length && isHighSurrogateAt(text, end - 1)) end--;
       await write(terminal, text.slice(start, end));
+      if (meter.exhausted) return undefined;
       start = end;
     }
     const buffer = terminal.buffer.active;

@@ -1,9 +1,10 @@
-import { renderTerminal } from './render-terminal.ts';
+import { renderTerminalWithin } from './render-terminal.ts';
 import { stripTerminalControls } from './strip-terminal-controls.ts';
 
 /**
  * How an output was turned into plain text: `none` (nothing to do), `crlf` (only CRLF line ends, made
- * LF), `terminal` (the emulator), `strip` (the regex fallback above `renderMaxChars`).
+ * LF), `terminal` (the emulator), `strip` (the fast approximation: above `renderMaxChars`, or when the
+ * input would cost the emulator more than its work budget).
  */
 export type RenderMode = 'none' | 'crlf' | 'terminal' | 'strip';
 
@@ -29,5 +30,7 @@ export async function renderToolOutput(
     return { text: text.replaceAll('\r\n', '\n'), mode: 'crlf' };
   }
   if (text.length > options.renderMaxChars) return { text: stripTerminalControls(text), mode: 'strip' };
-  return { text: await renderTerminal(text), mode: 'terminal' };
+  const rendered = await renderTerminalWithin(text);
+  if (rendered === undefined) return { text: stripTerminalControls(text), mode: 'strip' };
+  return { text: rendered, mode: 'terminal' };
 }
