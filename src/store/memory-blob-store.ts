@@ -16,7 +16,21 @@ export interface MemoryBlobStoreOptions {
   records?: MemoryBlobRecords;
 }
 
-const sha256Of = (content: string): string => createHash('sha256').update(content, 'utf8').digest('hex');
+/** UTF-16 units hashed at a time, so a large blob is never encoded to UTF-8 whole just to be hashed. */
+const HASH_SLICE = 1 << 20;
+
+/** Hex sha256 of `content` as UTF-8, a slice at a time (slices never split a surrogate pair). */
+function sha256Of(content: string): string {
+  const hash = createHash('sha256');
+  for (let start = 0; start < content.length; ) {
+    let end = Math.min(content.length, start + HASH_SLICE);
+    const last = content.charCodeAt(end - 1);
+    if (end < content.length && last >= 0xd800 && last <= 0xdbff) end--;
+    hash.update(content.slice(start, end), 'utf8');
+    start = end;
+  }
+  return hash.digest('hex');
+}
 
 /** A BlobStore in memory: every test and the library's default run without a disk. */
 export function createMemoryBlobStore(options: MemoryBlobStoreOptions = {}): BlobStore {

@@ -30,10 +30,31 @@ export interface SpillPlanInput {
   readToolName: string;
 }
 
+/** UTF-16 units hashed at a time: UTF-8 is encoded a slice at a time, never the whole text at once. */
+const HASH_SLICE = 1 << 20;
+
+/**
+ * Hex sha256 of `text` as UTF-8, as `createHash('sha256').update(text, 'utf8')` gives it, without that
+ * call's UTF-8 copy of the whole text (50 MB more for a 50 MB output). Slices never split a surrogate
+ * pair, so their UTF-8 concatenated is the text's.
+ */
+export function sha256OfText(text: string): string {
+  const hash = createHash('sha256');
+  if (text.length <= HASH_SLICE) return hash.update(text, 'utf8').digest('hex');
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(text.length, start + HASH_SLICE);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    hash.update(text.slice(start, end), 'utf8');
+    start = end;
+  }
+  return hash.digest('hex');
+}
+
 /** The decision plus the text that replaces the output inline: a pointer line, then the preview. */
 export function planSpill(input: SpillPlanInput): { spill: SpillDecision; inline: string } {
   const { content, size, ref } = input;
-  const sha256 = createHash('sha256').update(content, 'utf8').digest('hex');
+  const sha256 = sha256OfText(content);
   const preview = applyOutputLimits(content, {
     // One line more than the preview's lines: the head_tail marker takes it.
     maxLines: input.previewLines === Number.POSITIVE_INFINITY ? input.previewLines : input.previewLines + 1,
