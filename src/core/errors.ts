@@ -50,7 +50,7 @@ export class UnknownModelError extends CtxkitError {
   constructor(model: string, suggestion?: string) {
     super(
       'unknown_model',
-      `unknown model "${model}" and no context window configured: set budget.contextWindow (or --window)${
+      `unknown model "${model}" and no context window configured: pass contextWindow to createContextManager (or prepare), set budget.contextWindow, or use --window on the command line${
         suggestion ? `, or did you mean "${suggestion}"?` : ''
       }`,
       { model, suggestion },
