@@ -3,7 +3,9 @@
  * of one huge pre-tokenized piece was quadratic: 200k `-` took about 25 s, 1 MB of `x` minutes). Each
  * case is appended as a tool result to a session under the `default` preset with model gpt-4o (exact
  * o200k counter), then prepare() runs; the time of both, per MB of input, and the peak memory are
- * printed. Goal: at most 1 s per MB, whatever the shape.
+ * printed. Goal: at most 1 s per MB, whatever the shape. Terminal output once cost more than that too:
+ * stripping escapes above `renderMaxChars` was quadratic in a line's length or a run of `\r`, and the
+ * emulator did work out of proportion to the input (REP, scrolling a wide screen) until it got a budget.
  *
  *   npm run bench:worst-case
  *   npm run bench:worst-case -- --cases dashes-1mb,line-50mb --timeout 120
@@ -88,6 +90,23 @@ const CASES: WorstCase[] = [
     what: '`\\r` progress frames, ANSI colours',
     make: () => repeatTo('\r\x1b[32m[#####     ]\x1b[0m 50% ', MB),
   },
+  {
+    name: 'repeat-1mb',
+    what: '`x ESC[999b` (REP: x again 999 times)',
+    make: () => repeatTo('x\x1b[999b', MB),
+  },
+  {
+    name: 'scroll-1mb',
+    what: 'a 999-column line, then `x ESC[99S`',
+    make: () => `${'y'.repeat(999)}\n${repeatTo('x\x1b[99S', MB - 1000)}`,
+  },
+  { name: 'clear-1mb', what: '`x\\n ESC[2J` (clear screen)', make: () => repeatTo('x\n\x1b[2J', MB) },
+  {
+    name: 'esc-line-5mb',
+    what: '`ESC[0m`, then 5 MB of `x` (stripped)',
+    make: () => `\x1b[0m${'x'.repeat(5 * MB)}`,
+  },
+  { name: 'cr-run-5mb', what: '5 MB of `\\r` (stripped)', make: () => `\x1b[0m${'\r'.repeat(5 * MB)}` },
   { name: 'line-50mb', what: '50 MB single line of `-`', make: () => '-'.repeat(50 * MB) },
 ];
 
