@@ -70,6 +70,56 @@ describe('configOptionsFromFlags', () => {
     });
   });
 
+  it('reads the seeds’ own names in --set, as a config file does, each field named by the --set typed', () => {
+    const options = configOptionsFromFlags({
+      set: ['compression_trigger=0.7', 'KeepRecentTokens=5000', 'agent_max_context_turns=10'],
+    });
+    expect(options.flags).toEqual({
+      'summarize.trigger': 0.7,
+      'summarize.keepRecentTokens': 5000,
+      'trim.maxTurns': 10,
+      'trim.enabled': true,
+    });
+    expect(options.flagNames).toEqual({
+      'summarize.trigger': '--set compression_trigger',
+      'summarize.keepRecentTokens': '--set KeepRecentTokens',
+      'trim.maxTurns': '--set agent_max_context_turns',
+      'trim.enabled': '--set agent_max_context_turns',
+    });
+    // A percentage is read as a number before the seed's translation divides it.
+    expect(configOptionsFromFlags({ set: ['summarize_token_percent=75'] }).flags).toEqual({
+      'summarize.trigger': 0.75,
+    });
+  });
+
+  it('reads an ambiguous seed name in the --policy preset’s dialect, and refuses it without one', () => {
+    expect(configOptionsFromFlags({ policy: 'picoclaw', set: ['MaxTokens=1000'] }).flags).toEqual({
+      preset: 'picoclaw',
+      'budget.maxOutputTokens': 1000,
+    });
+    expect(configOptionsFromFlags({ policy: 'tiancai', set: ['MaxTokens=1000'] }).flags).toMatchObject({
+      'budget.maxContextTokens': 1000,
+      'budget.maxContextTokensWhen': 'no-window',
+    });
+    expect(() => configOptionsFromFlags({ set: ['MaxTokens=1000'] })).toThrow(
+      /^--set MaxTokens: ambiguous seed name: .*--policy tiancai or --policy picoclaw/,
+    );
+  });
+
+  it('refuses a seed name and a ctxkit key that set the same field', () => {
+    expect(() =>
+      configOptionsFromFlags({ set: ['summarize.trigger=0.5', 'compression_trigger=0.7'] }),
+    ).toThrow(
+      '--set compression_trigger: sets summarize.trigger, which is also set by --set summarize.trigger; keep one of them',
+    );
+  });
+
+  it('suggests seed names too for an unknown --set key', () => {
+    expect(() => configOptionsFromFlags({ set: ['compresion_trigger=0.7'] })).toThrow(
+      '--set compresion_trigger: unknown policy key; did you mean "compression_trigger" (digitorn: summarize.trigger)?',
+    );
+  });
+
   it('refuses a --set without key=value, and bad numbers, naming the flag', () => {
     expect(() => configOptionsFromFlags({ set: ['foo'] })).toThrow('--set: expected key=value');
     expect(() => configOptionsFromFlags({ set: ['=5'] })).toThrow('--set: expected key=value');
@@ -119,6 +169,19 @@ describe('errors in the user’s words', () => {
         new RegExp(`^--set ${escapeRegExp(key)}: unknown policy key`),
       );
     }
+  });
+
+  it('a seed name in --set loads, and its bad values name it and the field it stands for', async () => {
+    const config = await load({ set: ['compression_trigger=0.7', 'KeepRecentTokens=5000'] });
+    expect(config.policy.summarize.trigger).toBe(0.7);
+    expect(config.policy.summarize.keepRecentTokens).toBe(5000);
+    expect(config.sources['summarize.trigger']).toBe('flag:--summarize.trigger');
+    await expect(load({ set: ['compression_trigger=abc'] })).rejects.toThrow(
+      /^--set compression_trigger: summarize\.trigger: expected a number, got "abc"$/,
+    );
+    await expect(load({ set: ['compression_trigger=2'] })).rejects.toThrow(
+      /^--set compression_trigger: summarize\.trigger: must be ≤ 1/,
+    );
   });
 
   it('a rule across flags names the flags as typed', async () => {

@@ -1,7 +1,17 @@
 import { existsSync } from 'node:fs';
-import { InvalidConfigError } from '../core/errors.ts';
-import { FLAG_PRESET } from '../core/policy/config/flag-overrides.ts';
+import { InvalidConfigError, InvalidPolicyError } from '../core/errors.ts';
+import { coerceTextValue } from '../core/policy/config/coerce-text-value.ts';
+import { FLAG_AGENT, FLAG_ALIASES, FLAG_PRESET } from '../core/policy/config/flag-overrides.ts';
+import { didYouMean, nearestNames } from '../core/policy/nearest-name.ts';
+import {
+  type PolicyDialect,
+  SEED_ALIAS_BY_NAME,
+  SEED_DIALECTS,
+  TOP_LEVEL_ALIAS_NOTES,
+} from '../core/policy/policy-aliases.ts';
+import { leafKind, leafPaths, parsePath, schemaAt } from '../core/policy/policy-paths.ts';
 import { isPresetName, PRESET_NAMES } from '../core/policy/presets/index.ts';
+import { translateSeedNames } from '../core/policy/translate-seed-names.ts';
 import { quoted } from './escape-for-terminal.ts';
 import { FlagError } from './flag-error.ts';
 import { type LoadConfigOptions, type LoadedConfig, loadConfig } from './load-config.ts';
@@ -46,6 +56,8 @@ export function configOptionsFromFlags(flags: PolicyFlags): PolicyConfigOptions 
       flagNames[FLAG_PRESET] = '--policy';
     } else configPath = flags.policy;
   }
+  // Seed names (`compression_trigger`, `KeepRecentTokens`) are translated together, as in a config file.
+  const seedSettings: Record<string, unknown> = {};
   for (const assignment of flags.set ?? []) {
     const at = assignment.indexOf('=');
     if (at <= 0) {
@@ -56,9 +68,16 @@ export function configOptionsFromFlags(flags: PolicyFlags): PolicyConfigOptions 
       );
     }
     const key = assignment.slice(0, at).trim();
-    values[key] = assignment.slice(at + 1);
+    const text = assignment.slice(at + 1);
+    if (isSeedName(key)) {
+      seedSettings[key] = seedValueFromText(key, text);
+      continue;
+    }
+    refuseUnknownKey(key);
+    values[key] = text;
     flagNames[key] = `--set ${key}`;
   }
+  if (Object.keys(seedSettings).length > 0) addSeedSettings(seedSettings, preset, values, flagNames);
   if (flags.model !== undefined) {
     values.model = flags.model;
     flagNames.model = '--model';
@@ -81,6 +100,113 @@ export function configOptionsFromFlags(flags: PolicyFlags): PolicyConfigOptions 
     flags: { ...(preset !== undefined ? { preset } : {}), ...values },
     flagNames,
   };
+}
+
+/** The config layer's path for a flag key (`window` → `budget.contextWindow`), as readFlagConfig reads it. */
+function flagPath(key: string): string {
+  const flag = key.replace(/^--?/, '');
+  return FLAG_ALIASES[flag] ?? flag;
+}
+
+/** A seed's own name (`compression_trigger`) that is not also a ctxkit key or flag name. */
+function isSeedName(key: string): boolean {
+  if (!SEED_ALIAS_BY_NAME.has(key) || key in FLAG_ALIASES) return false;
+  const path = parsePath(key);
+  return path.length === 0 || schemaAt(path) === undefined;
+}
+
+/**
+ * A seed name's text read by the kind of the field it stands for (every meaning of a name has the
+ * same kind), so `summarize_token_percent=75` arrives as the number its translation divides. Text
+ * that does not read is passed on as it is, for the field's own check to refuse by name.
+ */
+function seedValueFromText(key: string, text: string): unknown {
+  const meaning = Object.values(SEED_ALIAS_BY_NAME.get(key)?.meanings ?? {})[0];
+  const schema = meaning === undefined ? undefined : schemaAt(parsePath(meaning.target));
+  if (schema === undefined) return text;
+  const coerced = coerceTextValue(text, leafKind(schema));
+  return coerced.ok ? coerced.value : text;
+}
+
+/** What a --set key could have meant: the keys readFlagConfig takes, and the seeds' names. */
+function setKeyCandidates(): string[] {
+  return [
+    ...Object.keys(FLAG_ALIASES),
+    FLAG_PRESET,
+    FLAG_AGENT,
+    ...leafPaths().map((path) => path.join('.')),
+    ...SEED_ALIAS_BY_NAME.keys(),
+  ];
+}
+
+/** A --set key that is neither a policy key, a flag name nor a seed name: refused with the nearest keys. */
+function refuseUnknownKey(key: string): void {
+  const flag = key.replace(/^--?/, '');
+  if (flag === FLAG_PRESET || flag === FLAG_AGENT) return;
+  const path = parsePath(flagPath(key));
+  if (path.length > 0 && schemaAt(path) !== undefined) return;
+  const suggestions = nearestNames(flag, setKeyCandidates());
+  throw new FlagError(
+    `--set ${key}`,
+    `unknown policy key${didYouMean(suggestions, (name) => TOP_LEVEL_ALIAS_NOTES.get(name))}`,
+    key,
+  );
+}
+
+/**
+ * Translates the --set seed names the way a config file's are (translateSeedNames), read in the
+ * dialect of the --policy preset when it is a seed's (`--policy picoclaw --set MaxTokens=…`), else
+ * inferred from the names given. Each ctxkit field set is recorded as the `--set NAME` that set it.
+ */
+function addSeedSettings(
+  seedSettings: Record<string, unknown>,
+  preset: string | undefined,
+  values: Record<string, string | number | boolean>,
+  flagNames: Record<string, string>,
+): void {
+  const dialect: PolicyDialect =
+    preset !== undefined && (SEED_DIALECTS as readonly string[]).includes(preset)
+      ? (preset as PolicyDialect)
+      : 'auto';
+  let translated: ReturnType<typeof translateSeedNames>;
+  try {
+    translated = translateSeedNames(seedSettings, { dialect });
+  } catch (error) {
+    if (!(error instanceof InvalidPolicyError)) throw error;
+    const reason = typeof error.details.reason === 'string' ? error.details.reason : error.message;
+    const dialects = Array.isArray(error.details.dialects) ? (error.details.dialects as string[]) : [];
+    const hint =
+      dialects.length > 0
+        ? ` (on the command line, --policy ${dialects.join(' or --policy ')} reads seed names in that seed's dialect, and picks its preset)`
+        : '';
+    throw new FlagError(`--set ${error.key}`, `${reason}${hint}`, error.key);
+  }
+  const setBy = new Map(Object.keys(values).map((key) => [flagPath(key), key]));
+  for (const [path, written] of translated.writtenAs) {
+    const typed = `--set ${written}`;
+    const other = setBy.get(path);
+    if (other !== undefined) {
+      throw new FlagError(
+        typed,
+        `sets ${path}, which is also set by ${flagNames[other] ?? `--set ${other}`}; keep one of them`,
+      );
+    }
+    const value = valueAt(translated.value, parsePath(path));
+    values[path] =
+      typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+        ? value
+        : JSON.stringify(value);
+    flagNames[path] = typed;
+  }
+}
+
+function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
+  let current = root;
+  for (const segment of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string | number, unknown>)[segment];
+  }
+  return current;
 }
 
 /** {@link loadConfig} for a command's flags: a value a flag set that is refused names that flag. */
@@ -130,9 +256,10 @@ export function inUserWords(error: unknown, flagNames: Readonly<Record<string, s
     typed.startsWith('--set ') && reason.startsWith('unknown option')
       ? `unknown policy key${reason.slice('unknown option'.length)}`
       : reason;
-  // `--set summarize.trigger: summarize.trigger: …` says the key once.
-  const message =
-    where === typed && error.key === name ? `${typed}: ${said}` : `${where}: ${error.key}: ${said}`;
+  // `--set summarize.trigger: summarize.trigger: …` says the key once; `--set compression_trigger:
+  // summarize.trigger: …` names the ctxkit key the seed name stands for.
+  const keySaid = typed.startsWith('--set ') ? typed === `--set ${error.key}` : error.key === name;
+  const message = where === typed && keySaid ? `${typed}: ${said}` : `${where}: ${error.key}: ${said}`;
   const renamed = new FlagError(typed, said);
   renamed.message = message;
   return renamed;
