@@ -2,7 +2,7 @@ import { policySourceRows } from '../core/policy/config/format-policy-sources.ts
 import type { Policy } from '../core/policy/policy-schema.ts';
 import { resolveContextWindow } from '../providers/resolve-context-window.ts';
 import { escapeForTerminal as safe, stringifyForTerminal } from './escape-for-terminal.ts';
-import { loadConfigFromFlags, type PolicyFlags, WINDOW_ZERO_MEANS } from './policy-flags.ts';
+import { loadConfigFromFlags, type PolicyFlags, sourceAsTyped, WINDOW_ZERO_MEANS } from './policy-flags.ts';
 
 export interface ConfigFlags extends PolicyFlags {
   json?: boolean;
@@ -20,7 +20,7 @@ export async function configCommand(flags: ConfigFlags): Promise<void> {
     return;
   }
   process.stdout.write(
-    `preset ${safe(config.preset)} (${safe(config.presetSource)})${config.configFile ? ` · file ${safe(config.configFile)}` : ''}\n\n`,
+    `preset ${safe(config.preset)} (${safe(sourceAsTyped(config.presetSource, config.flagNames))})${config.configFile ? ` · file ${safe(config.configFile)}` : ''}\n\n`,
   );
   const rows = policySourceRows(config.policy, config.sources)
     .filter((row) => !flags.changed || !row.source.startsWith('preset:'))
@@ -28,7 +28,7 @@ export async function configCommand(flags: ConfigFlags): Promise<void> {
       const chars = [...row.value];
       const value =
         chars.length > CONFIG_VALUE_WIDTH ? `${chars.slice(0, CONFIG_VALUE_WIDTH - 1).join('')}…` : row.value;
-      return [safe(row.key), safe(value), safe(row.source)] as const;
+      return [safe(row.key), safe(value), safe(sourceAsTyped(row.source, config.flagNames))] as const;
     });
   const all = [['key', 'value', 'source'] as const, ...rows];
   const keyWidth = Math.max(...all.map((row) => [...row[0]].length));

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CtxkitError, InvalidConfigError } from '../core/errors.ts';
 import { FlagError } from './flag-error.ts';
 import { parseCountFlag } from './parse-count-flag.ts';
-import { configOptionsFromFlags, inUserWords, loadConfigFromFlags } from './policy-flags.ts';
+import { configOptionsFromFlags, inUserWords, loadConfigFromFlags, sourceAsTyped } from './policy-flags.ts';
 
 describe('parseCountFlag', () => {
   it('reads whole numbers, with or without group separators', () => {
@@ -176,11 +176,29 @@ describe('errors in the user’s words', () => {
     expect(config.policy.summarize.trigger).toBe(0.7);
     expect(config.policy.summarize.keepRecentTokens).toBe(5000);
     expect(config.sources['summarize.trigger']).toBe('flag:--summarize.trigger');
+    expect(sourceAsTyped('flag:--summarize.trigger', config.flagNames)).toBe(
+      'flag:--set compression_trigger',
+    );
     await expect(load({ set: ['compression_trigger=abc'] })).rejects.toThrow(
       /^--set compression_trigger: summarize\.trigger: expected a number, got "abc"$/,
     );
     await expect(load({ set: ['compression_trigger=2'] })).rejects.toThrow(
       /^--set compression_trigger: summarize\.trigger: must be ≤ 1/,
+    );
+  });
+
+  it('sources read as the flag typed: --policy, not the internal --preset', async () => {
+    const config = await load({ policy: 'digitorn', set: ['summarize.trigger=0.5'] });
+    expect(config.presetSource).toBe('flag:--preset');
+    expect(sourceAsTyped(config.presetSource, config.flagNames)).toBe('flag:--policy');
+    expect(sourceAsTyped('flag:--summarize.trigger', config.flagNames)).toBe('flag:--set summarize.trigger');
+    expect(sourceAsTyped('preset:digitorn', config.flagNames)).toBe('preset:digitorn');
+  });
+
+  it('a rule a flag broke, located at the preset, still names the flags as typed', async () => {
+    const failure = load({ policy: 'digitorn', window: '1000', set: ['summarize.trigger=0.9'] });
+    await expect(failure).rejects.toThrow(
+      /^preset:digitorn, with --window, --set summarize\.trigger: budget\.maxOutputTokens: must be smaller than/,
     );
   });
 

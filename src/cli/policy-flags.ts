@@ -210,13 +210,35 @@ function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
 }
 
 /** {@link loadConfig} for a command's flags: a value a flag set that is refused names that flag. */
-export async function loadConfigFromFlags(flags: PolicyFlags): Promise<LoadedConfig> {
+export async function loadConfigFromFlags(
+  flags: PolicyFlags,
+): Promise<LoadedConfig & Pick<PolicyConfigOptions, 'flagNames'>> {
   const options = configOptionsFromFlags(flags);
   try {
-    return await loadConfig(options);
+    return { ...(await loadConfig(options)), flagNames: options.flagNames };
   } catch (error) {
     throw inUserWords(error, options.flagNames);
   }
+}
+
+/**
+ * A source for people to read: `flag:--preset` → `flag:--policy`, `flag:--summarize.trigger` →
+ * `flag:--set summarize.trigger` (or `flag:--set compression_trigger`, the seed name typed). Other
+ * sources (`preset:`, `file:`, `env:`) are already as the user wrote them. `--json` keeps the
+ * config layer's own source, the ctxkit path, for machines.
+ */
+export function sourceAsTyped(source: string, flagNames: Readonly<Record<string, string>>): string {
+  if (!source.startsWith('flag:--')) return source;
+  const typed = flagNames[source.slice('flag:--'.length)];
+  return typed === undefined ? source : `flag:${typed}`;
+}
+
+/** Every `flag:--NAME` in a message, renamed to the flag typed; the longest names first. */
+function renameFlagSources(text: string, flagNames: Readonly<Record<string, string>>): string {
+  let renamed = text;
+  const names = Object.keys(flagNames).sort((a, b) => b.length - a.length);
+  for (const name of names) renamed = renamed.split(`flag:--${name}`).join(flagNames[name] ?? `--${name}`);
+  return renamed;
 }
 
 /**
@@ -224,7 +246,28 @@ export async function loadConfigFromFlags(flags: PolicyFlags): Promise<LoadedCon
  * `--preset` and `--summarize.trigger`; the user typed `--policy` and `--set summarize.trigger=…`.
  */
 export function inUserWords(error: unknown, flagNames: Readonly<Record<string, string>>): unknown {
-  if (!(error instanceof InvalidConfigError) || !error.source.startsWith('flag:--')) return error;
+  if (!(error instanceof InvalidConfigError)) return error;
+  if (!error.source.startsWith('flag:--')) {
+    // A rule a flag broke, located at another layer's key: "preset:digitorn, with flag:--window".
+    const message = renameFlagSources(error.message, flagNames);
+    if (message === error.message) return error;
+    const reason = typeof error.details.reason === 'string' ? error.details.reason : error.message;
+    const tail = `: ${error.key}: ${reason}`;
+    const label = message.endsWith(tail) ? message.slice(0, -tail.length) : undefined;
+    const renamed = new InvalidConfigError(
+      error.key,
+      reason,
+      {
+        source: error.source,
+        ...(error.file !== undefined ? { file: error.file } : {}),
+        ...(error.line !== undefined ? { line: error.line } : {}),
+        ...(label !== undefined ? { label } : {}),
+      },
+      error.details,
+    );
+    renamed.message = message;
+    return renamed;
+  }
   const name = error.source.slice('flag:--'.length);
   const typed = flagNames[name] ?? `--${name}`;
   const reason = typeof error.details.reason === 'string' ? error.details.reason : error.message;
@@ -244,13 +287,8 @@ export function inUserWords(error: unknown, flagNames: Readonly<Record<string, s
   // renamed by its exact source string, never re-parsed from the text: a --set key can hold any character.
   const tail = `: ${error.key}: ${reason}`;
   const location = error.message.endsWith(tail) ? error.message.slice(0, -tail.length) : error.source;
-  let where: string;
-  if (location === `--${name}` || location === error.source) where = typed;
-  else {
-    where = location;
-    const sources = Object.keys(flagNames).sort((a, b) => b.length - a.length);
-    for (const flag of sources) where = where.split(`flag:--${flag}`).join(flagNames[flag] ?? `--${flag}`);
-  }
+  const where =
+    location === `--${name}` || location === error.source ? typed : renameFlagSources(location, flagNames);
   // A --set key the schema does not have is a key, not an option.
   const said =
     typed.startsWith('--set ') && reason.startsWith('unknown option')
