@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import { openEmbeddedStores } from '../store/open-embedded-stores.ts';
 import { sweepIdleSessions } from '../store/retention.ts';
+import { DEFAULT_DATA_DIR, sqliteSessionStorePath } from '../store/sqlite-session-store.ts';
 import { escapeForTerminal as safe } from './escape-for-terminal.ts';
 import { parseCountFlag } from './parse-count-flag.ts';
 import { loadConfigFromFlags, type PolicyFlags } from './policy-flags.ts';
@@ -13,13 +15,30 @@ export interface PruneFlags extends PolicyFlags {
 /**
  * `ctxkit prune`: removes sessions idle longer than the policy's retention (30 days by default, seed
  * 000) from the embedded stores, with their blobs and trace; memory files stay. `--dry-run` lists them.
+ * A missing data directory or database is nothing to prune: neither is created. The stores have no
+ * read-only open, so a dry run over an existing database still opens it as a writer (WAL, schema).
  */
 export async function pruneCommand(flags: PruneFlags): Promise<void> {
   const config = await loadConfigFromFlags(flags);
   const days =
     parseCountFlag('--days', flags.days, { unit: 'days', zero: 'keep every session' }) ??
     config.policy.retention.maxIdleDays;
-  const stores = await openEmbeddedStores(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {});
+  const dataDir = flags.dataDir ?? DEFAULT_DATA_DIR;
+  if (days === 0) {
+    process.stdout.write('retention is off (0 days): nothing removed\n');
+    return;
+  }
+  // Opening the stores creates the data directory and the database: with neither there is no session
+  // to prune, and a prune (a dry run above all) must not leave them behind.
+  if (!existsSync(dataDir)) {
+    process.stdout.write(`nothing to prune: no data directory ${safe(dataDir)}\n`);
+    return;
+  }
+  if (!existsSync(sqliteSessionStorePath({ dataDir }))) {
+    process.stdout.write(`nothing to prune: no session store in ${safe(dataDir)}\n`);
+    return;
+  }
+  const stores = await openEmbeddedStores({ dataDir });
   try {
     const report = await sweepIdleSessions({
       sessions: stores.store,
@@ -41,9 +60,7 @@ export async function pruneCommand(flags: PruneFlags): Promise<void> {
       );
     }
     process.stdout.write(
-      days === 0
-        ? 'retention is off (0 days): nothing removed\n'
-        : `${report.removed.length} session(s) idle more than ${days} days ${report.dryRun ? 'would be removed' : 'removed'} from ${safe(stores.dataDir)}\n`,
+      `${report.removed.length} session(s) idle more than ${days} days ${report.dryRun ? 'would be removed' : 'removed'} from ${safe(stores.dataDir)}\n`,
     );
   } finally {
     await stores.close();
