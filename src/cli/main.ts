@@ -121,7 +121,7 @@ export function buildProgram(setExitStatus: (status: number) => void = () => {})
       .option('--data-dir <dir>', 'the data directory of the embedded stores (default ./.ctxkit)')
       .addHelpText(
         'after',
-        `\n--policy takes one preset, several separated by commas (compared side by side), or a config file.\n--check prints each failing session and call on stderr and exits ${EXIT_CHECK_FAILED}; exit 0 when every call fits and keeps its tool pairs.\nExamples:\n  ctxkit replay --demo\n  ctxkit replay ../corpus --window 16000 --check\n  ctxkit replay ../corpus --policy default,tiancai --window 16000\n  ctxkit replay session.jsonl --calls --verbose --report replay.html`,
+        `\n--policy takes one preset, several separated by commas (compared side by side), or a config file.\n--check prints each failing session and call on stderr and exits ${EXIT_CHECK_FAILED}; exit 0 when every call fits and keeps its tool pairs.\nExamples:\n  ctxkit replay --demo\n  ctxkit replay fixtures/corpus --window 16000 --check\n  ctxkit replay fixtures/corpus --policy default,tiancai --window 16000\n  ctxkit replay fixtures/corpus/openhands__basic.jsonl --calls --verbose --report replay.html`,
       ),
   ).action(async (paths: string[], flags) => {
     setExitStatus(await replayCommand(paths, flags));
