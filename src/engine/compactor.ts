@@ -115,7 +115,7 @@ export class Compactor {
   #regions: BudgetRegions | undefined;
   #regionsKey = '';
 
-  private computeRegions(): BudgetRegions {
+  private computeRegions(scale = this.runtime.overflowScale): BudgetRegions {
     return {
       contextWindow: this.call.contextWindow,
       maxOutputTokens: this.call.maxOutputTokens,
@@ -123,10 +123,18 @@ export class Compactor {
       toolDefinitions: this.call.toolTokens,
       summary: this.summaryTokens(),
       history:
-        Math.ceil(
-          this.runtime.estimatedHistoryTokens(this.policy.tokens.anchorOnUsage) * this.runtime.overflowScale,
-        ) + this.continuationTokens(),
+        Math.ceil(this.runtime.estimatedHistoryTokens(this.policy.tokens.anchorOnUsage) * scale) +
+        this.continuationTokens(),
     };
+  }
+
+  /**
+   * The regions as counted, for what stats report: `regions()` without the scale a reported overflow
+   * (or the final guard) puts on the history estimate. That scale makes the layers cut deeper; it is
+   * not what the request holds, and once they have cut, the request is what they made.
+   */
+  countedRegions(): BudgetRegions {
+    return this.runtime.overflowScale === 1 ? this.regions() : this.computeRegions(1);
   }
 
   /** The continuation note assembly puts first when the history would start with the assistant. */

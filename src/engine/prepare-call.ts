@@ -92,7 +92,9 @@ export async function prepareCall(compactor: Compactor, _request: PrepareRequest
   // ctxkit's last check, whatever the policy estimates with: the request as sent must fit.
   const { assembled, tally, guard } = await guardFinalRequest(compactor, assemble, fitProactively);
   const regions = compactor.regions();
-  const input = regions.system + regions.toolDefinitions + regions.summary + regions.history;
+  // Stats say what is sent: counted, without the scale an overflow put on the estimate for the layers.
+  const counted = compactor.countedRegions();
+  const input = counted.system + counted.toolDefinitions + counted.summary + counted.history;
   runtime.notePrepared(assembled.messages, regions);
   return {
     system: assembled.system,
@@ -102,13 +104,13 @@ export async function prepareCall(compactor: Compactor, _request: PrepareRequest
       contextWindow: call.contextWindow,
       maxOutputTokens: call.maxOutputTokens,
       tokens: {
-        system: regions.system,
-        tools: regions.toolDefinitions,
-        summary: regions.summary,
-        history: regions.history,
+        system: counted.system,
+        tools: counted.toolDefinitions,
+        summary: counted.summary,
+        history: counted.history,
         input,
       },
-      pressure: compactor.pressure(),
+      pressure: input / Math.max(1, call.contextWindow - call.maxOutputTokens),
       messages: assembled.messages.length,
       edits: runtime.editCount - editsBefore,
       ...(guard ? { guard } : {}),

@@ -28,7 +28,7 @@ describe('/context stats', () => {
     expect((await ctx.stats('s')).tokens).toEqual(prepared.stats.tokens);
   });
 
-  it('and what a reported overflow says the estimate misses', async () => {
+  it('and, after a reported overflow, the request as counted: the scale it puts on the estimate drives the layers, not the figures', async () => {
     const ctx = createContextManager({
       policy: PRESETS.digitorn,
       counter: createHeuristicCounter(4),
@@ -43,7 +43,9 @@ describe('/context stats', () => {
     );
     await ctx.recover('s', overflow);
     const prepared = await ctx.prepare('s', request);
-    expect(prepared.stats.tokens.history).toBeGreaterThan(first.stats.tokens.history);
+    // Nothing was cut (the history is one small turn), so nothing more is sent: the figures stay.
+    expect(prepared.stats.tokens).toEqual(first.stats.tokens);
+    expect(prepared.stats.pressure).toBeCloseTo(prepared.stats.tokens.input / 5_600, 10);
     expect((await ctx.stats('s')).tokens).toEqual(prepared.stats.tokens);
   });
 });

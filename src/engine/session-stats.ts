@@ -30,8 +30,10 @@ export interface SessionStats {
 
 /**
  * `regions` are the budget regions as prepare counts them (Compactor.regions): the summary with its
- * prefix and framing and any reminder, the history with stand-ins, the continuation note and what a
- * reported overflow or usage says our count misses. `/context` shows what the next request costs.
+ * prefix and framing and any reminder, the history with stand-ins, the continuation note and what
+ * reported usage says our count misses. `/context` shows what the next request costs: the scale a
+ * reported overflow puts on the history estimate (so the layers cut deeper) is taken back out, as
+ * `prepare`'s stats do (Compactor.countedRegions).
  */
 export function sessionStats(
   runtime: SessionRuntime,
@@ -51,7 +53,8 @@ export function sessionStats(
   }
   const usable = Math.max(1, call.contextWindow - call.maxOutputTokens);
   const summary = runtime.view.summary;
-  const { summary: summaryTokens, history } = regions;
+  const { summary: summaryTokens } = regions;
+  const history = countedHistory(runtime, policy, regions.history);
   const input = call.systemTokens + call.toolTokens + summaryTokens + history;
   const threshold = (pressure: number) => ({ pressure, tokens: Math.floor(pressure * usable) });
   return {
@@ -81,4 +84,12 @@ export function sessionStats(
       ? { throughSeq: summary.throughSeq, tokens: summary.tokens, producer: summary.producer }
       : undefined,
   };
+}
+
+/** `history` as Compactor.regions scales it, back to the count: the scaled estimate is swapped for the unscaled one. */
+function countedHistory(runtime: SessionRuntime, policy: Policy, history: number): number {
+  const scale = runtime.overflowScale;
+  if (scale === 1) return history;
+  const estimate = runtime.estimatedHistoryTokens(policy.tokens.anchorOnUsage);
+  return Math.max(0, history - Math.ceil(estimate * scale) + Math.ceil(estimate));
 }
