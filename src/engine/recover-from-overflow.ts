@@ -18,39 +18,49 @@ export const OVERFLOW_SAFETY = 1.02;
  * unless the policy says otherwise, and answers whether to retry: the first overflows are retried
  * (emergency.maxRetries), the next one resets to the last turn + summary (media kept) when the policy
  * allows, after that the error stands.
+ *
+ * A retry is only asked for when the next request will differ from the one that overflowed: an edit was
+ * committed, or the estimate's new scale puts the history over budget (the next `prepare` cuts). When
+ * the emergency sequence changed nothing, the reset is tried at once; when that changes nothing either,
+ * the answer is `false`: resending the same request would overflow the same way.
  */
 export async function recoverFromOverflow(compactor: Compactor, error: unknown): Promise<boolean> {
   const { runtime, policy } = compactor;
   if (!isContextOverflow(error)) return false;
   runtime.overflows++;
   const attempt = runtime.overflows;
-  const regions = compactor.regions();
+  const editsBefore = runtime.editCount;
+  const scaleBefore = runtime.overflowScale;
+  // The figures are the provider's count of the request we sent, which our own (unscaled) count measured.
+  const regions = compactor.countedRegions();
   const figures = parseOverflowTokens(error);
-  // The provider counted `requested` input tokens where we estimated less: our history figures are
-  // scaled up by the ratio until reported usage shows them right again. Without figures, each overflow
-  // scales them a step further, so a retry can never resend the same request.
+  // The provider counted `requested` input tokens where we counted less: our history figures are
+  // scaled up by the ratio until reported usage shows them right again. Without figures (or figures no
+  // larger than our count), each overflow scales them a step further, so a retry can never resend the
+  // same request.
   const requestedInput =
     figures.requested !== undefined ? figures.requested - (figures.completion ?? 0) : undefined;
   const fixed = regions.system + regions.toolDefinitions + regions.summary;
   const history = Math.max(1, regions.history);
   const measured = requestedInput !== undefined ? (requestedInput - fixed) / history : 0;
   runtime.overflowScale = Math.max(
-    runtime.overflowScale * (measured > 1 ? 1 : OVERFLOW_SCALE_STEP),
+    scaleBefore * (measured > 1 ? 1 : OVERFLOW_SCALE_STEP),
     measured * OVERFLOW_SAFETY,
     1,
   );
+  // Whether the retry would send something else than what overflowed.
+  const changed = () =>
+    runtime.editCount !== editsBefore || (runtime.overflowScale > scaleBefore && compactor.overBudget());
 
   const emergency = policy.emergency;
   const retries = emergency.enabled ? emergency.maxRetries : 0;
-  let retry = false;
-  if (attempt <= retries) {
-    await runEmergencySequence(compactor, emergency);
-    retry = true;
-  } else if (attempt === retries + 1 && emergency.enabled && emergency.resetWhenStillOver) {
+  const mayReset = emergency.enabled && emergency.resetWhenStillOver && attempt <= retries + 1;
+  if (attempt <= retries) await runEmergencySequence(compactor, emergency);
+  if (mayReset && (attempt > retries || !changed())) {
     const lastTurn = runtime.lastTurnStartSeq();
     if (lastTurn !== undefined) await compactor.resetTo(lastTurn - 1, true, 'context_overflow');
-    retry = true;
   }
+  const retry = (attempt <= retries || mayReset) && changed();
   compactor.events.push({
     type: 'context-overflowed',
     sessionId: runtime.id,
