@@ -1,10 +1,11 @@
 import type { Edit, ReplaceArgsEdit } from '../core/edit.ts';
-import { type ToolCallPart, textOf, toolResultOf } from '../core/message.ts';
+import { type Message, type ToolCallPart, textOf, toolResultOf } from '../core/message.ts';
 import type { ViewEntry } from '../core/view/project-view.ts';
 import { clipHeadTail, exceedsRunes, runeLength } from './clip-text.ts';
 import { EditChain } from './edit-chain.ts';
 import { type EditOptions, editMeta } from './edit-meta.ts';
 import type { LayerInput } from './layer-input.ts';
+import { clipReadBackPart, readBackPartOf } from './read-back-part.ts';
 
 /**
  * Clipping single messages too big for any budget. Seed 003's `truncate_oversized_messages` /
@@ -42,9 +43,11 @@ const FIT_ROUNDS = 6;
  */
 export function planSnipOversized(input: LayerInput, options: SnipOversizedOptions): Edit[] {
   const marker = options.marker ?? DEFAULT_SNIP_MARKER;
-  const notice = (omitted: number) => `\n\n${marker} (${omitted} characters omitted)\n\n`;
+  const notice = (omitted: number, total: number) =>
+    `\n\n${marker} (${omitted} of ${total} characters omitted)\n\n`;
   const plan = new EditChain(input, options.layer ?? 'snip', options.reason ?? 'context_overflow');
   const argsEdits: ReplaceArgsEdit[] = [];
+  const clipperFor = resultClipper(input, notice);
   input.entries.forEach((entry, index) => {
     let tokens = input.entryTokens[index] ?? 0;
     if (tokens <= options.maxTokensPerMessage || entry.sourceSeq === undefined) return;
@@ -53,7 +56,13 @@ export function planSnipOversized(input: LayerInput, options: SnipOversizedOptio
       // What the message costs besides this text (call ids, media, reasoning, framing) stays.
       const textTokens = input.countTokens(text);
       const rest = Math.max(0, tokens - textTokens);
-      const clipped = clipToTokens(input, text, options.maxTokensPerMessage - rest, notice, textTokens);
+      const clipped = fitToTokens(
+        input,
+        text,
+        options.maxTokensPerMessage - rest,
+        clipperFor(entry, index, text),
+        textTokens,
+      );
       if (clipped !== undefined) {
         plan.replace(entry, index, text, clipped);
         tokens = rest + input.countTokens(clipped);
@@ -121,16 +130,38 @@ export function planCapMessages(input: LayerInput, options: CapMessagesOptions =
   const notice = (omitted: number, total: number) =>
     `\n\n[… ${omitted} of ${total} characters truncated to fit the context window …]\n\n`;
   const plan = new EditChain(input, options.layer ?? 'emergency', options.reason ?? 'context_overflow');
+  const clipperFor = resultClipper(input, notice);
   input.entries.forEach((entry, index) => {
     const role = entry.message.role;
     if (entry.sourceSeq === undefined || role === 'assistant') return;
     const text = clippableText(entry);
     const maxChars = role === 'tool' ? toolMax : userMax;
     if (text === undefined || !exceedsRunes(text, maxChars)) return;
-    const clipped = clipHeadTail(text, { maxChars, notice });
+    const clipped = clipperFor(entry, index, text)(maxChars);
     if (clipped !== undefined) plan.replace(entry, index, text, clipped);
   });
   return plan.edits;
+}
+
+/**
+ * How to clip an entry's text to a number of characters: a read-back part keeps its start and points at
+ * the offset where the shown text stops (read-back-part.ts); anything else keeps head and tail around
+ * `notice`, which says how much of how much was left out.
+ */
+function resultClipper(
+  input: LayerInput,
+  notice: (omitted: number, total: number) => string,
+): (entry: ViewEntry, index: number, text: string) => (maxChars: number) => string | undefined {
+  let messages: Message[] | undefined;
+  return (entry, index, text) => {
+    const result = entry.message.role === 'tool' ? toolResultOf(entry.message) : undefined;
+    if (result) {
+      messages ??= input.entries.map((each) => each.message);
+      const part = readBackPartOf(result, messages, index);
+      if (part) return (maxChars) => clipReadBackPart(text, part, maxChars);
+    }
+    return (maxChars) => clipHeadTail(text, { maxChars, notice });
+  };
 }
 
 /** The text an edit can replace: a result's content, or a message's text parts (joined, as the view does). */
@@ -147,13 +178,24 @@ function clipToTokens(
   notice: (omitted: number, total: number) => string,
   textTokens?: number,
 ): string | undefined {
+  return fitToTokens(input, text, budget, (maxChars) => clipHeadTail(text, { maxChars, notice }), textTokens);
+}
+
+/** `text` clipped by `clip` to about `budget` tokens: characters scaled by the count, a few rounds. */
+function fitToTokens(
+  input: LayerInput,
+  text: string,
+  budget: number,
+  clip: (maxChars: number) => string | undefined,
+  textTokens?: number,
+): string | undefined {
   const tokens = textTokens ?? input.countTokens(text);
   if (tokens <= budget) return undefined;
   const runes = runeLength(text);
   let maxChars = Math.floor((runes * Math.max(0, budget)) / Math.max(1, tokens));
   let clipped: string | undefined;
   for (let round = 0; round < FIT_ROUNDS; round++) {
-    clipped = clipHeadTail(text, { maxChars, notice });
+    clipped = clip(maxChars);
     if (clipped === undefined) return undefined;
     const clippedTokens = input.countTokens(clipped);
     if (clippedTokens <= budget || maxChars === 0) break;

@@ -1,10 +1,11 @@
 import type { ReplaceResultEdit } from '../core/edit.ts';
 import { toolResultOf } from '../core/message.ts';
-import { clipHeadTail } from './clip-text.ts';
+import { clipHeadTail, exceedsRunes } from './clip-text.ts';
 import { currentTurnStart } from './current-turn.ts';
 import { EditChain } from './edit-chain.ts';
 import type { EditOptions } from './edit-meta.ts';
 import type { LayerInput } from './layer-input.ts';
+import { clipReadBackPart, readBackPartOf } from './read-back-part.ts';
 
 /**
  * Seed 000, stage 1 "Tool Result Truncation": before each decision loop, tool results in earlier turns
@@ -40,7 +41,8 @@ export function planTruncateOldResults(
   options: TruncateOldResultsOptions = {},
 ): ReplaceResultEdit[] {
   const maxChars = options.maxChars ?? DEFAULT_OLD_RESULT_MAX_CHARS;
-  const currentStart = currentTurnStart(input.entries.map((entry) => entry.message));
+  const messages = input.entries.map((entry) => entry.message);
+  const currentStart = currentTurnStart(messages);
   const chain = new EditChain(input, options.layer ?? 'truncate-old', options.reason ?? 'old_result_limit');
   for (let index = 0; index < currentStart; index++) {
     const entry = input.entries[index];
@@ -48,13 +50,18 @@ export function planTruncateOldResults(
     // Synthetic entries (stand-in results) are not in the log: nothing to target.
     if (!entry || !result || entry.sourceSeq === undefined) continue;
     if (options.afterSeq !== undefined && entry.sourceSeq <= options.afterSeq) continue;
-    const content = clipHeadTail(result.content, {
-      maxChars,
-      headChars: options.headChars,
-      tailChars: options.tailChars,
-      headFraction: options.headFraction,
-      notice: oldResultNotice,
-    });
+    // A read-back part keeps its start and points at where the shown text stops: cutting its middle
+    // would leave its header's Next offset past what was cut.
+    const part = exceedsRunes(result.content, maxChars) ? readBackPartOf(result, messages, index) : undefined;
+    const content = part
+      ? clipReadBackPart(result.content, part, maxChars)
+      : clipHeadTail(result.content, {
+          maxChars,
+          headChars: options.headChars,
+          tailChars: options.tailChars,
+          headFraction: options.headFraction,
+          notice: oldResultNotice,
+        });
     if (content !== undefined) chain.replace(entry, index, result.content, content);
   }
   return chain.edits.filter((edit): edit is ReplaceResultEdit => edit.type === 'truncate-result');
@@ -62,7 +69,8 @@ export function planTruncateOldResults(
 
 /** The log seq of the newest entry before the current turn: what a later call may pass as `afterSeq`. */
 export function lastOldSeq(input: Pick<LayerInput, 'entries'>): number | undefined {
-  const currentStart = currentTurnStart(input.entries.map((entry) => entry.message));
+  const messages = input.entries.map((entry) => entry.message);
+  const currentStart = currentTurnStart(messages);
   for (let index = currentStart - 1; index >= 0; index--) {
     const seq = input.entries[index]?.sourceSeq;
     if (seq !== undefined) return seq;
