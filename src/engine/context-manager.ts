@@ -23,7 +23,7 @@ import { chooseSummarizer } from './choose-summarizer.ts';
 import { Compactor } from './compactor.ts';
 import { diffHistory } from './diff-history.ts';
 import { MessageIdConflictError } from './errors.ts';
-import type { ContextEvent, ContextEventListener } from './events.ts';
+import type { ContextEvent, ContextEventListener, ToolResultHiddenReason } from './events.ts';
 import { createMemoryMemorySink, type MemorySink } from './memory-sink.ts';
 import { normalizeAppendedResult } from './normalize-appended-result.ts';
 import { type PrepareResult, prepareCall, runCheapLayers } from './prepare-call.ts';
@@ -156,6 +156,10 @@ export class ContextManager {
    * repeats the one before it may be a retry or may be meant (a user sending `/undo` twice, an agent
    * polling with the same call), and it is stored. Malformed input is an `InvalidMessageError` naming the
    * field; an unusable session id an `InvalidSessionIdError`.
+   *
+   * A tool result that answers no open call (no call with its id, a call already answered, or one whose
+   * block a later message closed) is stored but not shown to the model, which providers would refuse:
+   * each is a `tool-result-hidden` event with its seq, call id and why.
    */
   append(sessionId: string, messages: readonly MessageInput[]): Promise<AppendResult> {
     try {
@@ -533,6 +537,11 @@ export class ContextManager {
       runtime.addEdits(own);
       const projected = own.length > 0 ? projectMessage(message, own) : message;
       runtime.appendToView(message, projected);
+      if (runtime.view.coverage.get(message.seq)?.by === 'orphan-result') {
+        const hidden = hiddenResultOf(runtime.heldLog, message);
+        if (hidden)
+          events.push({ type: 'tool-result-hidden', sessionId: runtime.id, at, seq: message.seq, ...hidden });
+      }
       runtime.recordBranch(message, branchIds[offset] ?? message.id);
       this.#recordActivity(runtime, message, events, at);
     });
@@ -687,3 +696,27 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
 }
 
 export type { CallContext, LayerName, PrepareRequest, PrepareResult, SessionStats, Summary };
+
+/**
+ * Why the view left out `message`, a tool result the pairing found no open call for: looking back
+ * through what the runtime holds of the log for its call.
+ */
+function hiddenResultOf(
+  log: readonly Message[],
+  message: Message,
+): { callId: string; reason: ToolResultHiddenReason } | undefined {
+  const result = message.parts.find((part) => part.type === 'tool-result');
+  if (result?.type !== 'tool-result') return undefined;
+  const { callId } = result;
+  let answered = false;
+  for (let index = log.length - 1; index >= 0; index--) {
+    const earlier = log[index];
+    if (!earlier || earlier.seq >= message.seq) continue;
+    for (const part of earlier.parts) {
+      if (part.type === 'tool-result' && part.callId === callId) answered = true;
+      if (part.type === 'tool-call' && part.callId === callId)
+        return { callId, reason: answered ? 'already-answered' : 'call-closed' };
+    }
+  }
+  return { callId, reason: 'no-call' };
+}

@@ -1,6 +1,9 @@
 import type { EditReason, LayerName } from '../core/edit.ts';
 import type { Usage } from '../core/message.ts';
 
+/** Why an appended tool result is not shown to the model (see the `tool-result-hidden` event). */
+export type ToolResultHiddenReason = 'no-call' | 'already-answered' | 'call-closed';
+
 /** Everything the manager did, as typed events named noun-verb (DESIGN.md, Records). JSON-safe. */
 export type ContextEvent =
   | {
@@ -43,6 +46,20 @@ export type ContextEvent =
       bytes: number;
     }
   | { type: 'tool-results-cleared'; sessionId: string; at: number; count: number; tokensFreed: number }
+  | {
+      /**
+       * An appended tool result the view leaves out, because providers reject a result that answers no
+       * open call: `no-call` (no call with its id before it), `already-answered` (its call has a result
+       * already), `call-closed` (its call's block ended, answered by a stand-in, before it came). It stays
+       * in the log.
+       */
+      type: 'tool-result-hidden';
+      sessionId: string;
+      at: number;
+      seq: number;
+      callId: string;
+      reason: ToolResultHiddenReason;
+    }
   | { type: 'model-usage'; sessionId: string; at: number; usage: Usage; model?: string }
   | {
       type: 'context-overflowed';

@@ -73,6 +73,13 @@ export const contextEventSchema = z.discriminatedUnion('type', [
     retry: z.boolean(),
   }),
   z.looseObject({
+    type: z.literal('tool-result-hidden'),
+    ...base,
+    seq: count,
+    callId: z.string(),
+    reason: z.enum(['no-call', 'already-answered', 'call-closed']),
+  }),
+  z.looseObject({
     type: z.literal('history-diverged'),
     ...base,
     keptThroughSeq: count,

@@ -96,6 +96,14 @@ export function sampleEvents(sessionId: string, at = T0): ContextEvent[] {
       durationMs: 840,
       throughSeq: 20,
     },
+    {
+      type: 'tool-result-hidden',
+      sessionId,
+      at: at + 13,
+      seq: 9,
+      callId: 'call_7',
+      reason: 'already-answered',
+    },
   ];
 }
 
@@ -159,7 +167,7 @@ export function describeTraceStoreConformance(
           ),
         ).toEqual([4, 5, 6]);
         expect((await store.list('s', { since: T0 + 9 })).map((event) => event.at - T0)).toEqual([
-          9, 10, 11, 12,
+          9, 10, 11, 12, 13,
         ]);
         expect(
           (await store.list('s', { since: T0 + 2, until: T0 + 4 })).map((event) => event.at - T0),
