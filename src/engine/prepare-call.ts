@@ -96,6 +96,7 @@ export async function prepareCall(compactor: Compactor, _request: PrepareRequest
   const counted = compactor.countedRegions();
   const input = counted.system + counted.toolDefinitions + counted.summary + counted.history;
   runtime.notePrepared(assembled.messages, regions);
+  runtime.preparedHistoryTokens = counted.history;
   return {
     system: assembled.system,
     messages: assembled.messages,

@@ -31,7 +31,8 @@ export async function recoverFromOverflow(compactor: Compactor, error: unknown):
   const attempt = runtime.overflows;
   const editsBefore = runtime.editCount;
   const scaleBefore = runtime.overflowScale;
-  // The figures are the provider's count of the request we sent, which our own (unscaled) count measured.
+  // The figures are the provider's count of the request we sent, which our own (unscaled) count measured
+  // when `prepare` returned it (recover may be called again before the next prepare: the same request).
   const regions = compactor.countedRegions();
   const figures = parseOverflowTokens(error);
   // The provider counted `requested` input tokens where we counted less: our history figures are
@@ -41,7 +42,7 @@ export async function recoverFromOverflow(compactor: Compactor, error: unknown):
   const requestedInput =
     figures.requested !== undefined ? figures.requested - (figures.completion ?? 0) : undefined;
   const fixed = regions.system + regions.toolDefinitions + regions.summary;
-  const history = Math.max(1, regions.history);
+  const history = Math.max(1, runtime.preparedHistoryTokens ?? regions.history);
   const measured = requestedInput !== undefined ? (requestedInput - fixed) / history : 0;
   runtime.overflowScale = Math.max(
     scaleBefore * (measured > 1 ? 1 : OVERFLOW_SCALE_STEP),

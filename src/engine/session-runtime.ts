@@ -74,6 +74,11 @@ export class SessionRuntime {
    * figure, so it shrinks with the history it is applied to.
    */
   overflowScale = 1;
+  /**
+   * The history of the last request `prepare` returned, as counted (unscaled): what a provider's
+   * overflow figures measure, even when `recover` is called again before the next `prepare`.
+   */
+  preparedHistoryTokens: number | undefined;
   toolCallsSinceCompaction = 0;
   turnsSinceCompaction = 0;
   hookFiredAt = new Map<string, number>();
