@@ -23,6 +23,7 @@ import { findPairingViolations } from '../src/core/view/tool-pairing-repair.ts';
 import { RequestMeasurer } from '../src/replay/measure-request.ts';
 import { replayWithCtxkit } from '../src/replay/replay-with-ctxkit.ts';
 import { corpusFiles, loadCorpusSession } from '../src/testing/corpus.ts';
+import { parseFlags } from './parse-flags.ts';
 
 export interface GuaranteeCell {
   preset: PresetName;
@@ -153,19 +154,8 @@ export function renderGuaranteeTable(cells: readonly GuaranteeCell[]): string {
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
 
-function parseArgs(argv: readonly string[]): Map<string, string> {
-  const args = new Map<string, string>();
-  for (let index = 0; index < argv.length; index++) {
-    const key = argv[index];
-    if (!key?.startsWith('--')) continue;
-    args.set(key.slice(2), argv[index + 1] ?? '');
-    index++;
-  }
-  return args;
-}
-
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  const args = parseFlags(process.argv.slice(2));
   const presets = (args.get('presets')?.split(',') ?? [...PRESET_NAMES]).filter((name): name is PresetName =>
     (PRESET_NAMES as readonly string[]).includes(name),
   );

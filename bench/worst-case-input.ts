@@ -22,6 +22,7 @@ import { getHeapStatistics } from 'node:v8';
 import type { MessageInput } from '../src/core/message.ts';
 import { PRESETS } from '../src/core/policy/presets/index.ts';
 import { createContextManager } from '../src/engine/context-manager.ts';
+import { parseFlags } from './parse-flags.ts';
 import { printTable } from './token-bench-support.ts';
 
 /** Goal: appending and preparing cost at most this many seconds per MB of input. */
@@ -182,20 +183,9 @@ function runInOwnProcess(name: string, timeoutSeconds: number): Promise<CaseRepo
   });
 }
 
-function parseArgs(argv: readonly string[]): Map<string, string> {
-  const args = new Map<string, string>();
-  for (let index = 0; index < argv.length; index++) {
-    const key = argv[index];
-    if (!key?.startsWith('--')) continue;
-    args.set(key.slice(2), argv[index + 1] ?? '');
-    index++;
-  }
-  return args;
-}
-
 const mb = (bytes: number): string => `${(bytes / MB).toFixed(0)} MB`;
 
-const args = parseArgs(process.argv.slice(2));
+const args = parseFlags(process.argv.slice(2));
 const only = args.get('case');
 if (only !== undefined) {
   const worstCase = CASES.find((candidate) => candidate.name === only);

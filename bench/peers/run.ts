@@ -22,6 +22,7 @@ import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { CORPUS_DIR, corpusFiles, LONG_SESSION } from '../../src/testing/corpus.ts';
+import { parseFlags } from '../parse-flags.ts';
 import {
   evaluateGoals,
   type SessionResult,
@@ -39,18 +40,7 @@ const DEFAULT_WINDOWS = [16_000, 32_000, 128_000];
 const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
 const DEFAULT_MODEL = 'gpt-4o';
 
-function parseArgs(argv: readonly string[]): Map<string, string> {
-  const args = new Map<string, string>();
-  for (let index = 0; index < argv.length; index++) {
-    const key = argv[index];
-    if (!key?.startsWith('--')) continue;
-    args.set(key.slice(2), argv[index + 1] ?? '');
-    index++;
-  }
-  return args;
-}
-
-const args = parseArgs(process.argv.slice(2));
+const args = parseFlags(process.argv.slice(2));
 const windows = (args.get('windows')?.split(',').map(Number) ?? DEFAULT_WINDOWS).filter((w) => w > 0);
 const maxOutputTokens = Number(args.get('max-output') ?? DEFAULT_MAX_OUTPUT_TOKENS);
 const systemFilter = args.get('systems')?.split(',');

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256OfText } from '../core/sha256-of-text.ts';
 import type { BlobInfo, BlobKind, BlobStore } from './blob-store.ts';
 import { BlobIntegrityError, BlobNotFoundError } from './blob-store-errors.ts';
 import { blobRef, parseBlobRef, validateBlobKind, validateBlobName } from './blob-store-ids.ts';
@@ -14,22 +14,6 @@ export type MemoryBlobRecords = Map<string, Map<string, MemoryBlobRecord>>;
 export interface MemoryBlobStoreOptions {
   /** Backing maps, to share blobs between store instances in one process (and to inspect them). */
   records?: MemoryBlobRecords;
-}
-
-/** UTF-16 units hashed at a time, so a large blob is never encoded to UTF-8 whole just to be hashed. */
-const HASH_SLICE = 1 << 20;
-
-/** Hex sha256 of `content` as UTF-8, a slice at a time (slices never split a surrogate pair). */
-function sha256Of(content: string): string {
-  const hash = createHash('sha256');
-  for (let start = 0; start < content.length; ) {
-    let end = Math.min(content.length, start + HASH_SLICE);
-    const last = content.charCodeAt(end - 1);
-    if (end < content.length && last >= 0xd800 && last <= 0xdbff) end--;
-    hash.update(content.slice(start, end), 'utf8');
-    start = end;
-  }
-  return hash.digest('hex');
 }
 
 /** A BlobStore in memory: every test and the library's default run without a disk. */
@@ -51,7 +35,7 @@ export function createMemoryBlobStore(options: MemoryBlobStoreOptions = {}): Blo
         ref,
         kind,
         id,
-        sha256: sha256Of(content),
+        sha256: sha256OfText(content),
         bytes: Buffer.byteLength(content, 'utf8'),
       };
       let blobs = sessions.get(sessionId);
@@ -66,7 +50,7 @@ export function createMemoryBlobStore(options: MemoryBlobStoreOptions = {}): Blo
     async get(sessionId, ref, expectedSha256) {
       const record = find(sessionId, ref);
       if (!record) throw new BlobNotFoundError(sessionId, ref);
-      const actual = sha256Of(record.content);
+      const actual = sha256OfText(record.content);
       if (actual !== record.info.sha256)
         throw new BlobIntegrityError(sessionId, ref, record.info.sha256, actual);
       if (expectedSha256 !== undefined && actual !== expectedSha256) {

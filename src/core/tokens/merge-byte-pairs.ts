@@ -130,11 +130,8 @@ export function countByHeap(bytes: string, ranks: RankTable, trace?: MergeTrace)
     }
     heap[index] = key;
   };
-  /** Removes the smallest key (the heap is not empty). */
-  const pop = (): number => {
-    const top = heap[0] as number;
-    const key = heap[--size] as number;
-    let index = 0;
+  /** Puts `key` at `index` and moves it down until no child is smaller. */
+  const siftDown = (index: number, key: number): void => {
     for (;;) {
       let child = 2 * index + 1;
       if (child >= size) break;
@@ -145,6 +142,12 @@ export function countByHeap(bytes: string, ranks: RankTable, trace?: MergeTrace)
       index = child;
     }
     heap[index] = key;
+  };
+  /** Removes the smallest key (the heap is not empty). */
+  const pop = (): number => {
+    const top = heap[0] as number;
+    size--;
+    siftDown(0, heap[size] as number);
     return top;
   };
   const rerank = (part: number): void => {
@@ -165,20 +168,7 @@ export function countByHeap(bytes: string, ranks: RankTable, trace?: MergeTrace)
     pairRank[part] = rank;
     if (rank !== NO_RANK) heap[size++] = rank * KEY_SCALE + part;
   }
-  for (let start = (size >> 1) - 1; start >= 0; start--) {
-    const key = heap[start] as number;
-    let index = start;
-    for (;;) {
-      let child = 2 * index + 1;
-      if (child >= size) break;
-      if (child + 1 < size && (heap[child + 1] as number) < (heap[child] as number)) child++;
-      const below = heap[child] as number;
-      if (below >= key) break;
-      heap[index] = below;
-      index = child;
-    }
-    heap[index] = key;
-  }
+  for (let start = (size >> 1) - 1; start >= 0; start--) siftDown(start, heap[start] as number);
 
   let parts = length;
   let lastStart = length - 1;

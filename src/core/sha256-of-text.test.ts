@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sha256OfText } from './plan-spill.ts';
+import { sha256OfText } from './sha256-of-text.ts';
 
 const whole = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const SLICE = 1 << 20;
