@@ -10,7 +10,8 @@
  *
  * Options: --presets (comma list, default all), --windows (default 16000,32000,128000), --max-output
  * (default 4096), --sessions (substring filter on file names), --model (default gpt-4o, whose tokenizer
- * is o200k; `none` leaves the engine without a known tokenizer), --json FILE (writes the table and
+ * is o200k; `none` leaves the engine without a known tokenizer), --final-guard (on | off: off replays the
+ * seeds' own estimates alone, what the guard is measured against), --json FILE (writes the table and
  * every over-window request).
  */
 import { writeFileSync } from 'node:fs';
@@ -47,6 +48,8 @@ export interface GuaranteeOptions {
   maxOutputTokens: number;
   model: string | undefined;
   sessions: readonly string[];
+  /** `false` replays the presets with `budget.finalGuard` off: the seeds' own estimates alone. */
+  finalGuard?: boolean;
   onProgress?: (line: string) => void;
 }
 
@@ -84,7 +87,12 @@ export async function measureGuarantee(options: GuaranteeOptions): Promise<Guara
       };
       for (const [index, { name, transcript }] of transcripts.entries()) {
         options.onProgress?.(`${preset} @ ${window}: ${index + 1}/${transcripts.length} ${name}`);
-        const replay = await replayWithCtxkit(transcript, PRESETS[preset], {
+        const policy = PRESETS[preset];
+        const guarded =
+          options.finalGuard === false
+            ? { ...policy, budget: { ...policy.budget, finalGuard: false } }
+            : policy;
+        const replay = await replayWithCtxkit(transcript, guarded, {
           contextWindow: window,
           maxOutputTokens: options.maxOutputTokens,
           tools: recordedTools(transcript),
@@ -165,6 +173,9 @@ async function main(): Promise<void> {
   const maxOutputTokens = Number(args.get('max-output') ?? 4_096);
   const modelArg = args.get('model') ?? 'gpt-4o';
   const model = modelArg === 'none' ? undefined : modelArg;
+  const guardArg = args.get('final-guard') ?? 'on';
+  if (guardArg !== 'on' && guardArg !== 'off') throw new Error(`--final-guard: on or off, got "${guardArg}"`);
+  const finalGuard = guardArg === 'on';
   const filter = args.get('sessions');
   const sessions = corpusFiles().filter((file) => !filter || file.includes(filter));
   process.stderr.write(
@@ -177,11 +188,12 @@ async function main(): Promise<void> {
     maxOutputTokens,
     model,
     sessions,
+    finalGuard,
     onProgress: (line) => process.stderr.write(`\r\x1b[K${line}`),
   });
   process.stderr.write(`\r\x1b[Kdone in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   console.log(
-    `Over-window requests and orphans per preset — ${sessions.length} corpus sessions, model ${model ?? 'none'}, exact o200k, ${maxOutputTokens} output reserved`,
+    `Over-window requests and orphans per preset — ${sessions.length} corpus sessions, model ${model ?? 'none'}, final guard ${guardArg}, exact o200k, ${maxOutputTokens} output reserved`,
   );
   console.log(renderGuaranteeTable(cells));
   const out = args.get('json');
