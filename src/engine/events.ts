@@ -1,5 +1,6 @@
 import type { EditReason, LayerName } from '../core/edit.ts';
 import type { Usage } from '../core/message.ts';
+import type { SummaryReport } from '../summarize/summarizer.ts';
 
 /** Why an appended tool result is not shown to the model (see the `tool-result-hidden` event). */
 export type ToolResultHiddenReason = 'no-call' | 'already-answered' | 'call-closed';
@@ -79,23 +80,14 @@ export type ContextEvent =
     }
   | { type: 'summary-scheduled'; sessionId: string; at: number; throughSeq: number }
   | { type: 'summary-applied'; sessionId: string; at: number; throughSeq: number; tokens: number }
-  | {
+  | ({
       /** One summarizer call (its `SummaryReport`), for counting and pricing summaries. */
       type: 'summary-generated';
       sessionId: string;
       at: number;
       reason: EditReason;
       layer: LayerName;
-      summarizer: string;
-      model?: string;
-      inputTokens: number;
-      outputTokens: number;
-      tokenSource: 'provider' | 'counted';
-      usage?: Usage;
-      durationMs: number;
-      throughSeq: number;
-      error?: string;
-    }
+    } & SummaryReport)
   | { type: 'session-restored'; sessionId: string; at: number; messages: number; edits: number };
 
 export type ContextEventType = ContextEvent['type'];
