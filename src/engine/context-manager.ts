@@ -1,8 +1,6 @@
-import { canonicalJson } from '../core/canonical-json.ts';
 import type { Edit, EditReason, LayerName, Summary } from '../core/edit.ts';
-import { InvalidPolicyError } from '../core/errors.ts';
 import type { Message, MessageInput } from '../core/message.ts';
-import { isAgentVisible, toolCallsOf, toolResultOf } from '../core/message.ts';
+import { isAgentVisible, toolCallsOf } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import { assertValidSessionId } from '../core/session-id.ts';
 import { assignStableIds } from '../core/stable-id.ts';
@@ -18,15 +16,17 @@ import type { SessionStore } from '../store/session-store.ts';
 import { createTraceRecorder, type TraceRecorder, type TraceStore } from '../store/trace-store.ts';
 import type { Summarizer } from '../summarize/summarizer.ts';
 import { scheduleAsyncSummary } from './async-summary.ts';
+import { withBudgetOptions } from './budget-options.ts';
 import { type CallContext, CounterChooser, type PrepareRequest, resolveCallContext } from './call-context.ts';
 import { chooseSummarizer } from './choose-summarizer.ts';
 import { Compactor } from './compactor.ts';
 import { diffHistory } from './diff-history.ts';
-import { MessageIdConflictError } from './errors.ts';
-import type { ContextEvent, ContextEventListener, ToolResultHiddenReason } from './events.ts';
+import type { ContextEvent, ContextEventListener } from './events.ts';
+import { hiddenResultOf } from './hidden-result.ts';
 import { createMemoryMemorySink, type MemorySink } from './memory-sink.ts';
 import { normalizeAppendedResult } from './normalize-appended-result.ts';
 import { type PrepareResult, prepareCall, runCheapLayers } from './prepare-call.ts';
+import { recognizeRetries, turnInProgress } from './recognize-retries.ts';
 import { recoverFromOverflow } from './recover-from-overflow.ts';
 import { restoreEdits } from './restore-session.ts';
 import { SessionRuntime } from './session-runtime.ts';
@@ -115,7 +115,7 @@ export class ContextManager {
   readonly #trace: TraceRecorder | undefined;
 
   constructor(options: ContextManagerOptions) {
-    this.policy = withBudgetOptions(options);
+    this.policy = withBudgetOptions(options.policy, options);
     this.store = options.store ?? createMemorySessionStore();
     this.blobs = options.blobs ?? createMemoryBlobStore();
     this.memory = options.memory ?? createMemoryMemorySink();
@@ -149,7 +149,7 @@ export class ContextManager {
    * any part fails (a blob write, the store), nothing of the call is stored and the session is as it was.
    *
    * A retried append is stored once. Messages already in the log are recognized and returned as stored,
-   * not appended again (see `#recognizeRetries`): by id when the caller gives one (the same id with other
+   * not appended again (see `recognizeRetries`): by id when the caller gives one (the same id with other
    * content is a `MessageIdConflictError`). Without ids, only what can never be a new message is
    * recognized: a tool result its call already has, and an assistant message repeating tool calls that are
    * still waiting for their results. Give ids to make any retry safe: without them, a message that
@@ -169,7 +169,12 @@ export class ContextManager {
     }
     return this.#exclusive(sessionId, async (runtime) => {
       const events: ContextEvent[] = [];
-      const recognized = await this.#recognizeRetries(runtime, messages);
+      const recognized = await recognizeRetries(messages, {
+        sessionId: runtime.id,
+        turn: turnInProgress(runtime),
+        hasId: (id) => runtime.hasId(id),
+        findById: async (id) => (await this.#whole(runtime)).log.find((message) => message.id === id),
+      });
       const fresh = messages.filter((_message, index) => recognized[index] === undefined);
       const appended = await this.#appendMessages(runtime, fresh, events);
       let next = 0;
@@ -366,101 +371,6 @@ export class ContextManager {
     return call;
   }
 
-  /**
-   * Which of `inputs` the log already holds (a retried append), aligned with them: the stored message, or
-   * undefined for a new one. A message with a caller-given id is recognized by its id alone: same role and
-   * parts → already stored; other content → `MessageIdConflictError`. Without an id, content cannot tell a
-   * retry from a message meant twice (the corpus has a user sending `/undo` twice in a row; an agent that
-   * polls repeats its call word for word, call id included, when its provider numbers calls per
-   * response), so only messages that could never be new are recognized, looking at the turn in progress
-   * (at most `RETRY_LOOKBACK_MESSAGES` back, so the cost does not grow with the session):
-   * - a tool result whose call (the newest call with its callId, not one made earlier in this append)
-   *   already has a result with the same content: a call has one result;
-   * - an assistant message with tool calls identical to the newest assistant message while none of those
-   *   calls has a result yet: two open calls with one id would make their results ambiguous.
-   * Content is role and parts; meta and usage are not compared (a retry may carry a fresh timestamp).
-   */
-  async #recognizeRetries(
-    runtime: SessionRuntime,
-    inputs: readonly MessageInput[],
-  ): Promise<(Message | undefined)[]> {
-    const recognized: (Message | undefined)[] = inputs.map(() => undefined);
-    if (inputs.length === 0 || runtime.nextSeq === 0) return recognized;
-    const turn = this.#currentTurn(runtime);
-    const key = (message: Pick<Message, 'role' | 'parts'>) =>
-      `${message.role}\u0000${canonicalJson(message.parts)}`;
-    const newestAssistantAt = turn.findLastIndex((message) => message.role === 'assistant');
-    const newestAssistant = turn[newestAssistantAt];
-    const newestAssistantOpen =
-      newestAssistant !== undefined &&
-      toolCallsOf(newestAssistant).length > 0 &&
-      !turn.slice(newestAssistantAt + 1).some((message) => message.role === 'tool');
-    let newestAssistantKey: string | undefined;
-    const calledHere = new Set<string>();
-    let newTurn = false;
-    const storedCopy = async (input: MessageInput, index: number): Promise<Message | undefined> => {
-      if (input.id !== undefined) {
-        if (!runtime.hasId(input.id)) return undefined;
-        const stored =
-          turn.find((message) => message.id === input.id) ??
-          (await this.#whole(runtime)).log.find((message) => message.id === input.id);
-        if (stored !== undefined && key(stored) !== key(input)) {
-          throw new MessageIdConflictError(runtime.id, input.id, index, stored.seq);
-        }
-        return stored;
-      }
-      if (newTurn) return undefined;
-      if (input.role === 'assistant') {
-        if (!newestAssistantOpen || calledHere.size > 0) return undefined;
-        if (!input.parts.some((part) => part.type === 'tool-call')) return undefined;
-        newestAssistantKey ??= key(newestAssistant as Message);
-        return newestAssistantKey === key(input) ? newestAssistant : undefined;
-      }
-      const result =
-        input.role === 'tool' ? input.parts.find((part) => part.type === 'tool-result') : undefined;
-      if (!result || result.callId === '' || calledHere.has(result.callId)) return undefined;
-      const wanted = key(input);
-      // Back to the newest call with this id: a result after it with the same content answered it already.
-      for (let at = turn.length - 1; at >= 0; at--) {
-        const message = turn[at] as Message;
-        if (message.role === 'tool' && toolResultOf(message)?.callId === result.callId) {
-          if (key(message) === wanted) return message;
-          continue;
-        }
-        if (
-          message.role === 'assistant' &&
-          message.parts.some((part) => part.type === 'tool-call' && part.callId === result.callId)
-        ) {
-          return undefined;
-        }
-      }
-      return undefined;
-    };
-    for (let index = 0; index < inputs.length; index++) {
-      const input = inputs[index] as MessageInput;
-      const stored = await storedCopy(input, index);
-      recognized[index] = stored;
-      if (stored !== undefined) continue;
-      // A new message: a new turn, or new calls, make what follows it new too.
-      if (startsTurn({ role: input.role, meta: input.meta ?? {} })) newTurn = true;
-      for (const part of input.parts) if (part.type === 'tool-call') calledHere.add(part.callId);
-    }
-    return recognized;
-  }
-
-  /** The caller's history since its newest turn start, held in memory, at most `RETRY_LOOKBACK_MESSAGES`. */
-  #currentTurn(runtime: SessionRuntime): Message[] {
-    const seqs = runtime.branch.seqs;
-    const turn: Message[] = [];
-    for (let at = seqs.length - 1; at >= 0 && turn.length < RETRY_LOOKBACK_MESSAGES; at--) {
-      const message = runtime.messageAt(seqs[at] as number);
-      if (message === undefined) break;
-      turn.push(message);
-      if (startsTurn(message)) break;
-    }
-    return turn.reverse();
-  }
-
   async #appendMessages(
     runtime: SessionRuntime,
     inputs: readonly MessageInput[],
@@ -524,7 +434,7 @@ export class ContextManager {
     } catch (error) {
       // Another writer got there first, or the store failed after writing (a timeout): either way what is
       // stored is not known here. Forget our copy so the next call re-reads the store; a retried append
-      // then finds what this one stored (see `#recognizeRetries`), and sync its diff.
+      // then finds what this one stored (see `recognizeRetries`), and sync its diff.
       this.#runtimes.delete(runtime.id);
       throw error;
     }
@@ -655,68 +565,8 @@ function withoutId(message: MessageInput): Omit<MessageInput, 'id'> {
   return rest;
 }
 
-/** How far back (messages of the turn in progress) a retried append is looked for. */
-export const RETRY_LOOKBACK_MESSAGES = 512;
-
-/** The policy with the `contextWindow` / `maxOutputTokens` options in its budget, checked. */
-function withBudgetOptions(options: ContextManagerOptions): Policy {
-  const { policy, contextWindow, maxOutputTokens } = options;
-  if (contextWindow === undefined && maxOutputTokens === undefined) return policy;
-  const positive = (key: string, value: unknown): void => {
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-      throw new InvalidPolicyError(key, `must be a positive integer number of tokens, got ${String(value)}`);
-    }
-  };
-  if (contextWindow !== undefined) positive('contextWindow', contextWindow);
-  if (maxOutputTokens !== undefined) positive('maxOutputTokens', maxOutputTokens);
-  const budget = {
-    ...policy.budget,
-    ...(contextWindow !== undefined ? { contextWindow } : {}),
-    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
-  };
-  if (budget.contextWindow > 0 && budget.maxOutputTokens >= budget.contextWindow) {
-    // Name the option the caller set: a window alone can clash with the policy's own reply reserve.
-    throw maxOutputTokens === undefined
-      ? new InvalidPolicyError(
-          'contextWindow',
-          `${budget.contextWindow} leaves no room beside the policy's output reserve (budget.maxOutputTokens ${budget.maxOutputTokens}): pass maxOutputTokens too`,
-          { maxOutputTokens: budget.maxOutputTokens },
-        )
-      : new InvalidPolicyError(
-          'maxOutputTokens',
-          `must be smaller than the context window (${budget.contextWindow}), got ${budget.maxOutputTokens}`,
-          { contextWindow: budget.contextWindow },
-        );
-  }
-  return { ...policy, budget };
-}
-
 export function createContextManager(options: ContextManagerOptions): ContextManager {
   return new ContextManager(options);
 }
 
 export type { CallContext, LayerName, PrepareRequest, PrepareResult, SessionStats, Summary };
-
-/**
- * Why the view left out `message`, a tool result the pairing found no open call for: looking back
- * through what the runtime holds of the log for its call.
- */
-function hiddenResultOf(
-  log: readonly Message[],
-  message: Message,
-): { callId: string; reason: ToolResultHiddenReason } | undefined {
-  const result = message.parts.find((part) => part.type === 'tool-result');
-  if (result?.type !== 'tool-result') return undefined;
-  const { callId } = result;
-  let answered = false;
-  for (let index = log.length - 1; index >= 0; index--) {
-    const earlier = log[index];
-    if (!earlier || earlier.seq >= message.seq) continue;
-    for (const part of earlier.parts) {
-      if (part.type === 'tool-result' && part.callId === callId) answered = true;
-      if (part.type === 'tool-call' && part.callId === callId)
-        return { callId, reason: answered ? 'already-answered' : 'call-closed' };
-    }
-  }
-  return { callId, reason: 'no-call' };
-}
