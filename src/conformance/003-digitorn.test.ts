@@ -566,6 +566,49 @@ describe('seed 003 (digitorn): summary size and the summary brain', () => {
       await main.close();
     }
   });
+
+  it('"summary_brain … max_tokens: 1024" and "summary_max_tokens: 1024 # cap on the synthesised summary": the summary request asks for the smaller of the two', async () => {
+    const rambling = `${FAKE_SUMMARY_REPLY}\n${Array.from({ length: 400 }, (_, i) => `- fact ${i}: ${'detail '.repeat(12)}`).join('\n')}`;
+    const cheap = await startFakeSummaryModel(rambling);
+    try {
+      const input = await inputTokensOf(FOUR_TURNS);
+      const brain = (maxTokens: number) => ({
+        provider: 'deepseek',
+        model: 'deepseek-chat',
+        backend: 'openai_compat',
+        config: { api_key: '{{secret.DEEPSEEK_API_KEY}}', base_url: cheap.server.openAIBaseUrl },
+        max_tokens: maxTokens,
+      });
+      // [summary_brain.max_tokens, summary_max_tokens] → max_tokens on the wire.
+      const cases = [
+        [512, 1_024, 512],
+        [1_024, 1_024, 1_024],
+        [2_048, 1_024, 1_024],
+      ] as const;
+      for (const [brainCap, summaryCap, expected] of cases) {
+        const cm = createContextManager({
+          policy: digitorn({
+            max_tokens: windowForPressure(input, 0.8),
+            summary_max_tokens: summaryCap,
+            summary_brain: brain(brainCap),
+          }),
+          env: { DEEPSEEK_API_KEY: 'sk-test-deepseek' },
+          clock: seedsClock().now,
+        });
+        await cm.append('s', FOUR_TURNS);
+        const before = cheap.requests().length;
+        await cm.prepare('s', { system: SYSTEM });
+        const sent = cheap.requests().slice(before);
+        expect(sent).toHaveLength(1);
+        expect((sent[0]?.body as { max_tokens?: number } | undefined)?.max_tokens).toBe(expected);
+        const summarized = (await cm.history('s')).edits.find((edit) => edit.type === 'summarize');
+        expect(summarized?.type === 'summarize' && summarized.summary.producer).toBe('model:deepseek-chat');
+        expect(summarized?.type === 'summarize' && summarized.summary.tokens).toBeLessThanOrEqual(expected);
+      }
+    } finally {
+      await cheap.close();
+    }
+  });
 });
 
 describe('seed 003 (digitorn): strategy truncate', () => {

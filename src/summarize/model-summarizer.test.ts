@@ -272,7 +272,32 @@ describe('model-backed summarizer against an OpenAI-compatible server', () => {
     expect((error as SummarizerError).failure).toBe('aborted');
   });
 
+  it("asks for the smaller of the summary's cap and the model's own output cap, and fits the summary to it", async () => {
+    const facts = Array.from({ length: 400 }, (_, i) => `- Fact ${i}: the retry budget is ${i} calls.`);
+    const rambling = `## Session intent\nShip the cache.\n## Key facts\n${facts.join('\n')}`;
+    server.enqueue(openAIReply({ content: rambling }), openAIReply({ content: rambling }));
+    const capped = await summarizer({ maxOutputTokens: 512 }).summarize(
+      input(MARSHMALLOW, { maxTokens: 1_024 }),
+    );
+    const roomy = await summarizer({ maxOutputTokens: 2_048 }).summarize(
+      input(MARSHMALLOW, { maxTokens: 700 }),
+    );
+    const sent = server.requests.map((request) => (request.body as { max_tokens?: number }).max_tokens);
+    expect(sent).toEqual([512, 700]);
+    expect(capped.tokens).toBeLessThanOrEqual(512);
+    expect(capped.tokens).toBeGreaterThan(400);
+    expect(roomy.tokens).toBeLessThanOrEqual(700);
+    expect(roomy.tokens).toBeGreaterThan(512);
+    // The prompt tells the model the cap it is held to.
+    expect(wireMessages(server, 0)[1]?.content).toContain('Stay under 512 tokens');
+  });
+
   it('rejects a non-positive input bound at construction', () => {
     expect(() => summarizer({ maxInputTokens: 0 })).toThrow(/maxInputTokens/);
+  });
+
+  it('rejects a non-positive output cap at construction, naming it', () => {
+    expect(() => summarizer({ maxOutputTokens: 0 })).toThrow(/maxOutputTokens/);
+    expect(() => summarizer({ maxOutputTokens: 1.5 })).toThrow(/maxOutputTokens/);
   });
 });

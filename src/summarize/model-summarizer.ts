@@ -39,6 +39,11 @@ export interface ModelSummarizerOptions {
   maxInputTokens: number;
   /** Sent only when set: some models (o-series, GPT-5) reject any temperature but their default. */
   temperature?: number;
+  /**
+   * The summary model's own output cap (003 `summary_brain.max_tokens`). A request never asks for more
+   * than the smaller of it and the summary's cap (`SummarizeInput.maxTokens`, 003 `summary_max_tokens`).
+   */
+  maxOutputTokens?: number;
   /** Used when the model call fails; its summary comes back with `producer` = `fallback:<its producer>`. */
   fallback?: Summarizer;
   /** Told about a failure the fallback covered (the engine records it: the summary is not the model's). */
@@ -63,6 +68,10 @@ export function createModelSummarizer(options: ModelSummarizerOptions): Summariz
       `must be a positive integer, got ${options.maxInputTokens}`,
     );
   }
+  const { maxOutputTokens } = options;
+  if (maxOutputTokens !== undefined && (!Number.isInteger(maxOutputTokens) || maxOutputTokens <= 0)) {
+    throw new InvalidPolicyError('maxOutputTokens', `must be a positive integer, got ${maxOutputTokens}`);
+  }
   const name = `model:${options.model}`;
   return {
     name,
@@ -84,8 +93,13 @@ export function createModelSummarizer(options: ModelSummarizerOptions): Summariz
 async function summarizeWithModel(
   name: string,
   options: ModelSummarizerOptions,
-  input: SummarizeInput,
+  asked: SummarizeInput,
 ): Promise<Summary> {
+  // The model cannot write more than its own cap: the prompt, the request and the fitting all use the smaller.
+  const input =
+    options.maxOutputTokens !== undefined && options.maxOutputTokens < asked.maxTokens
+      ? { ...asked, maxTokens: options.maxOutputTokens }
+      : asked;
   const { countTokens } = input;
   const previous = sectionsFrom(input.previous?.sections);
   const prompt = boundedPrompt(name, options, input, previous);
