@@ -3,6 +3,7 @@ import type { MessageInput } from '../core/message.ts';
 import { textOf } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import {
+  COWAGENT_COMPRESS_BELOW_TURNS,
   COWAGENT_EMERGENCY_MAX_TURNS,
   COWAGENT_EMERGENCY_TOOL_RESULT_MAX_CHARS,
   COWAGENT_EMERGENCY_USER_TEXT_MAX_CHARS,
@@ -14,7 +15,7 @@ import {
 import { resolvePolicy } from '../core/policy/resolve-policy.ts';
 import { findPairingViolations } from '../core/view/tool-pairing-repair.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';
-import { callsTo, result, user } from '../testing/build-messages.ts';
+import { assistant, callsTo, result, user } from '../testing/build-messages.ts';
 import { LONG_SESSION, loadCorpusSession } from '../testing/corpus.ts';
 import { replaySession } from '../testing/replay-session.ts';
 import {
@@ -304,6 +305,40 @@ describe('seed 000 (cowagent): compression strategy', () => {
       ]);
       for (const message of finished) expect(message.parts.every((part) => part.type === 'text')).toBe(true);
       expect(textOf(finished[0] ?? { parts: [] })).toBe(textOf({ parts: inputs[0]?.parts ?? [] }));
+      // The turn in progress (no final reply yet) keeps its tool chain: see the preset's note.
+      expect(callIds(prepared.messages.slice(currentStart))).toEqual(['read-a', 'read-b', 'read-c']);
+    });
+
+    it('"All turns undergo text compression": 4 finished turns, the last one included, give 8 alternating user/assistant messages with no tool parts', async () => {
+      const manager = seedManager(COWAGENT);
+      const finalReply = 'The three files define the session store, its codec and the migrations.';
+      const inputs = [...underFiveTurns(), assistant(finalReply)];
+      await manager.append('s', inputs);
+      const before = await manager.stats('s');
+      expect(before.turns).toBe(COWAGENT_COMPRESS_BELOW_TURNS - 1);
+      expect(before.tokens.input).toBeGreaterThan(COWAGENT_MAX_CONTEXT_TOKENS);
+      const prepared = await manager.prepare('s');
+      expect(prepared.stats.tokens.input).toBeLessThanOrEqual(COWAGENT_MAX_CONTEXT_TOKENS);
+      expect(prepared.messages.map((message) => message.role)).toEqual([
+        'user',
+        'assistant',
+        'user',
+        'assistant',
+        'user',
+        'assistant',
+        'user',
+        'assistant',
+      ]);
+      for (const message of prepared.messages)
+        expect(message.parts.every((part) => part.type === 'text')).toBe(true);
+      // Each turn: its first user text and its last agent reply.
+      const users = inputs.filter((input) => input.role === 'user');
+      expect(
+        prepared.messages.filter((_, index) => index % 2 === 0).map((message) => textOf(message)),
+      ).toEqual(users.map((input) => textOf({ parts: input.parts.filter((part) => part.type === 'text') })));
+      expect(textOf(prepared.messages.at(-1) ?? { parts: [] })).toBe(finalReply);
+      // The log keeps every tool call and result.
+      expect(callIds((await manager.history('s')).log)).toHaveLength(callIds(inputs).length);
     });
 
     it('"5 or more turns: The first half of turns is trimmed again, with discarded content written to memory and a context summary injected"', async () => {

@@ -70,13 +70,50 @@ describe('planTokenBudgetTrim (seed 000 stage 3)', () => {
     expect(layerInputFor(log, [plan.edit]).regions.history).toBe(plan.edit.tokensAfter);
   });
 
-  it('leaves the turn in progress alone by default', () => {
-    const log = turns(3);
+  it('compresses every finished turn, the last one included: 4 turns give 8 alternating text messages', () => {
+    const log = turns(4);
     const plan = planTokenBudgetTrim(layerInputFor(log));
     if (plan?.kind !== 'compress') throw new Error('expected a compression');
-    expect(plan.edit.throughSeq).toBe(13);
+    expect(plan.edit).toMatchObject({ fromSeq: 0, throughSeq: log.length - 1 });
     const view = messagesOf(projectView(log, [plan.edit]));
-    expect(view.slice(4)).toEqual(log.slice(14));
+    expect(view.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    expect(view.every((message) => message.parts.every((part) => part.type === 'text'))).toBe(true);
+    expect(texts(view).at(-1)).toBe('assistant:reply 3');
+  });
+
+  it('leaves a turn in progress alone by default: the request just arrived, or a call waits for its result', () => {
+    const finished = turns(3);
+    // Mid-chain: the reply has not come; the last call's result has.
+    const midChain = finished.slice(0, -1);
+    const plan = planTokenBudgetTrim(layerInputFor(midChain));
+    if (plan?.kind !== 'compress') throw new Error('expected a compression');
+    expect(plan.edit.throughSeq).toBe(13);
+    expect(messagesOf(projectView(midChain, [plan.edit])).slice(4)).toEqual(midChain.slice(14));
+    // A call still waiting: the assistant's last message calls a tool.
+    const waiting = finished.slice(0, -3);
+    const waitingPlan = planTokenBudgetTrim(layerInputFor(waiting));
+    expect(waitingPlan?.kind === 'compress' && waitingPlan.edit.throughSeq).toBe(13);
+    // A new request: its turn has nothing to compress and its media stays.
+    const asked = numbered([
+      ...finished,
+      { role: 'user', parts: [{ type: 'text', text: 'and this?' }, image], meta: {} },
+    ]);
+    const askedPlan = planTokenBudgetTrim(layerInputFor(asked));
+    if (askedPlan?.kind !== 'compress') throw new Error('expected a compression');
+    expect(askedPlan.edit.throughSeq).toBe(20);
+    expect(messagesOf(projectView(asked, [askedPlan.edit])).at(-1)).toEqual(asked.at(-1));
+    // Asked for, the turn in progress goes too.
+    const all = planTokenBudgetTrim(layerInputFor(midChain), { includeCurrentTurn: true });
+    expect(all?.kind === 'compress' && all.edit.throughSeq).toBe(midChain.length - 1);
   });
 
   it('"5 or more turns: The first half of turns is trimmed again"', () => {
@@ -124,8 +161,9 @@ describe('planTokenBudgetTrim (seed 000 stage 3)', () => {
     expect(violationsAfter(log, [plan.edit])).toEqual([]);
   });
 
-  it('returns undefined when there is nothing to compress: a single turn, or turns already text only', () => {
-    expect(planTokenBudgetTrim(layerInputFor(turns(1)))).toBeUndefined();
+  it('returns undefined when there is nothing to compress: a single turn in progress, or turns already text only', () => {
+    expect(planTokenBudgetTrim(layerInputFor(turns(1).slice(0, -1)))).toBeUndefined();
+    expect(planTokenBudgetTrim(layerInputFor(turns(1)))?.kind).toBe('compress');
     const log = turns(3);
     const first = planTokenBudgetTrim(layerInputFor(log), { includeCurrentTurn: true });
     const edits: Edit[] = first?.kind === 'compress' ? [first.edit] : [];

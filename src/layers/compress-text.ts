@@ -23,10 +23,21 @@ const TRIM_AGAIN_FRACTION = 0.5;
 export interface TokenBudgetTrimOptions extends EditOptions {
   belowTurns?: number;
   /**
-   * Compress the current turn too. The seed says "all turns"; the default leaves the turn in progress
-   * alone, since its tool chain is what the agent is working from right now.
+   * Compress the turn in progress too. The seed says "all turns": every finished turn is compressed, the
+   * last one included; by default a turn whose final reply has not come is left alone, since its tool
+   * chain is what the agent is working from right now (see `lastTurnFinished`).
    */
   includeCurrentTurn?: boolean;
+}
+
+/**
+ * Whether the view's last turn has its final reply: the newest logged message is the assistant's and
+ * calls no tool. Until then the turn is in progress (the request just arrived, or the agent is between a
+ * call and its result).
+ */
+export function lastTurnFinished(entries: LayerInput['entries']): boolean {
+  const last = entries.findLast((entry) => entry.sourceSeq !== undefined)?.message;
+  return last?.role === 'assistant' && !last.parts.some((part) => part.type === 'tool-call');
 }
 
 export type TokenBudgetTrimPlan =
@@ -52,8 +63,9 @@ function compressEdit(
   messages: readonly Message[],
   options: TokenBudgetTrimOptions,
 ): CompressTextEdit | undefined {
-  // The range ends before the current turn, at a point no call/result pair straddles.
-  const end = options.includeCurrentTurn ? messages.length : (cutPoints(messages, 'turn').at(-1) ?? 0);
+  // A turn in progress stays out of the range, which then ends at a point no call/result pair straddles.
+  const whole = options.includeCurrentTurn || lastTurnFinished(input.entries);
+  const end = whole ? messages.length : (cutPoints(messages, 'turn').at(-1) ?? 0);
   const firstSeq = input.entries.find(
     (entry, index) => index < end && entry.sourceSeq !== undefined,
   )?.sourceSeq;

@@ -61,6 +61,12 @@ export const COWAGENT_POLICY = definePreset(DEFAULT_POLICY, {
     cutAt: 'turn',
     offloadTranscript: false,
   },
+  // "All turns undergo text compression": every finished turn, the last one included. A turn still in
+  // progress (its final reply has not come: the request just arrived, or a call waits for or has just
+  // had its result) keeps its tool chain. That is ctxkit's reading, for the reason cowagent's own code
+  // gives: it trims once per user message, before the agent loop, "not during tool steps", because a
+  // chain stripped mid-execution makes the model repeat the calls it has just made. ctxkit prepares
+  // before every model call, so it leaves the unfinished turn alone instead.
   compressText: { enabled: true, belowTurns: COWAGENT_COMPRESS_BELOW_TURNS },
   emergency: {
     enabled: true,
