@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { InvalidPolicyError } from '../core/errors.ts';
 import type { Message, MessageInput, Part } from '../core/message.ts';
 import { textOf } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
@@ -441,6 +442,21 @@ describe('seed 001 (tiancai): tool result summarization during loops', () => {
       MANY_RESULTS.filter((input) => input.role === 'tool').length,
     );
     expect(digests(prepared.messages)).toEqual([]);
+  });
+
+  it('"ToolSummaryStrategy string // llm, heuristic, off": any other value is refused in those words, naming the key', () => {
+    const refused = (value: unknown) => () => tiancai({ ToolSummaryStrategy: value });
+    for (const value of ['summary', 'model', 'extractive', 3]) {
+      expect(refused(value)).toThrow(InvalidPolicyError);
+      expect(refused(value)).toThrow(
+        /^ToolSummaryStrategy: expected one of "llm" \| "heuristic" \| "off", got /,
+      );
+    }
+    expect(refused('heuristics')).toThrow(/did you mean "heuristic"\?/);
+    // And the output limits' TruncateMode: `// "head" or "head_tail"`.
+    expect(() => tiancai({ TruncateMode: 'tail' })).toThrow(
+      /^TruncateMode: expected one of "head" \| "head_tail", got a string \("tail"\)/,
+    );
   });
 
   it('"LLM summary limits: input clipped to 12000 chars"', async () => {

@@ -252,6 +252,30 @@ describe('seed 003 (digitorn): the context and its pressure', () => {
     expect((error as InvalidPolicyError).key).toBe('runtime.context.keep_recnt');
   });
 
+  it('"strategy: summarize # truncate | summarize": another strategy is refused in digitorn\'s words, in the context block and in a compact_context hook', () => {
+    const refused = (input: unknown) => () => parsePolicy(input);
+    expect(refused({ runtime: { context: { strategy: 'drop' } } })).toThrow(
+      /^runtime\.context\.strategy: expected one of "truncate" \| "summarize", got a string \("drop"\)/,
+    );
+    const hook = {
+      id: 'mine',
+      on: 'turn_start',
+      condition: { type: 'context_pressure', threshold: 0.75 },
+      action: { type: 'compact_context', strategy: 'sumarize', keep_recent: 10 },
+      cooldown: 30.0,
+    };
+    expect(refused({ runtime: { hooks: [hook] } })).toThrow(
+      /^runtime\.hooks\[0\]\.action\.strategy: expected one of "truncate" \| "summarize", .*did you mean "summarize"\?/,
+    );
+    // A hook's own spellings are named as written: `cooldown`, not ctxkit's cooldownSeconds.
+    const late = { ...hook, action: { type: 'compact_context' }, cooldown: -30 };
+    expect(refused({ runtime: { hooks: [late] } })).toThrow(/^runtime\.hooks\[0\]\.cooldown: must be ≥ 0/);
+    // summary_brain's max_tokens likewise (not summarize.model.maxTokens).
+    expect(
+      refused({ runtime: { context: { summary_brain: { model: 'deepseek-chat', max_tokens: 0 } } } }),
+    ).toThrow(/^runtime\.context\.summary_brain\.max_tokens: must be ≥ 1, got a number \(0\)/);
+  });
+
   it('"token_pressure is computed per turn from the actual usage reported by the provider (or estimated via compaction.estimate_tokens - ~ 4 chars / token)"', async () => {
     // Estimated: ceil(characters / 4) per message, plus its framing.
     const { cm, summarizer } = manager(DIGITORN_POLICY);

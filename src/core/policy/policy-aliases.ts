@@ -1,4 +1,5 @@
 import { InvalidPolicyError } from '../errors.ts';
+import { seedValueError } from './policy-issues.ts';
 
 /**
  * The seeds' own setting names, and what each means in ctxkit's vocabulary. A name may set several
@@ -33,6 +34,11 @@ export interface AliasMeaning {
   target: string;
   /** The ctxkit fields it sets, path → value, for the value written under the seed's name. */
   translate: (value: unknown, writtenKey: string) => Record<string, unknown>;
+  /**
+   * ctxkit path → key as written, for fields inside the value that the name renames
+   * (`summarize.model.maxTokens` → `runtime.context.summary_brain.max_tokens`), so errors name the seed's key.
+   */
+  subkeys?: (value: unknown, writtenKey: string) => Record<string, string>;
 }
 
 export interface SeedAlias {
@@ -57,13 +63,45 @@ export const ARCHIVE_STRATEGY_ALIASES: Readonly<Record<string, string>> = {
 /** 003's `truncate` strategy is ctxkit's `drop` (no model call). */
 export const SUMMARIZE_STRATEGY_ALIASES: Readonly<Record<string, string>> = { truncate: 'drop' };
 
-function mapString(aliases: Readonly<Record<string, string>>) {
-  return (value: unknown): unknown => (typeof value === 'string' ? (aliases[value] ?? value) : value);
+/** 001 `ToolSummaryStrategy string // llm, heuristic, off`. */
+export const TIANCAI_TOOL_SUMMARY_STRATEGIES = ['llm', 'heuristic', 'off'] as const;
+/** 001 `TruncateMode string // "head" or "head_tail"`. */
+export const TIANCAI_TRUNCATE_MODES = ['head', 'head_tail'] as const;
+/** 003 `strategy: summarize # truncate | summarize` (also a compact_context hook's `strategy`). */
+export const DIGITORN_STRATEGIES = ['truncate', 'summarize'] as const;
+
+/**
+ * A name that takes one of the seed's own values: anything else is refused in the seed's words (its
+ * values, not ctxkit's), so a tiancai user reads `llm | heuristic | off`, never `model | extractive`.
+ */
+function oneOf(
+  target: string,
+  values: readonly string[],
+  aliases: Readonly<Record<string, string>> = {},
+): AliasMeaning {
+  return {
+    target,
+    translate: (value, writtenKey) => {
+      if (typeof value !== 'string' || !values.includes(value))
+        throw seedValueError(writtenKey, values, value, target);
+      return { [target]: aliases[value] ?? value };
+    },
+  };
 }
 
-/** picoclaw's summarize_token_percent is a percentage (75), ctxkit's trigger a fraction (0.75). */
-function percentToFraction(value: unknown): unknown {
-  return typeof value === 'number' ? value / 100 : value;
+/**
+ * picoclaw's summarize_token_percent is a percentage (75), ctxkit's trigger a fraction (0.75). Checked
+ * here: the schema would report the fraction (1.5), not the percentage the user wrote (150).
+ */
+function percentToFraction(value: unknown, writtenKey: string): unknown {
+  if (typeof value !== 'number') return value;
+  if (!Number.isFinite(value) || value < 0 || value > 100) {
+    throw new InvalidPolicyError(
+      writtenKey,
+      `must be a percentage from 0 to 100, got a number (${value}) (sets summarize.trigger)`,
+    );
+  }
+  return value / 100;
 }
 
 /** `{{secret.DEEPSEEK_API_KEY}}` → `DEEPSEEK_API_KEY`. A literal key is refused: policies get logged and shared. */
@@ -114,6 +152,28 @@ function summaryModelFrom(value: unknown, writtenKey: string): unknown {
   return model;
 }
 
+/** The summary_brain fields renamed on the way to summarize.model, each with the key as written. */
+function summaryBrainSubkeys(value: unknown, writtenKey: string): Record<string, string> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
+  const written: Record<string, string> = {};
+  const brain = value as Record<string, unknown>;
+  for (const key of Object.keys(brain)) {
+    if (key === 'max_tokens') written['summarize.model.maxTokens'] = `${writtenKey}.${key}`;
+    else if (key === 'base_url' || key === 'api_base')
+      written['summarize.model.baseUrl'] = `${writtenKey}.${key}`;
+    else if (key === 'api_key') written['summarize.model.apiKeyEnv'] = `${writtenKey}.${key}`;
+  }
+  const config = brain.config;
+  if (config !== null && typeof config === 'object' && !Array.isArray(config)) {
+    for (const key of Object.keys(config)) {
+      if (key === 'api_key') written['summarize.model.apiKeyEnv'] = `${writtenKey}.config.${key}`;
+      else if (key === 'base_url' || key === 'api_base')
+        written['summarize.model.baseUrl'] = `${writtenKey}.config.${key}`;
+    }
+  }
+  return written;
+}
+
 /** Digitorn keeps exactly keep_recent messages; the other keep rules (which take precedence) are cleared. */
 const KEEP_ONLY_MESSAGES = {
   'summarize.keepRecentTokens': 0,
@@ -149,7 +209,9 @@ export const SEED_ALIASES: readonly SeedAlias[] = [
   { name: 'ToolCallCutoff', meanings: { tiancai: to('archive.toolCallCutoff') } },
   {
     name: 'ToolSummaryStrategy',
-    meanings: { tiancai: to('archive.strategy', {}, mapString(ARCHIVE_STRATEGY_ALIASES)) },
+    meanings: {
+      tiancai: oneOf('archive.strategy', TIANCAI_TOOL_SUMMARY_STRATEGIES, ARCHIVE_STRATEGY_ALIASES),
+    },
   },
   { name: 'AutoCompact', meanings: { tiancai: to('summarize.auto') } },
   // Seed 001, ToolOutputLimits.
@@ -157,7 +219,7 @@ export const SEED_ALIASES: readonly SeedAlias[] = [
   { name: 'MaxBytes', meanings: { tiancai: to('toolOutput.maxBytes') } },
   { name: 'MaxChars', meanings: { tiancai: to('toolOutput.maxChars') } },
   { name: 'LargeOutputThreshold', meanings: { tiancai: to('toolOutput.spillThresholdChars') } },
-  { name: 'TruncateMode', meanings: { tiancai: to('toolOutput.truncateMode') } },
+  { name: 'TruncateMode', meanings: { tiancai: oneOf('toolOutput.truncateMode', TIANCAI_TRUNCATE_MODES) } },
   // Seed 002: the stock middleware's own parameter names.
   { name: 'tool_token_limit_before_evict', meanings: { deepagents: to('toolOutput.spillThresholdTokens') } },
   { name: 'clear_at_least', meanings: { deepagents: to('clearing.minFreedTokens') } },
@@ -172,14 +234,19 @@ export const SEED_ALIASES: readonly SeedAlias[] = [
   { name: 'output_reserved', meanings: { digitorn: to('budget.maxOutputTokens') } },
   {
     name: 'strategy',
-    meanings: { digitorn: to('summarize.strategy', {}, mapString(SUMMARIZE_STRATEGY_ALIASES)) },
+    meanings: { digitorn: oneOf('summarize.strategy', DIGITORN_STRATEGIES, SUMMARIZE_STRATEGY_ALIASES) },
   },
   { name: 'keep_recent', meanings: { digitorn: digitornKeepRecent } },
   { name: 'keep_last', meanings: { digitorn: digitornKeepRecent } },
   { name: 'compression_trigger', meanings: { digitorn: to('summarize.trigger') } },
   { name: 'summary_max_tokens', meanings: { digitorn: to('summarize.maxSummaryTokens') } },
   { name: 'auto_compact', meanings: { digitorn: to('summarize.auto') } },
-  { name: 'summary_brain', meanings: { digitorn: to('summarize.model', {}, summaryModelFrom) } },
+  {
+    name: 'summary_brain',
+    meanings: {
+      digitorn: { ...to('summarize.model', {}, summaryModelFrom), subkeys: summaryBrainSubkeys },
+    },
+  },
   // Seed 004 (Go field names) and picoclaw's config.json (agents.defaults.*).
   { name: 'ContextWindow', meanings: { picoclaw: to('budget.contextWindow') } },
   { name: 'context_window', meanings: { picoclaw: to('budget.contextWindow') } },

@@ -62,6 +62,24 @@ function quoteAll(values: readonly unknown[]): string {
   return values.map((value) => JSON.stringify(value)).join(' | ');
 }
 
+/**
+ * A value outside the set a seed accepts under its own name, said in the seed's words: its key as
+ * written, its values (`"llm" | "heuristic" | "off"`), and the ctxkit field it would have set.
+ */
+export function seedValueError(
+  writtenKey: string,
+  values: readonly string[],
+  received: unknown,
+  target: string,
+): InvalidPolicyError {
+  const suggestions = typeof received === 'string' ? nearestNames(received, values) : [];
+  return new InvalidPolicyError(
+    writtenKey,
+    `expected one of ${quoteAll(values)}, got ${describeValue(received)}${didYouMean(suggestions)} (sets ${target})`,
+    { suggestions, values: [...values] },
+  );
+}
+
 function describeIssue(issue: z.core.$ZodIssue, input: unknown, context: IssueContext): PolicyIssue[] {
   const path = issue.path.filter((segment): segment is string | number => typeof segment !== 'symbol');
   const key = formatPath(path);

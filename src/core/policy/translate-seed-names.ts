@@ -1,6 +1,7 @@
 import { InvalidPolicyError } from '../errors.ts';
 import {
   ARCHIVE_STRATEGY_ALIASES,
+  DIGITORN_STRATEGIES,
   HOOK_ACTION_KEY_ALIASES,
   HOOK_KEY_ALIASES,
   type PolicyDialect,
@@ -11,7 +12,7 @@ import {
   type SeedDialect,
   SUMMARIZE_STRATEGY_ALIASES,
 } from './policy-aliases.ts';
-import { describeValue } from './policy-issues.ts';
+import { describeValue, seedValueError } from './policy-issues.ts';
 import { formatPath, parsePath } from './policy-paths.ts';
 import { POLICY_SECTIONS } from './policy-schema.ts';
 
@@ -195,10 +196,12 @@ function setAt(
   }
 }
 
+/** `onRename(newName, key)` is told of each key renamed, so errors can name the key as written. */
 function renameKeys(
   value: Record<string, unknown>,
   aliases: Readonly<Record<string, string>>,
   where: string,
+  onRename: (name: string, key: string) => void = () => {},
 ): Record<string, unknown> {
   const renamed: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
@@ -206,23 +209,47 @@ function renameKeys(
     if (name in renamed) {
       throw new InvalidPolicyError(`${where}.${key}`, `duplicates ${where}.${name}; keep one of them`);
     }
+    if (name !== key) onRename(name, key);
     renamed[name] = field;
   }
   return renamed;
 }
 
-/** Seed 003's hook spellings (`cooldown`, `keep_recent`, `summary_max_tokens`, strategy `truncate`). */
-function normalizeHooks(hooks: unknown, written: string): unknown {
+/**
+ * Seed 003's hook spellings (`cooldown`, `keep_recent`, `summary_max_tokens`, strategy `truncate`).
+ * Renamed keys are recorded in `writtenAs` under their ctxkit path; inside digitorn's own block
+ * (`runtime.hooks`) a strategy must be one of digitorn's, and an error lists those.
+ */
+function normalizeHooks(
+  hooks: unknown,
+  written: string,
+  writtenAs: Map<string, string>,
+  seedBlock: boolean,
+): unknown {
   if (!Array.isArray(hooks)) return hooks;
   return hooks.map((hook, index) => {
     if (!isPlainObject(hook)) return hook;
     const where = `${written}[${index}]`;
-    const normalized = renameKeys(hook, HOOK_KEY_ALIASES, where);
+    const path = `hooks[${index}]`;
+    const normalized = renameKeys(hook, HOOK_KEY_ALIASES, where, (name, key) =>
+      writtenAs.set(`${path}.${name}`, `${where}.${key}`),
+    );
     const action = normalized.action;
     if (isPlainObject(action)) {
-      const renamed = renameKeys(action, HOOK_ACTION_KEY_ALIASES, `${where}.action`);
-      if (typeof renamed.strategy === 'string') {
-        renamed.strategy = SUMMARIZE_STRATEGY_ALIASES[renamed.strategy] ?? renamed.strategy;
+      const renamed = renameKeys(action, HOOK_ACTION_KEY_ALIASES, `${where}.action`, (name, key) =>
+        writtenAs.set(`${path}.action.${name}`, `${where}.action.${key}`),
+      );
+      const strategy = renamed.strategy;
+      if (seedBlock && strategy !== undefined && !DIGITORN_STRATEGIES.some((value) => value === strategy)) {
+        throw seedValueError(
+          `${where}.action.strategy`,
+          DIGITORN_STRATEGIES,
+          strategy,
+          `${path}.action.strategy`,
+        );
+      }
+      if (typeof strategy === 'string') {
+        renamed.strategy = SUMMARIZE_STRATEGY_ALIASES[strategy] ?? strategy;
       }
       normalized.action = renamed;
     }
@@ -260,7 +287,9 @@ export function translateSeedNames(input: unknown, options: TranslateOptions = {
   for (const entry of entries) {
     if (TOP_LEVEL_KEYS.has(entry.key)) {
       const field =
-        entry.key === 'hooks' ? normalizeHooks(entry.value, entry.written) : structuredClone(entry.value);
+        entry.key === 'hooks'
+          ? normalizeHooks(entry.value, entry.written, writtenAs, entry.impliesDialect === 'digitorn')
+          : structuredClone(entry.value);
       setAt(value, entry.key, field, entry.written, writtenAs);
       continue;
     }
@@ -277,6 +306,9 @@ export function translateSeedNames(input: unknown, options: TranslateOptions = {
     if (meaning === undefined) continue;
     for (const [path, translated] of Object.entries(meaning.translate(entry.value, entry.written))) {
       setAt(value, path, translated, entry.written, writtenAs);
+    }
+    for (const [path, written] of Object.entries(meaning.subkeys?.(entry.value, entry.written) ?? {})) {
+      writtenAs.set(path, written);
     }
   }
   normalizeValues(value);
