@@ -1,0 +1,5 @@
+export * from './parse-skill-file.ts';
+export * from './skill-errors.ts';
+export * from './skill-name.ts';
+export * from './skill-relative-path.ts';
+export type * from './skill-source.ts';
