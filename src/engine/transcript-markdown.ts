@@ -1,10 +1,29 @@
 import type { Message } from '../core/message.ts';
 
-/** A readable transcript of log messages, for `conversation_history/<session>.md` (seed 002). */
+/** Kinds every message of a conversation has; only the others are worth a word in a heading. */
+const PLAIN_KINDS: ReadonlySet<string> = new Set(['message', 'tool_result']);
+
+/**
+ * What a heading says beyond role and seq: a notable kind (`tool_result_archived`, `tool_summary`) and
+ * who the message is hidden from, so an archived result reads as archived here as everywhere else.
+ */
+function headingNotes(message: Message): string {
+  const notes: string[] = [];
+  const { kind, agentVisible, userVisible } = message.meta;
+  if (kind !== undefined && !PLAIN_KINDS.has(kind)) notes.push(kind);
+  if (agentVisible === false) notes.push('hidden from the model');
+  if (userVisible === false) notes.push('hidden from the user');
+  return notes.map((note) => `, ${note}`).join('');
+}
+
+/**
+ * A readable transcript, for `conversation_history/<session>.md` (seed 002). Pass the history as shown
+ * (`historyAsShown`) for archived results to read as archived; raw log messages render as logged.
+ */
 export function transcriptMarkdown(messages: readonly Message[]): string {
   const lines: string[] = [];
   for (const message of messages) {
-    lines.push(`## ${message.role} (seq ${message.seq})`);
+    lines.push(`## ${message.role} (seq ${message.seq}${headingNotes(message)})`);
     for (const part of message.parts) {
       switch (part.type) {
         case 'text':

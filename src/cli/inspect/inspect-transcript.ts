@@ -1,13 +1,14 @@
 import { contextPressure } from '../../core/budget/context-budget.ts';
 import { findToolPairingProblems } from '../../core/find-tool-pairing-problems.ts';
 import type { Message, Role, Transcript } from '../../core/message.ts';
-import { toolCallsOf, toolResultOf } from '../../core/message.ts';
+import { isAgentVisible, toolCallsOf, toolResultOf } from '../../core/message.ts';
 import { autoCompactThreshold } from '../../core/policy/effective-hooks.ts';
 import type { Policy } from '../../core/policy/policy-schema.ts';
 import { estimateMessageTokens } from '../../core/tokens/estimate-message-tokens.ts';
 import { addBreakdown, emptyBreakdown, type TokenBreakdown } from '../../core/tokens/token-breakdown.ts';
 import type { TokenCounter } from '../../core/tokens/token-counter.ts';
 import { parseTurnBoundaries } from '../../core/turns/parse-turn-boundaries.ts';
+import { ARCHIVED_RESULT_KIND } from '../../core/view/archived-messages.ts';
 
 /** How many of the largest tool results the report lists. */
 export const LARGEST_RESULTS_SHOWN = 5;
@@ -24,6 +25,8 @@ export interface LargestResult {
   chars: number;
   tokens: number;
   firstLine: string;
+  /** Archived (seed 001): kept in the history, no longer sent to the model. */
+  archived?: true;
 }
 
 export interface TranscriptReport {
@@ -36,6 +39,8 @@ export interface TranscriptReport {
   toolCallsByName: Record<string, number>;
   unansweredCalls: number;
   orphanResults: number;
+  /** Tool results archived (hidden from the model, `tool_result_archived`): counted in `roles.tool`, not in tokens. */
+  archivedResults: number;
   chars: number;
   exact: TokenFigures & { encoding: string };
   heuristic: TokenFigures & { charsPerToken: number };
@@ -70,6 +75,7 @@ function figures(transcript: Transcript, counter: TokenCounter, policy: Policy):
   const options = {
     messageOverheadTokens: policy.tokens.messageOverhead,
     mediaTokens: policy.tokens.mediaTokens,
+    countToolCallType: policy.tokens.countToolCallType,
   };
   const messages = emptyBreakdown();
   for (const message of transcript.messages) {
@@ -79,6 +85,11 @@ function figures(transcript: Transcript, counter: TokenCounter, policy: Policy):
   let system = 0;
   for (const text of transcript.system) system += counter.count(text) + policy.tokens.messageOverhead;
   return { system, messages, total: system + messages.total };
+}
+
+/** An archived tool result: marked so (seed 001's kind), or hidden from the model as archiving hides it. */
+function isArchived(message: Message): boolean {
+  return message.meta.kind === ARCHIVED_RESULT_KIND || !isAgentVisible(message);
 }
 
 function charsOf(message: Message): number {
@@ -106,6 +117,7 @@ export function inspectTranscript(
   };
   const toolCallsByName: Record<string, number> = {};
   let toolCalls = 0;
+  let archivedResults = 0;
   let chars = transcript.system.reduce((sum, text) => sum + text.length, 0);
   const results: LargestResult[] = [];
   for (const message of transcript.messages) {
@@ -117,12 +129,15 @@ export function inspectTranscript(
     }
     const result = toolResultOf(message);
     if (result) {
+      const archived = isArchived(message);
+      if (archived) archivedResults++;
       results.push({
         seq: message.seq,
         tool: result.name || '(unnamed)',
         chars: result.content.length,
         tokens: 0,
         firstLine: (result.content.split('\n').find((line) => line.trim().length > 0) ?? '').slice(0, 80),
+        ...(archived ? { archived: true as const } : {}),
       });
     }
   }
@@ -151,6 +166,7 @@ export function inspectTranscript(
     toolCallsByName,
     unansweredCalls: pairing.unansweredCalls.length,
     orphanResults: pairing.orphanResults.length,
+    archivedResults,
     chars,
     exact: { ...exact, encoding: settings.exactEncoding },
     heuristic: {

@@ -33,7 +33,7 @@ export function renderInspect(report: TranscriptReport): string {
   const lines: string[] = [];
   lines.push(pc.bold(safe(report.file)), `  format ${safe(report.format)}`);
   lines.push(
-    `  messages ${number(report.messages)} (system ${report.roles.system}, user ${report.roles.user}, assistant ${report.roles.assistant}, tool ${report.roles.tool}) · turns ${report.turns} · tool calls ${report.toolCalls} · chars ${number(report.chars)}`,
+    `  messages ${number(report.messages)} (system ${report.roles.system}, user ${report.roles.user}, assistant ${report.roles.assistant}, tool ${report.roles.tool}${report.archivedResults > 0 ? `, ${report.archivedResults} archived` : ''}) · turns ${report.turns} · tool calls ${report.toolCalls} · chars ${number(report.chars)}`,
   );
   if (report.unansweredCalls > 0 || report.orphanResults > 0) {
     lines.push(
@@ -78,7 +78,7 @@ export function renderInspect(report: TranscriptReport): string {
     lines.push(
       table(
         report.largestResults.map((result) => [
-          `#${result.seq} ${safe(result.tool)}`,
+          `#${result.seq} ${safe(result.tool)}${result.archived ? ' (archived)' : ''}`,
           `${number(result.chars)} chars`,
           `${number(result.tokens)} tok`,
           firstChars(result.firstLine, 50),
