@@ -1,4 +1,5 @@
 import pc from 'picocolors';
+import { type ContextLevelThresholds, contextLevel } from '../../core/budget/context-level.ts';
 import { percentile } from '../../replay/percentile.ts';
 import type { CachePricing, RetentionSummary, SessionReplay } from '../../replay/replay-types.ts';
 import { addRetention, FACT_KINDS } from '../../replay/summarize-retention.ts';
@@ -58,8 +59,30 @@ export function aggregate(replays: readonly SessionReplay[]): ReplayAggregate {
   };
 }
 
-/** One row per model call. `layers` (verbose): what the manager did before each call. */
-export function renderCalls(replay: SessionReplay, layers?: readonly string[][]): string {
+type Colors = Pick<typeof pc, 'yellow' | 'red' | 'bold'>;
+
+/** A pressure, coloured by its level under the policy's `display` thresholds (002: yellow 70 %, red 90 %). */
+export function pressureCell(pressure: number, display: ContextLevelThresholds, colors: Colors = pc): string {
+  const text = percent(pressure);
+  switch (contextLevel(pressure, display)) {
+    case 'danger':
+      return colors.red(colors.bold(text));
+    case 'warn':
+      return colors.yellow(text);
+    case 'ok':
+      return text;
+  }
+}
+
+/**
+ * One row per model call, its pressure coloured by the replayed policy's `display` levels. `layers`
+ * (verbose): what the manager did before each call.
+ */
+export function renderCalls(
+  replay: SessionReplay,
+  display: ContextLevelThresholds,
+  layers?: readonly string[][],
+): string {
   const header = [
     'call',
     'msg',
@@ -80,7 +103,7 @@ export function renderCalls(replay: SessionReplay, layers?: readonly string[][])
       String(call.call),
       String(call.messageIndex),
       number(call.inputTokens),
-      call.pressure >= 0.85 ? pc.yellow(percent(call.pressure)) : percent(call.pressure),
+      pressureCell(call.pressure, display),
       number(call.sharedPrefixTokens),
       number(call.billedWithCache),
       quiet(call.edits),

@@ -1,4 +1,5 @@
 import pc from 'picocolors';
+import type { DisplayPolicy } from '../../core/policy/policy-schema.ts';
 import type { ContextEvent } from '../../engine/events.ts';
 import { computeReplayMetrics } from '../../replay/compute-replay-metrics.ts';
 import { DEFAULT_DEMO_SEED } from '../../replay/demo-session.ts';
@@ -31,6 +32,8 @@ interface ReplayRun {
   session: ReplaySession;
   window: ReplayWindow;
   replay: SessionReplay;
+  /** The replayed policy's context levels, for the pressure column. */
+  display: DisplayPolicy;
   /** Per call, what the manager did before it (for --verbose). */
   layers: string[][];
 }
@@ -107,6 +110,7 @@ export async function replayCommand(paths: string[], flags: ReplayFlags): Promis
         session,
         window,
         replay,
+        display: policy.display,
         layers: requests.map((request) => layersOf(request.events ?? [])),
       });
       progress.tick(safe(`${session.name} ${system}`));
@@ -140,7 +144,8 @@ function renderRuns(
   if (showCalls || sessions === 1) {
     for (const run of runs) {
       const lines = [heading(run)];
-      if (showCalls) lines.push(renderCalls(run.replay, flags.verbose ? run.layers : undefined), '');
+      if (showCalls)
+        lines.push(renderCalls(run.replay, run.display, flags.verbose ? run.layers : undefined), '');
       lines.push(renderTotals(aggregate([run.replay]), pricing));
       if (flags.verbose) lines.push(renderLost(run.replay));
       blocks.push(lines.join('\n'));
