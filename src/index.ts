@@ -47,11 +47,15 @@ export {
 export type * from './adapters/openai-chat-schema.ts';
 export * from './adapters/tool-call-names.ts';
 export * from './adapters/tool-definitions.ts';
-// The agent's read-back tool (follows every pointer ctxkit leaves)
+// The agent's read tools: memory notes and skills (the indexes in every request, seed 002), and the
+// read-back tool (follows every pointer ctxkit leaves)
+export * from './agent/read-memory-tool.ts';
 export * from './agent/read-offloaded-tool.ts';
+export * from './agent/read-skill-tool.ts';
 // Core: messages, edits, views, turns, tokens, budget, policy
 export * from './core/budget/index.ts';
 export { canonicalJson } from './core/canonical-json.ts';
+export * from './core/context-index/index.ts';
 export * from './core/edit.ts';
 export * from './core/errors.ts';
 export * from './core/find-tool-pairing-problems.ts';
@@ -62,12 +66,13 @@ export {
   isValidSessionId,
   MAX_SESSION_ID_LENGTH,
 } from './core/session-id.ts';
+export * from './core/skills/index.ts';
 export * from './core/stable-id.ts';
 export * from './core/tokens/index.ts';
 export * from './core/tool-definition.ts';
 export * from './core/turns/index.ts';
 export * from './core/view/index.ts';
-export type { CallContext, PrepareRequest } from './engine/call-context.ts';
+export type { CallContext, PrepareRequest, PromptIndexes } from './engine/call-context.ts';
 // Engine
 export {
   type AfterTurnResult,
@@ -85,7 +90,7 @@ export type { FinalGuardReport } from './engine/final-guard.ts';
 export * from './engine/memory-sink.ts';
 export type { PrepareResult, PrepareStats } from './engine/prepare-call.ts';
 export type { PointerKind, PointerLocation, RequestPointer } from './engine/request-ledger.ts';
-export type { SessionStats } from './engine/session-stats.ts';
+export type { SessionStats, TokenCategories } from './engine/session-stats.ts';
 
 // Layers and summarizers
 export {
@@ -108,12 +113,21 @@ export * from './providers/resolve-context-window.ts';
 // Stores
 export * from './store/blob-store.ts';
 export * from './store/fs-blob-store.ts';
+export * from './store/fs-skill-source.ts';
 export * from './store/memory-blob-store.ts';
-export { createFileMemorySink, type FileMemorySinkOptions } from './store/memory-files.ts';
+export {
+  createFileMemorySink,
+  type FileMemorySink,
+  type FileMemorySinkOptions,
+  MEMORY_READ_MAX_BYTES,
+  memoryFilePath,
+} from './store/memory-files.ts';
 export * from './store/memory-session-store.ts';
+export * from './store/memory-skill-source.ts';
 export * from './store/open-embedded-stores.ts';
 export * from './store/postgres-session-store.ts';
 export * from './store/retention.ts';
+export * from './store/retention-schedule.ts';
 export * from './store/session-store.ts';
 export * from './store/sqlite-session-store.ts';
 export * from './store/trace-store.ts';

@@ -1,8 +1,10 @@
 /**
- * A read tool's answer a part at a time (read_memory, read_skill): a text larger than `limit` comes back
+ * A read tool's answer a part at a time (read_offloaded, read_memory, read_skill): a text larger than `limit` comes back
  * in parts, each headed by where it sits and ending with the exact call that reads the next, as
  * read_offloaded's parts do. Parts never split a surrogate pair and always advance.
  */
+
+import type { ToolCallPart, ToolResultPart } from '../core/message.ts';
 
 export interface PagedText {
   content: string;
@@ -74,4 +76,18 @@ export function argsObject(args: unknown, bare: string, example: string): Record
 
 export function clip(text: string): string {
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}
+
+/** A read tool's answer as the tool-result part to append for `call` (same call id and name). */
+export function resultPartFor(
+  call: ToolCallPart,
+  result: { content: string; isError: boolean },
+): ToolResultPart {
+  return {
+    type: 'tool-result',
+    callId: call.callId,
+    name: call.name,
+    content: result.content,
+    isError: result.isError,
+  };
 }

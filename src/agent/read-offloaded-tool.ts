@@ -12,6 +12,7 @@ import { CtxkitError } from '../core/errors.ts';
 import type { ToolCallPart, ToolResultPart } from '../core/message.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import { READ_OFFLOADED_TOOL } from '../engine/offload-results.ts';
+import { argsObject, clip, pageArgs, pageText, resultPartFor } from './page-text.ts';
 
 /** Characters returned per call when the model asks for no `limit`: about 5k tokens of code or logs. */
 export const DEFAULT_READ_OFFLOADED_LIMIT = 20_000;
@@ -118,77 +119,36 @@ export async function readOffloadedResultPart(
   sessionId: string,
   call: ToolCallPart,
 ): Promise<ToolResultPart> {
-  const result = await handleReadOffloaded(manager, sessionId, call.args);
-  return {
-    type: 'tool-result',
-    callId: call.callId,
-    name: call.name,
-    content: result.content,
-    isError: result.isError,
-  };
+  return resultPartFor(call, await handleReadOffloaded(manager, sessionId, call.args));
 }
 
 /** The arguments, checked; a string is the message explaining what is wrong with them. */
 export function parseReadOffloadedArgs(args: unknown): ReadOffloadedArgs | string {
-  let value = args;
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return `arguments must be a JSON object like {"ref": "large_tool_results/r12"}; got ${clip(args as string)}`;
-    }
-  }
-  if (typeof value === 'string') value = { ref: value };
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    return 'arguments must be an object like {"ref": "large_tool_results/r12"}';
-  const record = value as Record<string, unknown>;
+  const record = argsObject(args, 'ref', EXAMPLE);
+  if (typeof record === 'string') return record;
   const unknown = Object.keys(record).filter((key) => !['ref', 'offset', 'limit'].includes(key));
-  if (unknown.length > 0) return `unknown argument ${unknown.join(', ')}; expected ref, offset, limit`;
-  const { ref, offset = 0, limit = DEFAULT_READ_OFFLOADED_LIMIT } = record;
+  if (unknown.length > 0) return `unknown argument ${clip(unknown.join(', '))}; expected ref, offset, limit`;
+  const { ref } = record;
   if (typeof ref !== 'string' || ref.trim() === '')
     return '"ref" is required: the ref the pointer names, e.g. "large_tool_results/r12"';
-  if (!Number.isInteger(offset) || (offset as number) < 0) return '"offset" must be an integer ≥ 0';
-  if (!Number.isInteger(limit) || (limit as number) < 1) return '"limit" must be an integer ≥ 1';
-  return {
-    ref: ref.trim(),
-    offset: offset as number,
-    limit: Math.min(limit as number, MAX_READ_OFFLOADED_LIMIT),
-  };
+  const page = pageArgs(record, { limit: DEFAULT_READ_OFFLOADED_LIMIT, maxLimit: MAX_READ_OFFLOADED_LIMIT });
+  if (typeof page === 'string') return page;
+  return { ref: ref.trim(), ...page };
 }
+
+const EXAMPLE = '{"ref": "large_tool_results/r12"}';
 
 function page(content: string, args: ReadOffloadedArgs): ReadOffloadedResult {
-  const total = content.length;
-  if (args.offset === 0 && total <= args.limit) return { content, isError: false, totalChars: total };
-  // Offset 0 of an empty blob was answered above; any other offset at or past the end has nothing to read.
-  if (args.offset >= total) {
-    return failure(
-      'invalid_arguments',
-      `offset ${args.offset} is past the end of ${args.ref} (${total} characters)`,
-    );
-  }
-  const start = snapBack(content, args.offset);
-  let end = snapBack(content, Math.min(total, start + args.limit));
-  // A part always advances: a limit smaller than the code point at `start` takes that whole code point
-  // (else the part is empty and its next offset is its own, which a model following it repeats forever).
-  if (end <= start) end = Math.min(total, start + 2);
-  const part = content.slice(start, end);
-  const more = end < total;
-  const next = more
-    ? ` Next: ${READ_OFFLOADED_TOOL}(${JSON.stringify({ ref: args.ref, offset: end, limit: args.limit })}).`
-    : ' This is the end.';
-  return {
-    content: `[${args.ref}: characters ${start}–${end} of ${total}.${next}]\n${part}`,
-    isError: false,
-    totalChars: total,
-    ...(more ? { nextOffset: end } : {}),
-  };
-}
-
-/** Never split a surrogate pair: a boundary inside one moves back by one unit. */
-function snapBack(text: string, index: number): number {
-  if (index <= 0 || index >= text.length) return index;
-  const code = text.charCodeAt(index);
-  return code >= 0xdc00 && code <= 0xdfff ? index - 1 : index;
+  // Offset 0 of an empty blob is its whole (empty) content; any other offset at or past the end is an error.
+  const part = pageText(content, {
+    offset: args.offset,
+    limit: args.limit,
+    label: args.ref,
+    nextCall: (offset) =>
+      `${READ_OFFLOADED_TOOL}(${JSON.stringify({ ref: args.ref, offset, limit: args.limit })})`,
+  });
+  if (typeof part === 'string') return failure('invalid_arguments', part);
+  return { ...part, isError: false };
 }
 
 function knownFailure(error: unknown, ref: string): ReadOffloadedResult | undefined {
@@ -211,8 +171,4 @@ function knownFailure(error: unknown, ref: string): ReadOffloadedResult | undefi
 
 function failure(code: ReadOffloadedErrorCode, message: string): ReadOffloadedResult {
   return { content: `Error: ${message}`, isError: true, code };
-}
-
-function clip(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }

@@ -10,7 +10,7 @@ import type { ToolCallPart, ToolResultPart } from '../core/message.ts';
 import { SKILL_NAME_MAX_LENGTH } from '../core/skills/skill-name.ts';
 import type { SkillSource } from '../core/skills/skill-source.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
-import { argsObject, clip, pageArgs, pageText } from './page-text.ts';
+import { argsObject, clip, pageArgs, pageText, resultPartFor } from './page-text.ts';
 
 /** Characters returned per call when the model asks for no `limit`: about 10k tokens of instructions. */
 export const DEFAULT_READ_SKILL_LIMIT = 40_000;
@@ -128,14 +128,7 @@ export async function readSkillResultPart(
   skills: SkillSource | undefined,
   call: ToolCallPart,
 ): Promise<ToolResultPart> {
-  const result = await handleReadSkill(skills, call.args);
-  return {
-    type: 'tool-result',
-    callId: call.callId,
-    name: call.name,
-    content: result.content,
-    isError: result.isError,
-  };
+  return resultPartFor(call, await handleReadSkill(skills, call.args));
 }
 
 const EXAMPLE = '{"name": "pdf-forms"}';

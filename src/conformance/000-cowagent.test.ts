@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MessageInput } from '../core/message.ts';
 import { textOf } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
@@ -15,6 +18,9 @@ import {
 import { resolvePolicy } from '../core/policy/resolve-policy.ts';
 import { findPairingViolations } from '../core/view/tool-pairing-repair.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';
+import { openEmbeddedStores } from '../store/open-embedded-stores.ts';
+import { DAY_MS } from '../store/retention.ts';
+import { startRetention } from '../store/retention-schedule.ts';
 import { assistant, callsTo, result, user } from '../testing/build-messages.ts';
 import { LONG_SESSION, loadCorpusSession } from '../testing/corpus.ts';
 import { replaySession } from '../testing/replay-session.ts';
@@ -29,6 +35,7 @@ import {
   RecordingSummarizer,
   resultContents,
   runes,
+  seedClock,
   seedManager,
 } from './support/seeds-000-002-harness.ts';
 import { NOT_APPLICABLE_000 } from './support/seeds-000-002-not-applicable.ts';
@@ -424,19 +431,20 @@ describe('seed 000 (cowagent): compression strategy', () => {
       await manager.prepare('s');
       expect((await manager.recover('s', overflowError())).retry).toBe(true);
       await manager.prepare('s');
-      expect((await manager.recover('s', overflowError())).retry).toBe(true);
-      const cleared = await manager.prepare('s');
-      // Nothing of the conversation before the request being answered is sent any more.
-      const earlier = allText(corpusInputs(TAU_TOOLS_2).map((input) => ({ parts: input.parts })));
-      for (const message of cleared.messages) {
-        for (const part of message.parts) {
-          if (part.type === 'text' && part.text.length > 20) expect(earlier).not.toContain(part.text);
-        }
-      }
-      expect(
-        cleared.messages.filter((message) => message.role === 'user' && message.meta.kind === undefined),
-      ).toHaveLength(1);
+      // The second overflow clears everything: there is nothing left to resend, so no retry.
       expect((await manager.recover('s', overflowError())).retry).toBe(false);
+      const cleared = await manager.prepare('s');
+      expect(cleared.messages).toEqual([]);
+      const stats = await manager.stats('s');
+      expect(stats.tokens.summary).toBe(0);
+      expect(stats.messages.view).toBe(0);
+      // The log is intact: every message is still on record.
+      const { log } = await manager.history('s');
+      expect(log).toHaveLength(inputs.length);
+      // The conversation goes on from the user's next message, alone.
+      await manager.append('s', [user('Start over: what can you do?')]);
+      const next = await manager.prepare('s');
+      expect(next.messages.map((message) => textOf(message))).toEqual(['Start over: what can you do?']);
     });
   });
 });
@@ -573,5 +581,87 @@ describe('seed 000 (cowagent): commands', () => {
     expect((await manager.memory.search('s', lastRequest)).map((note) => note.title)).toContain(
       'Cleared context',
     );
+  });
+});
+
+describe('seed 000 (cowagent): on disk, with the embedded stores', () => {
+  let dataDir: string;
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'ctxkit-000-'));
+  });
+  afterEach(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('"Trimmed messages are summarized by LLM and written to the daily memory file"', async () => {
+    const stores = await openEmbeddedStores({ dataDir });
+    try {
+      const clock = seedClock();
+      const manager = seedManager(COWAGENT, { ...stores, clock });
+      const twentyOne = firstTurns(concatCorpus(TAU_30_TURNS), COWAGENT_MAX_CONTEXT_TURNS + 1);
+      await manager.append('s', twentyOne);
+      await manager.prepare('s');
+      // The summary is written in the background ("takes effect from the next turn onward").
+      const day = new Date(clock()).toISOString().slice(0, 10);
+      const file = join(dataDir, 'memory', `${day}.md`);
+      let daily = '';
+      for (let tries = 0; tries < 200 && !daily.includes('Trimmed turns'); tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        daily = await readFile(file, 'utf8').catch(() => '');
+      }
+      expect(daily).toContain('Trimmed turns');
+      // What the first trimmed turn asked for is in the file.
+      expect(daily).toContain(textOf({ parts: twentyOne[0]?.parts ?? [] }).slice(0, 40));
+    } finally {
+      await stores.close();
+    }
+  });
+
+  it('"Conversation messages are persisted to a local database, automatically restored after service restart": "Restores the most recent max(3, max_context_turns / 6) turns", "Only retains each turn\'s user text and Agent final reply"', async () => {
+    const inputs = corpusInputs(TAU_TOOLS);
+    const first = await openEmbeddedStores({ dataDir });
+    await seedManager(COWAGENT, first).append('s', inputs);
+    await first.close();
+
+    // A new process: new stores over the same SQLite file, a new manager.
+    const second = await openEmbeddedStores({ dataDir });
+    try {
+      const manager = seedManager(COWAGENT, second);
+      expect((await manager.history('s')).log).toHaveLength(inputs.length);
+      const prepared = await manager.prepare('s');
+      const users = prepared.messages.filter(
+        (message) => message.role === 'user' && message.meta.kind === undefined,
+      );
+      expect(users).toHaveLength(Math.max(3, Math.floor(COWAGENT.trim.maxTurns / 6)));
+      expect(prepared.messages.every((message) => message.parts.every((part) => part.type === 'text'))).toBe(
+        true,
+      );
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('"Sessions older than 30 days are automatically cleaned up" (startRetention: on start, then daily)', async () => {
+    expect(COWAGENT.retention.maxIdleDays).toBe(30);
+    const stores = await openEmbeddedStores({ dataDir });
+    try {
+      const start = Date.UTC(2025, 0, 31);
+      const at = (daysAgo: number) => () => start - daysAgo * DAY_MS;
+      await seedManager(COWAGENT, { ...stores, clock: at(31) }).append('old', [user('a month ago')]);
+      await seedManager(COWAGENT, { ...stores, clock: at(29) }).append('recent', [user('last month')]);
+      const schedule = startRetention({
+        sessions: stores.store,
+        blobs: stores.blobs,
+        trace: stores.trace,
+        clock: () => start,
+        maxIdleDays: COWAGENT.retention.maxIdleDays,
+      });
+      const first = await schedule.first;
+      await schedule.stop();
+      expect(first.ok && first.report.removed.map((entry) => entry.sessionId)).toEqual(['old']);
+      expect((await stores.store.list()).map((listing) => listing.id)).toEqual(['recent']);
+    } finally {
+      await stores.close();
+    }
   });
 });

@@ -403,6 +403,36 @@ describe('seed 001 (tiancai): tool result summarization during loops', () => {
     }
   });
 
+  it('"Each iteration archives the oldest visible tool result: AgentVisible=false, UserVisible preserved from the original message, Kind=\\"tool_result_archived\\"" (wherever the history is shown)', async () => {
+    const manager = seedManager(TIANCAI);
+    const inputs = MANY_RESULTS.map((input, index) =>
+      input.role === 'tool' && index % 2 === 0 ? { ...input, meta: { userVisible: false } } : input,
+    );
+    await manager.append('s', inputs);
+    await manager.prepare('s');
+    const { edits } = await manager.history('s');
+    const archived = new Set(edits.flatMap((edit) => (edit.type === 'archive' ? edit.targets : [])));
+    const shown = await manager.transcript('s');
+    const archivedShown = shown.filter((message) => archived.has(message.seq) && message.role === 'tool');
+    expect(archivedShown).toHaveLength(archived.size);
+    for (const message of archivedShown) {
+      expect(message.meta.agentVisible).toBe(false);
+      expect(message.meta.kind).toBe('tool_result_archived');
+      expect(message.meta.userVisible).toBe(inputs[message.seq]?.meta?.userVisible);
+    }
+    // Results still sent keep their kind; the digest is in the history as the model saw it.
+    for (const message of shown.filter((entry) => entry.role === 'tool' && !archived.has(entry.seq))) {
+      expect(message.meta.kind).not.toBe('tool_result_archived');
+      expect(message.meta.agentVisible).not.toBe(false);
+    }
+    expect(shown.filter((message) => message.meta.kind === 'tool_summary')).toHaveLength(1);
+    // Every logged message is there, in order: archiving hides, it never removes.
+    const { log } = await manager.history('s');
+    expect(shown.filter((message) => message.meta.kind !== 'tool_summary').map((m) => m.seq)).toEqual(
+      log.map((message) => message.seq),
+    );
+  });
+
   it('"Appends one summary message: Role=user, AgentVisible=true, UserVisible=false, Kind=tool_summary"', async () => {
     const manager = seedManager(TIANCAI);
     await manager.append('s', MANY_RESULTS);

@@ -1,4 +1,11 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { handleReadMemory } from '../agent/read-memory-tool.ts';
+import { createReadOffloadedHandler } from '../agent/read-offloaded-tool.ts';
+import { handleReadSkill } from '../agent/read-skill-tool.ts';
+import { contextLevel } from '../core/budget/context-level.ts';
 import type { Message, MessageInput } from '../core/message.ts';
 import { textOf } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
@@ -14,7 +21,9 @@ import {
 import { resolvePolicyWith } from '../core/policy/resolve-policy.ts';
 import type { ContextEvent } from '../engine/events.ts';
 import type { PrepareResult } from '../engine/prepare-call.ts';
+import { createFsSkillSource } from '../store/fs-skill-source.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';
+import { openEmbeddedStores } from '../store/open-embedded-stores.ts';
 import { assistant, callsTo, result, user } from '../testing/build-messages.ts';
 import { LONG_SESSION } from '../testing/corpus.ts';
 import {
@@ -31,8 +40,8 @@ import { NOT_APPLICABLE_002 } from './support/seeds-000-002-not-applicable.ts';
 /**
  * Seed 002 (a deepagents-based agent, "Context handling"), statement by statement, with the `deepagents`
  * preset through the public ContextManager API on corpus sessions. The thresholds are fractions of the
- * window, so most tests set one (64k, 8k reserved for the reply: clearing at 33,600 input tokens,
- * summarization at 47,600) and replay pi-mono's long coding session against it.
+ * model's whole window, so most tests set one (64k, 4k reserved for the reply: clearing at 38,400 input
+ * tokens, summarization at 54,400) and replay pi-mono's long coding session against it.
  */
 
 const DEEPAGENTS: Policy = { ...PRESETS.deepagents, model: 'gpt-4o' };
@@ -41,8 +50,7 @@ const deepagents = (override: Record<string, unknown>): Policy => ({
   model: 'gpt-4o',
 });
 
-const WINDOW = { contextWindow: 64_000, maxOutputTokens: 8_000 };
-const USABLE = WINDOW.contextWindow - WINDOW.maxOutputTokens;
+const WINDOW = { contextWindow: 64_000, maxOutputTokens: 4_000 };
 /** 8 turns, 23 tool calls. */
 const TAU_TOOLS = 'tau-bench__gpt-4o-airline_task33_trial0.jsonl';
 /** One request, twenty tool calls. */
@@ -166,6 +174,148 @@ describe('seed 002 (deepagents): what enters the context', () => {
   });
 });
 
+describe('seed 002 (deepagents): the skills index and the memory index', () => {
+  const SYSTEM = 'You are a simulation agent. Ground rules: …';
+  const REQUEST = { system: SYSTEM, ...WINDOW };
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ctxkit-002-indexes-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** `<root>/<name>/SKILL.md` files, the convention agents share. */
+  async function skillsDir(root: string, skills: [name: string, description: string, body: string][]) {
+    for (const [name, description, body] of skills) {
+      await mkdir(join(root, name), { recursive: true });
+      await writeFile(
+        join(root, name, 'SKILL.md'),
+        `---\nname: ${name}\ndescription: ${description}\n---\n${body}`,
+      );
+    }
+    return root;
+  }
+
+  const PLOT_BODY = 'PLOT-BODY: call plot_series with the run id, never Plots.jl directly.';
+  const BISECT_USER = 'BISECT-USER-BODY: the user-level version.';
+  const BISECT_PROJECT = 'BISECT-PROJECT-BODY: bisect with `make check`.';
+  const SOLVER_BODY = 'SOLVER-BODY: tighten abstol before reltol.';
+
+  async function skillSource() {
+    const user = await skillsDir(join(dir, 'user-skills'), [
+      ['plot-results', 'Plot a simulation run from its results table.', PLOT_BODY],
+      ['git-bisect', 'Find the commit that broke a test (user).', BISECT_USER],
+    ]);
+    const project = await skillsDir(join(dir, 'project-skills'), [
+      ['git-bisect', 'Find the commit that broke a simulation test.', BISECT_PROJECT],
+      ['tune-solver', 'Tune ODE solver tolerances when a run diverges.', SOLVER_BODY],
+    ]);
+    return createFsSkillSource([user, project]);
+  }
+
+  it('"The skills index: every skill\'s name and description. Skill bodies are not in the context until the agent reads one"', async () => {
+    const manager = seedManager(DEEPAGENTS, { skills: await skillSource() });
+    await manager.append('s', corpusInputs(TAU_TOOLS, 0, 10));
+    const prepared = await manager.prepare('s', REQUEST);
+    // After the caller's prompt, which stays a byte-stable prefix.
+    expect(prepared.system.startsWith(`${SYSTEM}\n\n`)).toBe(true);
+    for (const line of [
+      '- git-bisect: Find the commit that broke a simulation test.',
+      '- plot-results: Plot a simulation run from its results table.',
+      '- tune-solver: Tune ODE solver tolerances when a run diverges.',
+    ]) {
+      expect(prepared.system).toContain(line);
+    }
+    const request = `${prepared.system}\n${allText(prepared.messages)}`;
+    for (const body of [PLOT_BODY, BISECT_USER, BISECT_PROJECT, SOLVER_BODY])
+      expect(request).not.toContain(body);
+    expect(request).not.toContain('(user)');
+
+    // "until the agent reads one": the read tool returns the body, and then it is in the conversation.
+    const read = await handleReadSkill(manager.skills, { name: 'tune-solver' });
+    expect(read).toMatchObject({ isError: false, content: SOLVER_BODY });
+    await manager.append('s', [
+      callsTo(['k1', 'read_skill', '{"name":"tune-solver"}']),
+      result('k1', read.content, { name: 'read_skill' }),
+    ]);
+    const after = await manager.prepare('s', REQUEST);
+    expect(allText(after.messages)).toContain(SOLVER_BODY);
+    expect(after.system).toBe(prepared.system);
+    expect(allText(after.messages)).not.toContain(PLOT_BODY);
+  });
+
+  it('"every skill\'s name and description" in every request, counted in the system prompt\'s tokens by every budget and by /context', async () => {
+    const withSkills = seedManager(DEEPAGENTS, { skills: await skillSource() });
+    const without = seedManager(DEEPAGENTS);
+    for (const manager of [withSkills, without]) await manager.append('s', corpusInputs(TAU_TOOLS, 0, 10));
+    const shown = await withSkills.prepare('s', REQUEST);
+    const bare = await without.prepare('s', REQUEST);
+    expect(bare.system).toBe(SYSTEM);
+    expect(shown.system).toContain('- tune-solver: Tune ODE solver tolerances when a run diverges.');
+    const indexTokens = shown.stats.tokens.system - bare.stats.tokens.system;
+    expect(indexTokens).toBeGreaterThan(50);
+    // chars/4, the preset's estimate, of what the index adds.
+    expect(indexTokens).toBeGreaterThanOrEqual(Math.floor((shown.system.length - SYSTEM.length) / 4));
+    expect(shown.stats.tokens.input - bare.stats.tokens.input).toBe(indexTokens);
+    expect((await withSkills.stats('s', REQUEST)).tokens.system).toBe(shown.stats.tokens.system);
+    // Every request, not only the first.
+    await withSkills.append('s', [assistant('ok'), user('next')]);
+    expect((await withSkills.prepare('s', REQUEST)).system).toBe(shown.system);
+  });
+
+  it('"The memory index MEMORY.md (see memory). Individual notes enter only when read."', async () => {
+    const stores = await openEmbeddedStores({ dataDir: dir });
+    try {
+      const detail =
+        'NOTE-DETAIL: the 64-bit build of the kernel overflows at n = 2^31; use Int128 for the counter.';
+      const note = `${'Counter overflow seen in the long-run benchmark, reproduced twice on the CI runner. '.repeat(3)}${detail}`;
+      await stores.memory.write('earlier', {
+        at: Date.UTC(2025, 2, 14, 9),
+        title: 'Kernel overflow',
+        text: note,
+      });
+      await stores.memory.write('earlier', {
+        at: Date.UTC(2025, 2, 15, 9),
+        title: 'Plot colours',
+        text: 'Use the viridis map.',
+      });
+      const manager = seedManager(DEEPAGENTS, stores);
+      await manager.append('s', corpusInputs(TAU_TOOLS, 0, 10));
+      const prepared = await manager.prepare('s', REQUEST);
+      const index = (await stores.memory.readIndex?.()) ?? '';
+      expect(index).toMatch(/Kernel overflow/);
+      // The index, whole, after the caller's prompt; a note's text beyond its one-line gist is not there.
+      expect(prepared.system.startsWith(`${SYSTEM}\n\n`)).toBe(true);
+      expect(prepared.system).toContain(`<memory_index>\n${index.trimEnd()}\n</memory_index>`);
+      const request = `${prepared.system}\n${allText(prepared.messages)}`;
+      expect(request).not.toContain(detail);
+      expect(request).not.toContain(note);
+
+      // "enter only when read": the read tool, by the path the index gives the note, returns its text.
+      const path = /\[(memory\/2025-03-14\.md)\]/.exec(prepared.system)?.[1] ?? '';
+      const read = await handleReadMemory(manager, { path });
+      expect(read.isError).toBe(false);
+      expect(read.content).toContain(note);
+      expect(await handleReadMemory(manager, { path: '../sessions' })).toMatchObject({
+        code: 'invalid_path',
+      });
+
+      // A note written now is in the next request's index.
+      await stores.memory.write('s', {
+        at: Date.UTC(2025, 2, 16, 9),
+        title: 'Solver choice',
+        text: 'Rodas5 for stiff runs.',
+      });
+      const next = await manager.prepare('s', REQUEST);
+      expect(next.system).toMatch(/Solver choice/);
+      expect(next.stats.tokens.system).toBeGreaterThan(prepared.stats.tokens.system);
+    } finally {
+      await stores.close();
+    }
+  });
+});
+
 describe('seed 002 (deepagents): persistence (what the engine does in memory)', () => {
   it('"the agent is rebuilt with the new model on the same checkpoint thread, and the conversation carries over" (mid-session model switching)', async () => {
     const store = createMemorySessionStore();
@@ -274,7 +424,7 @@ describe('seed 002 (deepagents): growth and its limits', () => {
       const finished = eventsOfType(step.result.events, 'compaction-finished');
       const summarize = finished.find((event) => event.layer === 'summarize');
       // Summarized only at ~85 %, after whatever clearing could do in this call.
-      expect((summarize?.tokensBefore ?? 0) / USABLE).toBeGreaterThanOrEqual(
+      expect((summarize?.tokensBefore ?? 0) / WINDOW.contextWindow).toBeGreaterThanOrEqual(
         DEEPAGENTS_SUMMARIZE_TRIGGER - 0.02,
       );
       const [summary, ...rest] = step.result.messages;
@@ -388,6 +538,32 @@ describe('seed 002 (deepagents): eviction of a large single result', () => {
     expect(stub.length).toBeLessThan(big.length / 20);
     expect((await manager.history('s')).log.at(-1)?.parts[0]).toMatchObject({ content: big });
   });
+
+  it('"replaced inline with a head/tail preview plus a pointer the agent can read_file" (the read_offloaded tool, paged)', async () => {
+    const manager = seedManager(DEEPAGENTS);
+    const big = source.slice(0, 120_000);
+    await manager.append('s', [user('read it'), callsTo(['big', 'read_file', '{"path":"main.ts"}'])]);
+    await manager.append('s', [result('big', big, { name: 'read_file' })]);
+    const prepared = await manager.prepare('s');
+    const pointer = prepared.pointers.find((entry) => entry.callId === 'big');
+    expect(pointer).toBeDefined();
+    // The stub names the ref the agent passes to the tool.
+    expect(resultContents(prepared.messages).at(-1)).toContain(pointer?.ref);
+    const read = createReadOffloadedHandler(manager, 's');
+    let text = '';
+    let offset: number | undefined = 0;
+    while (offset !== undefined) {
+      const page = await read({ ref: pointer?.ref, offset });
+      expect(page.isError).toBe(false);
+      text += page.content.slice(page.content.indexOf('\n') + 1);
+      offset = page.nextOffset;
+    }
+    expect(text).toBe(big);
+    // Only the session that owns it can read it back.
+    expect((await createReadOffloadedHandler(manager, 'other')({ ref: pointer?.ref })).code).toBe(
+      'not_found',
+    );
+  });
 });
 
 describe('seed 002 (deepagents): clearing details', () => {
@@ -429,13 +605,13 @@ describe('seed 002 (deepagents): /context, the window, /compact, usage', () => {
     expect(stats.tokens.system + stats.tokens.tools + stats.tokens.summary + stats.tokens.history).toBe(
       stats.tokens.input,
     );
-    expect(stats.thresholds.clearing).toEqual({ pressure: 0.6, tokens: Math.floor(0.6 * USABLE) });
-    expect(stats.thresholds.summarize).toEqual({ pressure: 0.85, tokens: Math.floor(0.85 * USABLE) });
+    expect(stats.thresholds.clearing).toEqual({ pressure: 0.6, tokens: 38_400 });
+    expect(stats.thresholds.summarize).toEqual({ pressure: 0.85, tokens: 54_400 });
   });
 
   it('/context after a summarization still shows exactly what the call costs', async () => {
     const manager = seedManager(DEEPAGENTS);
-    await manager.append('s', PI_400.slice(0, 221));
+    await manager.append('s', PI_400.slice(0, 300));
     const prepared = await manager.prepare('s', WINDOW);
     expect(eventsOfType(prepared.events, 'compaction-finished').map((event) => event.layer)).toContain(
       'summarize',
@@ -443,14 +619,32 @@ describe('seed 002 (deepagents): /context, the window, /compact, usage', () => {
     expect((await manager.stats('s', WINDOW)).tokens).toEqual(prepared.stats.tokens);
   });
 
+  it('"The status bar keeps a ctx percentage in view (yellow at 70%, red at 90%)"', async () => {
+    expect(DEEPAGENTS.display).toEqual({ warnAt: 0.7, dangerAt: 0.9 });
+    const levels: string[] = [];
+    for (const messages of [4, 10, 60]) {
+      const manager = seedManager(DEEPAGENTS);
+      await manager.append('s', PI_400.slice(0, messages));
+      const { pressure } = await manager.stats('s', { contextWindow: 48_000, maxOutputTokens: 4_000 });
+      const level = contextLevel(pressure, DEEPAGENTS.display);
+      // The level is the stats' own pressure (share of the whole window) against the seed's two marks.
+      expect(level).toBe(pressure >= 0.9 ? 'danger' : pressure >= 0.7 ? 'warn' : 'ok');
+      levels.push(level);
+    }
+    // Before any call compacts: about 53 %, 80 % and 132 % of the window.
+    expect(levels).toEqual(['ok', 'warn', 'danger']);
+  });
+
   it('"The window the thresholds are measured against is the model\'s real loaded size: the provider package\'s profile data for cloud models"', async () => {
     const manager = seedManager({ ...DEEPAGENTS, model: 'claude-sonnet-4' });
     await manager.append('s', corpusInputs(TAU_TOOLS));
     const stats = await manager.stats('s');
     expect(stats.contextWindow).toBe(200_000);
-    const usable = stats.contextWindow - stats.maxOutputTokens;
-    expect(stats.thresholds.clearing?.tokens).toBe(Math.floor(0.6 * usable));
-    expect(stats.thresholds.summarize?.tokens).toBe(Math.floor(0.85 * usable));
+    // ~60 % of the window; 85 % (170,000) is past the largest request the profile's 64,000-token reserve
+    // leaves room for, so summarization fires there, at 136,000, rather than never (see deepagents.ts).
+    expect(stats.maxOutputTokens).toBe(64_000);
+    expect(stats.thresholds.clearing?.tokens).toBe(120_000);
+    expect(stats.thresholds.summarize?.tokens).toBe(136_000);
   });
 
   it('"for a local model the num_ctx it was actually loaded with … Sizing the trigger to the loaded window is what lets compaction fire before a local model overflows."', async () => {
@@ -491,8 +685,8 @@ describe('seed 002 (deepagents): /context, the window, /compact, usage', () => {
     const manager = seedManager(DEEPAGENTS);
     const recorded: ContextEvent[] = [];
     manager.on((event) => recorded.push(event));
-    // A 48k window: summarized on the 4th call (three large reads), cleared from then on.
-    await replay(manager, PI_400.slice(0, 120), { contextWindow: 48_000, maxOutputTokens: 6_000 });
+    // A 42k window: summarized on the 4th call (three large reads), cleared from then on.
+    await replay(manager, PI_400.slice(0, 120), { contextWindow: 42_000, maxOutputTokens: 6_000 });
     await manager.compact('s');
     const { edits, log } = await manager.history('s');
     const compactions = eventsOfType(recorded, 'compaction-finished');
@@ -557,5 +751,54 @@ describe('seed 002 (deepagents): /context, the window, /compact, usage', () => {
       if (content.length > 40) expect(allText(parent.messages)).not.toContain(content);
     }
     expect(parent.stats.tokens.history).toBeLessThan(child.tokens.history / 5);
+  });
+});
+
+describe('seed 002 (deepagents): persistence on disk (the embedded SQLite stores)', () => {
+  let dataDir: string;
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'ctxkit-002-'));
+  });
+  afterEach(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('"Conversation state lives in checkpoints.sqlite per session … the agent is rebuilt with the new model on the same checkpoint thread, and the conversation carries over"', async () => {
+    const inputs = corpusInputs(TAU_TOOLS);
+    const first = await openEmbeddedStores({ dataDir });
+    await seedManager(DEEPAGENTS, first).append('s', inputs.slice(0, 30));
+    await first.close();
+    const second = await openEmbeddedStores({ dataDir });
+    try {
+      const rebuilt = seedManager({ ...DEEPAGENTS, model: 'claude-sonnet-4' }, second);
+      await rebuilt.append('s', inputs.slice(30));
+      const carried = await rebuilt.prepare('s');
+      expect(carried.messages.map((message) => message.parts)).toEqual(inputs.map((input) => input.parts));
+      expect(carried.stats.contextWindow).toBe(200_000);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('"The trace (trace.sqlite) is a separate, append-only record for humans and scorers. It is never fed back to the model."', async () => {
+    const stores = await openEmbeddedStores({ dataDir });
+    try {
+      const manager = seedManager(DEEPAGENTS, stores);
+      await replay(manager, PI_400.slice(0, 120), { contextWindow: 42_000, maxOutputTokens: 6_000 });
+      await manager.flushTrace();
+      const events = await stores.trace.list('s');
+      const compactions = eventsOfType(events, 'compaction-finished');
+      expect(compactions.length).toBeGreaterThan(0);
+      // Nothing of the trace reaches the model: no event's wording is in the request.
+      const prepared = await manager.prepare('s', { contextWindow: 42_000, maxOutputTokens: 6_000 });
+      expect(allText(prepared.messages)).not.toContain('compaction-finished');
+      // Append-only: a later call adds events, the earlier ones stay as they were.
+      await manager.flushTrace();
+      const later = await stores.trace.list('s');
+      expect(later.slice(0, events.length)).toEqual(events);
+      expect(later.length).toBeGreaterThan(events.length);
+    } finally {
+      await stores.close();
+    }
   });
 });

@@ -15,9 +15,11 @@ import type { Policy } from '../core/policy/policy-schema.ts';
 import { DIGITORN_POLICY } from '../core/policy/presets/digitorn.ts';
 import { resolvePolicy } from '../core/policy/resolve-policy.ts';
 import { countRunes } from '../core/tokens/count-runes.ts';
+import type { ToolDefinition } from '../core/tool-definition.ts';
 import { findPairingViolations } from '../core/view/tool-pairing-repair.ts';
 import { createContextManager } from '../engine/context-manager.ts';
 import type { ContextEvent } from '../engine/events.ts';
+import { RESUME_TOOL_HEADINGS } from '../engine/restore-session.ts';
 import { isContextOverflow } from '../providers/is-context-overflow.ts';
 import { ModelCallError } from '../providers/model-client.ts';
 import { createOpenAICompatibleClient } from '../providers/openai-compatible-client.ts';
@@ -47,17 +49,11 @@ export const NOT_APPLICABLE: readonly { statement: string; reason: string }[] = 
     statement:
       'What lives in the context: System prompt + identity 500-2 000, Tool schemas 0-15 000, Memory snapshot 100-500',
     reason:
-      'typical sizes of a digitorn agent, not a behaviour; ctxkit measures each region per call instead',
+      'typical sizes of a digitorn agent, not a behaviour; ctxkit measures each region per call instead (the memory snapshot as `memory`, tested below)',
   },
   {
     statement: 'Every behaviour and field on this page maps to real code.',
     reason: "a claim about digitorn's own source (the Python function names), not a behaviour",
-  },
-  {
-    statement:
-      'Every compaction emits a durable event with: _snapshot_tools, _snapshot_memory, _extract_tool_examples, build_system_note_from_payload',
-    reason:
-      'covered by the persistence issue (durable snapshots of tool inventory, memory and tool examples); what the engine does in memory — every compaction recorded as an edit in the session store — is tested below',
   },
   {
     statement:
@@ -68,7 +64,8 @@ export const NOT_APPLICABLE: readonly { statement: string; reason: string }[] = 
   {
     statement:
       'REST API - the daemon\'s session-compact endpoint triggers emergency_compact from outside the runtime (ops scripts, a "Free up context" button).',
-    reason: 'the daemon REST endpoint belongs to the service (ctxkit serve), not to the engine',
+    reason:
+      'the daemon REST endpoint belongs to the service (ctxkit serve), not to the engine; the call it makes, `emergencyCompact`, is tested below',
   },
   {
     statement:
@@ -836,6 +833,57 @@ describe('seed 003 (digitorn): emergency compaction (overflow recovery)', () => 
 });
 
 describe('seed 003 (digitorn): manual triggers and tuning', () => {
+  it('"REST API - the daemon\'s session-compact endpoint triggers emergency_compact from outside the runtime": "Halves keep_recent (minimum 4) and runs an aggressive truncate compaction (no LLM call - the LLM is refusing)"', async () => {
+    // The agent's main brain is a model on a fake provider: any request it receives fails the test below.
+    const brain = await startFakeSummaryModel();
+    try {
+      // Seven requests, the last just arrived; the 4th, 5th and 10th newest messages are safe split points.
+      const sevenRequests = airline.inputs.slice(0, 51);
+      for (const [keepRecent, kept] of [
+        [10, 5],
+        [6, 4],
+        [20, 10],
+      ] as const) {
+        const events = eventLog();
+        const cm = createContextManager({
+          policy: { ...digitorn({ keep_recent: keepRecent }), model: 'gpt-4o' },
+          model: brain.brain('gpt-4o'),
+          clock: seedsClock().now,
+        });
+        cm.on(events.listener);
+        await cm.append('s', sevenRequests);
+        const before = await cm.prepare('s', { system: SYSTEM });
+        expect(before.stats.edits).toBe(0);
+        const { compacted } = await cm.emergencyCompact('s');
+        expect(compacted).toBe(true);
+        const prepared = await cm.prepare('s', { system: SYSTEM });
+        expect(
+          shownLogMessages(prepared.messages).map((message) => message.seq),
+          `keep_recent ${keepRecent}`,
+        ).toEqual(Array.from({ length: kept }, (_, i) => sevenRequests.length - kept + i));
+        expect(prepared.messages.some((message) => textOf(message).startsWith('[Context reminder]'))).toBe(
+          true,
+        );
+        // The compaction event, as "Persists a compaction event … for the audit trail": one drop, by the
+        // emergency layer, and the on-demand counterpart of context-overflowed.
+        const { edits } = await cm.history('s');
+        expect(edits).toHaveLength(1);
+        expect(edits[0]).toMatchObject({ type: 'drop', layer: 'emergency', reason: 'manual' });
+        expect(finished(events.events).map((event) => event.layer)).toEqual(['emergency']);
+        const event = events.events.find((found) => found.type === 'emergency-compacted');
+        expect(event).toMatchObject({ sessionId: 's', steps: ['truncate'], compacted: true });
+        if (event?.type === 'emergency-compacted') {
+          expect(event.messagesAfter).toBeLessThan(event.messagesBefore);
+          expect(event.tokensAfter).toBeLessThan(event.tokensBefore);
+        }
+        expect(events.events.some((found) => found.type === 'context-overflowed')).toBe(false);
+      }
+      expect(brain.requests()).toHaveLength(0);
+    } finally {
+      await brain.close();
+    }
+  });
+
   it('"declare a compact_context hook with your own condition (e.g. turn_count: every: 10 …) … this completely replaces the default"', async () => {
     const session = corpusInputs('tau-bench__gpt-4o-airline_task9_trial3.jsonl');
     const hook = {
@@ -982,6 +1030,80 @@ agents:
 });
 
 describe('seed 003 (digitorn): persistence, what the engine does in memory', () => {
+  /** Digitorn's tool_injection modes, one tool each, and one tool that does not say (direct). */
+  const TOOLS = [
+    {
+      name: 'get_reservation_details',
+      description: 'Get the details of a reservation.',
+      injection: 'direct',
+    },
+    { name: 'search_direct_flight', description: 'Search direct flights.', injection: 'compact_direct' },
+    { name: 'cancel_reservation', description: 'Cancel the whole reservation.', injection: 'discovery' },
+    { name: 'calculate', description: 'Calculate the result of a mathematical expression.' },
+  ] satisfies ToolDefinition[];
+
+  /** A session compacted once, then reloaded from its store as after a restart: the first request after. */
+  async function compactedThenResumed() {
+    const input = await inputTokensOf(FOUR_TURNS);
+    const request = { system: SYSTEM, tools: TOOLS };
+    const { cm } = manager(digitorn({ max_tokens: windowForPressure(input, 0.8) }));
+    await cm.append('s', FOUR_TURNS);
+    const before = await cm.prepare('s', request);
+    cm.evict('s');
+    const after = await cm.prepare('s', request);
+    const note = after.messages.find((message) => textOf(message).startsWith('[Session resumed]'));
+    return { cm, before, after, note: note ? textOf(note) : '' };
+  }
+
+  it('"_snapshot_tools (line 43) - current tool inventory + injection mode": each tool\'s name, description and mode are recorded with the compaction', async () => {
+    const { cm } = await compactedThenResumed();
+    const { edits } = await cm.history('s');
+    const compaction = edits.find((edit) => edit.reason === 'context_pressure');
+    expect(compaction?.type === 'summarize' && compaction.snapshot?.tools).toEqual([
+      {
+        name: 'get_reservation_details',
+        description: 'Get the details of a reservation.',
+        injection: 'direct',
+      },
+      { name: 'search_direct_flight', description: 'Search direct flights.', injection: 'compact_direct' },
+      { name: 'cancel_reservation', description: 'Cancel the whole reservation.', injection: 'discovery' },
+      {
+        name: 'calculate',
+        description: 'Calculate the result of a mathematical expression.',
+        injection: 'direct',
+      },
+    ]);
+  });
+
+  it('"build_system_note_from_payload (line 331) - rebuilds the system note injected into the post-compaction conversation": the note says which tools to call by name and which to rediscover', async () => {
+    const { note } = await compactedThenResumed();
+    const byName = note.indexOf(RESUME_TOOL_HEADINGS['called-by-name']);
+    const discovery = note.indexOf(RESUME_TOOL_HEADINGS.discovery);
+    expect(byName).toBeGreaterThan(0);
+    expect(discovery).toBeGreaterThan(byName);
+    const called = note.slice(byName, discovery);
+    const rediscovered = note.slice(discovery).split('\n').slice(0, 2).join('\n');
+    for (const name of ['get_reservation_details', 'search_direct_flight', 'calculate']) {
+      expect(called).toContain(`- ${name}: `);
+    }
+    expect(called).not.toContain('cancel_reservation');
+    expect(rediscovered).toBe(
+      `${RESUME_TOOL_HEADINGS.discovery}\n- cancel_reservation: Cancel the whole reservation.`,
+    );
+  });
+
+  it('"Memory snapshot 100-500" (what lives in the context): the statistics report the memory snapshot the resume note carries as memory, and the categories add up to the input', async () => {
+    const { cm, before, after, note } = await compactedThenResumed();
+    expect(before.stats.tokens.memory).toBe(0);
+    expect(note.length).toBeGreaterThan(0);
+    const { memory, system, tools, summary, history, input } = after.stats.tokens;
+    expect(memory).toBeGreaterThan(0);
+    expect(system + tools + summary + memory + history).toBe(input);
+    // Out of summary: what the summary takes is what it took before the restart.
+    expect(summary).toBe(before.stats.tokens.summary);
+    expect((await cm.stats('s', { system: SYSTEM, tools: TOOLS })).tokens).toEqual(after.stats.tokens);
+  });
+
   it('every compaction is recorded with its reason and figures, and a session reloaded from the store sees the same compacted context', async () => {
     const input = await inputTokensOf(FOUR_TURNS);
     const { cm, events } = manager(digitorn({ max_tokens: windowForPressure(input, 0.8) }));

@@ -6,6 +6,7 @@
  * Targets are log sequence numbers (`Message.seq`), never array indices: the log only grows, so a seq
  * means the same message forever.
  */
+import type { ToolInjectionMode } from './tool-definition.ts';
 
 export type LayerName =
   | 'normalize'
@@ -138,8 +139,12 @@ export interface Summary {
  * tools, memory and tool-call examples (seed 003's durable compaction event).
  */
 export interface CompactionSnapshot {
-  /** The tools the last request offered: name and first line of the description. */
-  tools: { name: string; description: string }[];
+  /**
+   * The tools the last request offered: name, first line of the description, and how each reaches the
+   * model (seed 003: "current tool inventory + injection mode"). `injection` is absent only in snapshots
+   * recorded before it was; read those as `DEFAULT_TOOL_INJECTION`.
+   */
+  tools: { name: string; description: string; injection?: ToolInjectionMode }[];
   /** Titles of the newest memory notes. */
   memory: string[];
   /** The shapes of the newest distinct tool calls: name and (clipped) arguments. */
@@ -172,6 +177,16 @@ export interface ResetEdit extends EditBase {
 }
 
 /**
+ * Hides log messages from the view wherever they are, not only a prefix (seed 004's forceCompression on
+ * a single turn keeps only its user message: the tool chain after it goes whole). Callers hide a call
+ * with its result; the view's pairing repair covers any they do not.
+ */
+export interface HideEdit extends EditBase {
+  type: 'hide';
+  targets: number[];
+}
+
+/**
  * The caller's history diverged from the log (it dropped or edited messages itself): the log messages it
  * no longer has are hidden, and its own version was appended after them.
  */
@@ -189,6 +204,7 @@ export type Edit =
   | ClearEdit
   | ArchiveEdit
   | CompressTextEdit
+  | HideEdit
   | SummarizeEdit
   | DropEdit
   | ResetEdit;
@@ -214,6 +230,7 @@ export function editReach(edit: Edit): number | null {
     case 'branch':
       return null;
     case 'clear':
+    case 'hide':
       return Math.max(-1, ...edit.targets);
     case 'archive':
       return Math.max(edit.digestAfterSeq, ...edit.targets);

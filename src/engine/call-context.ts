@@ -1,3 +1,6 @@
+import { type RenderedIndex, renderMemoryIndex } from '../core/context-index/render-memory-index.ts';
+import { renderSkillsIndex } from '../core/context-index/render-skills-index.ts';
+import { systemWithIndexes } from '../core/context-index/system-with-indexes.ts';
 import { UnknownModelError } from '../core/errors.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import type { CalibratedTokenCounter } from '../core/tokens/calibrated-counter.ts';
@@ -9,6 +12,7 @@ import type { TokenCounter } from '../core/tokens/token-counter.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import { findModelProfile } from '../providers/model-profiles.ts';
 import { DEFAULT_MAX_OUTPUT_TOKENS, resolveContextWindow } from '../providers/resolve-context-window.ts';
+import type { IndexSources } from './context-indexes.ts';
 
 /** What a caller says about the model call it is about to make. */
 export interface PrepareRequest {
@@ -36,9 +40,13 @@ export interface CallContext {
   contextWindow: number;
   windowSource: WindowSource;
   maxOutputTokens: number;
+  /** The system prompt as sent: the caller's, then the skills index and the memory index (seed 002). */
   system: string;
   tools: ToolDefinition[];
+  /** Tokens of `system`, indexes included: every budget, the final guard and stats count them. */
   systemTokens: number;
+  /** The indexes appended to the caller's prompt (absent or empty text when not shown). */
+  indexes?: PromptIndexes;
   toolTokens: number;
   counter: TokenCounter;
   /** How the final guard counts the request as sent (see `final-guard.ts`), whatever `counter` is. */
@@ -138,7 +146,14 @@ const isLinear = (counter: TokenCounter): boolean =>
 const counterState = (counter: TokenCounter): string =>
   `${counter.name}@${counter.tokensPerUnit ?? counter.charsPerToken ?? ''}`;
 
+/** The indexes as appended to the system prompt, with how many of their lines the caps left out. */
+export interface PromptIndexes {
+  skills: RenderedIndex;
+  memory: RenderedIndex;
+}
+
 export interface FixedRegionMemo {
+  indexes?: { key: string; rendered: PromptIndexes };
   window?: { key: string; contextWindow: number; maxOutputTokens: number; source: WindowSource };
   system?: { text: string; counter: string; tokens: number };
   tools?: { tools: readonly ToolDefinition[]; key: string; counter: string; tokens: number };
@@ -150,13 +165,19 @@ export function resolveCallContext(
   request: PrepareRequest,
   memo: FixedRegionMemo,
   counters: CounterChooser,
+  sources: IndexSources = {},
 ): CallContext {
   const effective: PrepareRequest = { ...memo.request, ...definedOnly(request) };
   memo.request = effective;
   const model = effective.model ?? policy.model;
   const window = resolveWindow(memo, policy, model, effective);
   const counter = counters.counterFor(model);
-  const system = effective.system ?? '';
+  // The caller's prompt stays a byte-stable prefix; the indexes follow it and are counted with it.
+  const indexes = promptIndexes(memo, policy, sources, counter);
+  const system = systemWithIndexes(effective.system ?? '', {
+    skills: indexes.skills.text,
+    memory: indexes.memory.text,
+  });
   const tools = effective.tools ?? [];
   return {
     model,
@@ -166,6 +187,7 @@ export function resolveCallContext(
     system,
     tools,
     systemTokens: systemTokens(memo, system, counter, policy.tokens.messageOverhead),
+    indexes,
     toolTokens: toolTokens(memo, tools, counter),
     counter,
     requestCounting: counters.requestCountingFor(model),
@@ -219,6 +241,44 @@ function windowFallback(
     return { contextWindow: UNBOUNDED_WINDOW, maxOutputTokens: output, source: 'unbounded' };
   }
   return undefined;
+}
+
+const NOTHING: RenderedIndex = { text: '', omitted: 0 };
+
+/**
+ * The skills and memory indexes as the policy shows them, each clipped to its cap (0 = none) by the call's
+ * counter; rendered again only when a source, the counter or the settings changed.
+ */
+function promptIndexes(
+  memo: FixedRegionMemo,
+  policy: Policy,
+  sources: IndexSources,
+  counter: TokenCounter,
+): PromptIndexes {
+  const { skills, memory } = policy.indexes;
+  const showSkills = skills.show && sources.skills !== undefined && sources.skills.length > 0;
+  const showMemory = memory.show && sources.memoryIndex !== undefined;
+  if (!showSkills && !showMemory) return { skills: NOTHING, memory: NOTHING };
+  const key = JSON.stringify([
+    counterState(counter),
+    skills.maxTokens,
+    memory.maxTokens,
+    showSkills ? sources.skills : null,
+    showMemory ? sources.memoryIndex : null,
+  ]);
+  if (memo.indexes?.key === key) return memo.indexes.rendered;
+  const count = (text: string) => counter.count(text);
+  const cap = (maxTokens: number) => (maxTokens > 0 ? maxTokens : Number.POSITIVE_INFINITY);
+  const rendered: PromptIndexes = {
+    skills: showSkills
+      ? renderSkillsIndex(sources.skills ?? [], { maxTokens: cap(skills.maxTokens), count })
+      : NOTHING,
+    memory: showMemory
+      ? renderMemoryIndex(sources.memoryIndex ?? '', { maxTokens: cap(memory.maxTokens), count })
+      : NOTHING,
+  };
+  memo.indexes = { key, rendered };
+  return rendered;
 }
 
 function systemTokens(memo: FixedRegionMemo, text: string, counter: TokenCounter, overhead: number): number {

@@ -1,10 +1,12 @@
 import type { BudgetRegions } from '../core/budget/context-budget.ts';
 import { isOverContextBudget } from '../core/budget/context-budget.ts';
 import { clampKeepRecentTokens, effectiveTokenLimit } from '../core/budget/effective-token-limit.ts';
+import { measurePressure } from '../core/budget/pressure-measure.ts';
 import type { CompactionSnapshot, Edit, EditReason, LayerName, Summary } from '../core/edit.ts';
 import type { Message } from '../core/message.ts';
 import { effectiveHooks } from '../core/policy/effective-hooks.ts';
 import type { Hook, Policy } from '../core/policy/policy-schema.ts';
+import { historyAsShown } from '../core/view/history-as-shown.ts';
 import {
   archiveEdit,
   extractiveToolDigest,
@@ -12,15 +14,17 @@ import {
   RECENT_DIGEST_PREFIX,
 } from '../layers/archive-results.ts';
 import { buildContextReminder } from '../layers/drop-with-reminder.ts';
+import { appendCompressionNote, COMPRESSION_NOTE_PRODUCER } from '../layers/halve-turns.ts';
 import type { LayerInput } from '../layers/layer-input.ts';
 import { planRecentSplit, type RecentSplit, type SplitOptions } from '../layers/split-recent.ts';
 import type { BlobStore } from '../store/blob-store.ts';
+import { cutToTokens } from '../summarize/cut-text.ts';
 import type { Summarizer, SummaryReport } from '../summarize/summarizer.ts';
 import { continuationNote, needsContinuation, reminderPlacementFor } from './assemble-request.ts';
 import type { CallContext } from './call-context.ts';
 import type { ContextEvent } from './events.ts';
 import type { MemorySink } from './memory-sink.ts';
-import { takeSnapshot } from './restore-session.ts';
+import { snapshotNoteOf, takeSnapshot } from './restore-session.ts';
 import type { SessionRuntime } from './session-runtime.ts';
 import { reportSummariesTo, type SummaryPurpose } from './summary-events.ts';
 import { extendTranscript } from './transcript-markdown.ts';
@@ -99,8 +103,22 @@ export class Compactor {
     const { summary, reminder } = this.runtime.view;
     let tokens = 0;
     if (summary) tokens += summary.tokens + this.call.counter.count(this.policy.summarize.prefix) + 4;
-    if (reminder) tokens += this.call.counter.count(reminder) + 4;
+    if (reminder) tokens += this.noteTokens(reminder);
     return tokens;
+  }
+
+  /**
+   * Of the summary region, what memory and snapshot notes take (seed 003's resume note, carrying the
+   * memory snapshot and the tools): stats report it apart, as `memory`.
+   */
+  memoryTokens(): number {
+    const note = snapshotNoteOf(this.runtime.view);
+    return note ? this.noteTokens(note) : 0;
+  }
+
+  /** A note of its own in the request: its text and the framing of a message. */
+  private noteTokens(text: string): number {
+    return this.call.counter.count(text) + 4;
   }
 
   /** Budget regions now; memoized until the history or the view changes. */
@@ -159,9 +177,9 @@ export class Compactor {
     return regions.system + regions.toolDefinitions + regions.summary + regions.history;
   }
 
+  /** Pressure in the policy's own measure (budget.pressureOf), the figure its thresholds are fractions of. */
   pressure(): number {
-    const usable = this.call.contextWindow - this.call.maxOutputTokens;
-    return usable <= 0 ? Number.POSITIVE_INFINITY : this.inputTokens() / usable;
+    return measurePressure(this.policy.budget.pressureOf, this.regions());
   }
 
   overBudget(): boolean {
@@ -362,7 +380,11 @@ export class Compactor {
       from >= this.runtime.logStart
         ? this.runtime.heldLog.slice(from - this.runtime.logStart, throughSeq + 1 - this.runtime.logStart)
         : (await this.deps.wholeLog()).filter((message) => message.seq >= from && message.seq <= throughSeq);
-    const text = extendTranscript(from > 0 && cached ? cached.text : '', log);
+    // Archived results read as archived here too (001), each archive's digest in its place.
+    const text = extendTranscript(
+      from > 0 && cached ? cached.text : '',
+      historyAsShown(log, this.runtime.edits),
+    );
     this.runtime.transcript = { throughSeq, text };
     return text;
   }
@@ -373,7 +395,12 @@ export class Compactor {
     reason: EditReason,
     error?: string,
   ): Promise<boolean> {
-    return this.dropThroughSeq(split.throughSeq, split.older, layer, reason, true, undefined, error);
+    return this.dropThroughSeq(split.throughSeq, split.older, {
+      layer,
+      reason,
+      withReminder: true,
+      ...(error !== undefined ? { error } : {}),
+    });
   }
 
   /**
@@ -383,12 +410,9 @@ export class Compactor {
   async dropThroughSeq(
     throughSeq: number,
     dropped: Message[],
-    layer: LayerName,
-    reason: EditReason,
-    withReminder: boolean,
-    note?: string,
-    error?: string,
+    options: { layer: LayerName; reason: EditReason; withReminder: boolean; error?: string },
   ): Promise<boolean> {
+    const { layer, reason, withReminder, error } = options;
     const recent = this.runtime.view.entries
       .filter((entry) => entry.message.seq > throughSeq)
       .map((entry) => entry.message);
@@ -408,13 +432,87 @@ export class Compactor {
       reason,
       throughSeq,
       ...(await this.snapshotIfKept()),
-      ...(reminder !== undefined || note !== undefined
-        ? { reminder: [note, reminder].filter((piece) => piece !== undefined).join('\n\n') }
-        : {}),
+      ...(reminder !== undefined ? { reminder } : {}),
       tokensBefore: this.runtime.historyTokens,
       tokensAfter: this.historyAfterCut(throughSeq),
     };
     return this.apply([edit], layer, reason, error);
+  }
+
+  /**
+   * Seed 004's forceCompression: everything through `throughSeq` and the `hidden` log messages leave the
+   * view with no model call, and the note is appended to the session summary (picoclaw's SetSummary of
+   * `existing + "\n\n" + note`), so the next request's summary says what happened; no reminder.
+   */
+  async dropWithSummaryNote(
+    plan: { throughSeq: number; hidden: readonly number[]; note: string },
+    layer: LayerName,
+    reason: EditReason,
+  ): Promise<boolean> {
+    const { view } = this.runtime;
+    const throughSeq = Math.max(plan.throughSeq, view.cut?.throughSeq ?? -1);
+    const previous = view.summary;
+    const text = this.noteWithinSummaryCap(previous?.text, plan.note);
+    const hidden = new Set(plan.hidden.filter((seq) => seq > throughSeq));
+    let hiddenTokens = 0;
+    view.entries.forEach((entry, index) => {
+      if (entry.sourceSeq !== undefined && hidden.has(entry.sourceSeq))
+        hiddenTokens += this.runtime.entryTokens[index] ?? 0;
+    });
+    const tokensBefore = this.runtime.historyTokens;
+    const afterCut = this.historyAfterCut(throughSeq);
+    const edits: Edit[] = [
+      {
+        id: this.deps.newId(),
+        at: this.deps.clock(),
+        type: 'summarize',
+        layer,
+        reason,
+        throughSeq,
+        summary: {
+          text,
+          sections: previous?.sections ?? {},
+          throughSeq,
+          tokens: this.call.counter.count(text),
+          ...(previous?.historyRef !== undefined ? { historyRef: previous.historyRef } : {}),
+          producer: previous?.producer ?? COMPRESSION_NOTE_PRODUCER,
+        },
+        placement: this.policy.summarize.placement,
+        ...(await this.snapshotIfKept()),
+        tokensBefore,
+        tokensAfter: afterCut,
+      },
+    ];
+    if (hidden.size > 0) {
+      edits.push({
+        id: this.deps.newId(),
+        at: this.deps.clock(),
+        type: 'hide',
+        layer,
+        reason,
+        targets: [...hidden].sort((a, b) => a - b),
+        tokensBefore: afterCut,
+        tokensAfter: Math.max(0, afterCut - hiddenTokens),
+      });
+    }
+    return this.apply(edits, layer, reason);
+  }
+
+  /**
+   * The summary with the note appended, within the cap every summary keeps (the one `summarize` gives the
+   * summarizer: the policy's maxSummaryTokens, else 2,048, at most a quarter of the window): when the two
+   * do not fit, the summary is cut from its end, never the note.
+   */
+  private noteWithinSummaryCap(summary: string | undefined, note: string): string {
+    const { maxSummaryTokens } = this.policy.summarize;
+    const cap = Math.min(
+      maxSummaryTokens > 0 ? maxSummaryTokens : 2_048,
+      Math.max(64, Math.floor(this.call.contextWindow / 4)),
+    );
+    const count = (text: string) => this.call.counter.count(text);
+    const head = summary ? cutToTokens(summary, cap, (kept) => count(appendCompressionNote(kept, note))) : '';
+    const text = appendCompressionNote(head, note);
+    return count(text) <= cap ? text : cutToTokens(note, cap, count);
   }
 
   /** History tokens left in view after a cut through `throughSeq` (what a prefix edit plans to leave). */

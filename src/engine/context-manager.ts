@@ -3,10 +3,13 @@ import type { Message, MessageInput } from '../core/message.ts';
 import { isAgentVisible, toolCallsOf } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import { assertValidSessionId } from '../core/session-id.ts';
+import type { SkillSource } from '../core/skills/skill-source.ts';
 import { assignStableIds } from '../core/stable-id.ts';
 import { MessageTokenCache } from '../core/tokens/message-token-cache.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
+import { toolInjectionOf } from '../core/tool-definition.ts';
 import { startsTurn } from '../core/turns/parse-turn-boundaries.ts';
+import { historyAsShown } from '../core/view/history-as-shown.ts';
 import { projectMessage } from '../core/view/project-view.ts';
 import type { ModelClient } from '../providers/model-client.ts';
 import type { BlobStore } from '../store/blob-store.ts';
@@ -14,16 +17,19 @@ import { createMemoryBlobStore } from '../store/memory-blob-store.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';
 import type { SessionStore } from '../store/session-store.ts';
 import { createTraceRecorder, type TraceRecorder, type TraceStore } from '../store/trace-store.ts';
+import { createExtractiveSummarizer } from '../summarize/extractive-summarizer.ts';
 import type { Summarizer } from '../summarize/summarizer.ts';
 import { scheduleAsyncSummary } from './async-summary.ts';
 import { withBudgetOptions } from './budget-options.ts';
 import { type CallContext, CounterChooser, type PrepareRequest, resolveCallContext } from './call-context.ts';
 import { chooseSummarizer } from './choose-summarizer.ts';
 import { Compactor } from './compactor.ts';
+import { readIndexSources } from './context-indexes.ts';
 import { diffHistory } from './diff-history.ts';
+import { emergencyCompact } from './emergency-compact.ts';
 import type { ContextEvent, ContextEventListener } from './events.ts';
 import { hiddenResultOf } from './hidden-result.ts';
-import { createMemoryMemorySink, type MemorySink } from './memory-sink.ts';
+import { createMemoryMemorySink, type MemorySink, MemoryUnavailableError } from './memory-sink.ts';
 import { normalizeAppendedResult } from './normalize-appended-result.ts';
 import { type PrepareResult, prepareCall, runCheapLayers } from './prepare-call.ts';
 import { recognizeRetries, turnInProgress } from './recognize-retries.ts';
@@ -59,8 +65,18 @@ export interface ContextManagerOptions {
   fetch?: typeof fetch;
   store?: SessionStore;
   blobs?: BlobStore;
-  /** Where summaries of trimmed turns and cleared context go (seed 000's daily memory file). */
+  /**
+   * Where summaries of trimmed turns and cleared context go (seed 000's daily memory file). A sink that
+   * keeps an index (`createFileMemorySink`) also puts MEMORY.md in every request (policy
+   * `indexes.memory`); `readMemory` reads a note.
+   */
   memory?: MemorySink;
+  /**
+   * The agent's skills (`createFsSkillSource`, `createMemorySkillSource`): every skill's name and
+   * description enters every request (policy `indexes.skills`), a skill's body only when the agent reads
+   * it (seed 002's progressive disclosure; the `read_skill` tool over `manager.skills`).
+   */
+  skills?: SkillSource;
   /** Epoch ms; passed in so tests and replays control time. */
   clock?: () => number;
   /**
@@ -104,13 +120,18 @@ export class ContextManager {
   readonly store: SessionStore;
   readonly blobs: BlobStore;
   readonly memory: MemorySink;
+  readonly skills: SkillSource | undefined;
   readonly summarizer: Summarizer;
   readonly clock: () => number;
   readonly #counters: CounterChooser;
   readonly #runtimes = new Map<string, SessionRuntime>();
   readonly #locks = new Map<string, Promise<unknown>>();
   readonly #listeners = new Set<ContextEventListener>();
-  readonly #tokenCacheOptions: { messageOverheadTokens: number; mediaTokens: number };
+  readonly #tokenCacheOptions: {
+    messageOverheadTokens: number;
+    mediaTokens: number;
+    countToolCallType: boolean;
+  };
   #ids = 0;
   readonly #trace: TraceRecorder | undefined;
 
@@ -119,6 +140,7 @@ export class ContextManager {
     this.store = options.store ?? createMemorySessionStore();
     this.blobs = options.blobs ?? createMemoryBlobStore();
     this.memory = options.memory ?? createMemoryMemorySink();
+    this.skills = options.skills;
     this.summarizer =
       options.summarizer ??
       chooseSummarizer(this.policy, {
@@ -135,6 +157,7 @@ export class ContextManager {
     this.#tokenCacheOptions = {
       messageOverheadTokens: this.policy.tokens.messageOverhead,
       mediaTokens: this.policy.tokens.mediaTokens,
+      countToolCallType: this.policy.tokens.countToolCallType,
     };
   }
 
@@ -244,8 +267,14 @@ export class ContextManager {
    * fixed regions (system + tools + output reserve) cannot.
    */
   prepare(sessionId: string, request: PrepareRequest = {}): Promise<PrepareResult> {
+    try {
+      // Checked here, not first at the compaction whose snapshot records it (seed 003).
+      request.tools?.forEach(toolInjectionOf);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.#exclusive(sessionId, async (runtime) => {
-      const call = this.#callContext(runtime, request);
+      const call = await this.#callContext(runtime, request);
       const result = await prepareCall(this.#compactor(runtime, call), request);
       this.#emit(result.events);
       return result;
@@ -255,7 +284,7 @@ export class ContextManager {
   /** The async path: after a turn, starts a background summarization when due; the next prepare uses it. */
   afterTurn(sessionId: string): Promise<AfterTurnResult> {
     return this.#exclusive(sessionId, async (runtime) => {
-      const call = this.#callContext(runtime, {});
+      const call = await this.#callContext(runtime, {});
       const compactor = this.#compactor(runtime, call);
       await runCheapLayers(compactor);
       const scheduled = scheduleAsyncSummary(compactor);
@@ -267,7 +296,7 @@ export class ContextManager {
   /** The reactive path: the provider reported an overflow anyway. Compacts as the policy says; retry once. */
   recover(sessionId: string, error: unknown): Promise<RecoverResult> {
     return this.#exclusive(sessionId, async (runtime) => {
-      const call = this.#callContext(runtime, {});
+      const call = await this.#callContext(runtime, {});
       const compactor = this.#compactor(runtime, call);
       const retry = await recoverFromOverflow(compactor, error);
       return { retry, events: this.#emit(compactor.events) };
@@ -280,7 +309,7 @@ export class ContextManager {
     options: CompactOptions = {},
   ): Promise<{ compacted: boolean; events: ContextEvent[] }> {
     return this.#exclusive(sessionId, async (runtime) => {
-      const call = this.#callContext(runtime, {});
+      const call = await this.#callContext(runtime, {});
       const compactor = this.#compactor(runtime, call);
       const asked = {
         strategy: options.strategy ?? this.policy.summarize.strategy,
@@ -296,10 +325,28 @@ export class ContextManager {
     });
   }
 
+  /**
+   * Emergency compaction on demand (seed 003's session-compact endpoint, a "Free up context" button): the
+   * policy's emergency sequence now, as after an overflow, with no model call (digitorn: keep_recent
+   * halved, minimum 4, the rest dropped with a reminder). Steps that summarize (000's memory note, 001's
+   * compact) summarize extractively; when the policy's steps free nothing, or it has none, keep_recent is
+   * halved as seed 003 does. Edits are layer `emergency`, reason `manual`; ends with an
+   * `emergency-compacted` event. The overflow count and the retry state are left as they were.
+   */
+  emergencyCompact(sessionId: string): Promise<{ compacted: boolean; events: ContextEvent[] }> {
+    return this.#exclusive(sessionId, async (runtime) => {
+      const call = await this.#callContext(runtime, {});
+      const offline = this.summarizer.usesModel ? createExtractiveSummarizer() : this.summarizer;
+      const compactor = this.#compactor(runtime, call, offline);
+      const compacted = await emergencyCompact(compactor);
+      return { compacted, events: this.#emit(compactor.events) };
+    });
+  }
+
   /** `/context clear`: the agent forgets the conversation; what it was is kept in the log and in memory. */
   clear(sessionId: string): Promise<{ events: ContextEvent[] }> {
     return this.#exclusive(sessionId, async (runtime) => {
-      const call = this.#callContext(runtime, {});
+      const call = await this.#callContext(runtime, {});
       const compactor = this.#compactor(runtime, call);
       await compactor.clearContext();
       return { events: this.#emit(compactor.events) };
@@ -309,16 +356,35 @@ export class ContextManager {
   /** Context statistics: messages, roles, characters, tokens by category, pressure and thresholds. */
   stats(sessionId: string, request: PrepareRequest = {}): Promise<SessionStats> {
     return this.#exclusive(sessionId, async (runtime) => {
-      const call = this.#callContext(runtime, request);
-      return sessionStats(runtime, call, this.policy, this.#compactor(runtime, call).regions());
+      const call = await this.#callContext(runtime, request);
+      const compactor = this.#compactor(runtime, call);
+      return sessionStats(runtime, call, this.policy, {
+        ...compactor.regions(),
+        memory: compactor.memoryTokens(),
+      });
     });
   }
 
-  /** The session's log and edits, as stored (for replay, export, the dashboard). */
+  /**
+   * The session's log and edits, as stored (for replay and audit): the log exactly as appended, never
+   * rewritten. For the history as people read it, with what the edits made of it, see `transcript`.
+   */
   history(sessionId: string): Promise<{ log: Message[]; edits: Edit[] }> {
     return this.#exclusive(sessionId, async (runtime) => {
       const whole = await this.#whole(runtime);
       return { log: [...whole.log], edits: [...whole.edits] };
+    });
+  }
+
+  /**
+   * The history as people read it (export, transcripts, the dashboard): every log message, archived
+   * tool results marked `agentVisible: false`, `kind: 'tool_result_archived'` (their `userVisible`
+   * kept), and each archive's `tool_summary` digest in its place (seed 001). See `historyAsShown`.
+   */
+  transcript(sessionId: string): Promise<Message[]> {
+    return this.#exclusive(sessionId, async (runtime) => {
+      const whole = await this.#whole(runtime);
+      return historyAsShown(whole.log, whole.edits);
     });
   }
 
@@ -332,6 +398,17 @@ export class ContextManager {
     return this.blobs.get(sessionId, ref);
   }
 
+  /**
+   * Reads a memory file by the path the memory index gives it (`MEMORY.md`, `memory/YYYY-MM-DD.md`): what
+   * the `read_memory` tool answers. Memory is the agent's, not a session's. Refuses any other path
+   * (`InvalidMemoryPathError`); `MemoryUnavailableError` when the memory sink keeps no files.
+   */
+  readMemory(path: string): Promise<string> {
+    const sink = this.memory;
+    if (!sink.readNote) return Promise.reject(new MemoryUnavailableError());
+    return sink.readNote(path);
+  }
+
   /** Waits until every event so far is in the trace; rethrows a failed trace write. */
   async flushTrace(): Promise<void> {
     await this.#trace?.flush();
@@ -342,12 +419,12 @@ export class ContextManager {
     this.#runtimes.delete(sessionId);
   }
 
-  #compactor(runtime: SessionRuntime, call: CallContext): Compactor {
+  #compactor(runtime: SessionRuntime, call: CallContext, summarizer = this.summarizer): Compactor {
     return new Compactor({
       runtime,
       call,
       policy: this.policy,
-      summarizer: this.summarizer,
+      summarizer,
       blobs: this.blobs,
       memory: this.memory,
       clock: this.clock,
@@ -365,8 +442,10 @@ export class ContextManager {
     return runtime.whole() ?? { log: [], edits: [] };
   }
 
-  #callContext(runtime: SessionRuntime, request: PrepareRequest): CallContext {
-    const call = resolveCallContext(this.policy, request, runtime.memo, this.#counters);
+  async #callContext(runtime: SessionRuntime, request: PrepareRequest): Promise<CallContext> {
+    // Read before every call: a skill added or a memory note written shows in the next request.
+    const indexes = await readIndexSources(this.policy, { memory: this.memory, skills: this.skills });
+    const call = resolveCallContext(this.policy, request, runtime.memo, this.#counters, indexes);
     runtime.useCounter(call.counter);
     return call;
   }

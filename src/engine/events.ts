@@ -1,5 +1,6 @@
 import type { EditReason, LayerName } from '../core/edit.ts';
 import type { Usage } from '../core/message.ts';
+import type { EmergencyStep } from '../core/policy/policy-schema.ts';
 import type { SummaryReport } from '../summarize/summarizer.ts';
 
 /** Why an appended tool result is not shown to the model (see the `tool-result-hidden` event). */
@@ -49,6 +50,23 @@ export type ContextEvent =
   | { type: 'tool-results-cleared'; sessionId: string; at: number; count: number; tokensFreed: number }
   | {
       /**
+       * The proactive check before a call (seed 004's isOverContextBudget: message_tokens + tool_def_tokens
+       * + MaxTokens > ContextWindow), on every call whether or not anything is then compacted: the regions
+       * it added up and whether the request was `over`. Only for policies with `budget.proactiveCheck`.
+       */
+      type: 'budget-checked';
+      sessionId: string;
+      at: number;
+      contextWindow: number;
+      maxOutputTokens: number;
+      system: number;
+      toolDefinitions: number;
+      summary: number;
+      history: number;
+      over: boolean;
+    }
+  | {
+      /**
        * An appended tool result the view leaves out, because providers reject a result that answers no
        * open call: `no-call` (no call with its id before it), `already-answered` (its call has a result
        * already), `call-closed` (its call's block ended, answered by a stand-in, before it came). It stays
@@ -69,6 +87,22 @@ export type ContextEvent =
       attempt: number;
       error: string;
       retry: boolean;
+    }
+  | {
+      /**
+       * Emergency compaction asked for from outside (`emergencyCompact`; seed 003's session-compact
+       * endpoint), the on-demand counterpart of `context-overflowed`: the emergency steps that ran, in
+       * order, and what they freed. No model is called.
+       */
+      type: 'emergency-compacted';
+      sessionId: string;
+      at: number;
+      steps: EmergencyStep[];
+      compacted: boolean;
+      tokensBefore: number;
+      tokensAfter: number;
+      messagesBefore: number;
+      messagesAfter: number;
     }
   | {
       type: 'history-diverged';

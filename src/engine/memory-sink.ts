@@ -1,3 +1,5 @@
+import { CtxkitError } from '../core/errors.ts';
+
 /** A note for long-term memory: summaries of trimmed turns, overflow emergencies, cleared context (seed 000). */
 export interface MemoryEntry {
   at: number;
@@ -13,8 +15,55 @@ export interface MemorySink {
   write(sessionId: string, entry: MemoryEntry): Promise<void>;
   /** Entries whose text or title mentions every word of the query, newest first. */
   search(sessionId: string, query: string): Promise<MemoryEntry[]>;
+  /**
+   * The memory index (`MEMORY.md`), one line per note, as the request shows it (seed 002: "The memory
+   * index MEMORY.md … Individual notes enter only when read"); undefined when there is none yet. Only a
+   * sink that keeps an index implements it: without it, no memory index enters the request. The index is
+   * the agent's, not a session's: memory outlives sessions.
+   */
+  readIndex?(): Promise<string | undefined>;
+  /**
+   * One memory file by the path the index gives it (`MEMORY.md`, `memory/YYYY-MM-DD.md`): what the
+   * `read_memory` tool answers. A path that is not a memory file is an `InvalidMemoryPathError`, a memory
+   * file that does not exist a `MemoryNoteNotFoundError`.
+   */
+  readNote?(path: string): Promise<string>;
 }
 
+/**
+ * A path given to `readNote` that is not a memory file: only `MEMORY.md` and the daily files
+ * `memory/YYYY-MM-DD.md` are, inside the memory directory. Paths come from the model and are never trusted.
+ */
+export class InvalidMemoryPathError extends CtxkitError {
+  readonly path: string;
+
+  constructor(path: string, reason: string) {
+    super('invalid_memory_path', `memory path ${JSON.stringify(path)}: ${reason}`, { path, reason });
+    this.path = path;
+  }
+}
+
+/** A well-formed memory path with no memory file there (a day nothing was written). */
+export class MemoryNoteNotFoundError extends CtxkitError {
+  readonly path: string;
+
+  constructor(path: string, reason = 'no such memory file') {
+    super('memory_note_not_found', `memory path ${JSON.stringify(path)}: ${reason}`, { path, reason });
+    this.path = path;
+  }
+}
+
+/** The memory sink keeps no files to read (the in-memory sink): there is no memory index or note. */
+export class MemoryUnavailableError extends CtxkitError {
+  constructor() {
+    super('memory_unavailable', 'this agent keeps no memory files to read (its memory sink has no readNote)');
+  }
+}
+
+/**
+ * Notes held in memory, per session: for tests and agents without a disk. It keeps no index, so it has
+ * no `readIndex` / `readNote` and no memory index enters the request (the file sink has both).
+ */
 export function createMemoryMemorySink(): MemorySink {
   const entries = new Map<string, MemoryEntry[]>();
   return {

@@ -1,4 +1,5 @@
 import { historyBudget, isOverContextBudget, oversizedFixedRegion } from '../core/budget/context-budget.ts';
+import { measurePressure, reachableThreshold } from '../core/budget/pressure-measure.ts';
 import type { Message } from '../core/message.ts';
 import type { Hook } from '../core/policy/policy-schema.ts';
 import {
@@ -24,13 +25,15 @@ import { type FinalGuardReport, guardFinalRequest } from './final-guard.ts';
 import { offloadResults, offloadStaleArguments, TYPICAL_OFFLOAD_POINTER } from './offload-results.ts';
 import { runEmergencySequence } from './recover-from-overflow.ts';
 import type { RequestPointer } from './request-ledger.ts';
+import type { TokenCategories } from './session-stats.ts';
 
 export interface PrepareStats {
   model: string | undefined;
   contextWindow: number;
   maxOutputTokens: number;
-  tokens: { system: number; tools: number; summary: number; history: number; input: number };
-  /** input / (contextWindow − maxOutputTokens). */
+  /** The request's input by category, adding up to `input` (see `TokenCategories`). */
+  tokens: TokenCategories;
+  /** Pressure in the policy's measure (budget.pressureOf; by default input / (contextWindow − maxOutputTokens)). */
   pressure: number;
   messages: number;
   /** Edits committed while preparing this call. */
@@ -77,6 +80,7 @@ export async function prepareCall(compactor: Compactor, _request: PrepareRequest
 
   await runHooks(compactor, runtime.lastEntryStartsTurn() ? ['before_call', 'turn_start'] : ['before_call']);
   await runMessageLimit(compactor);
+  if (policy.budget.proactiveCheck) reportBudgetCheck(compactor);
   await fitProactively(compactor);
 
   const assemble = () =>
@@ -95,6 +99,7 @@ export async function prepareCall(compactor: Compactor, _request: PrepareRequest
   // Stats say what is sent: counted, without the scale an overflow put on the estimate for the layers.
   const counted = compactor.countedRegions();
   const input = counted.system + counted.toolDefinitions + counted.summary + counted.history;
+  const memory = compactor.memoryTokens();
   runtime.notePrepared(assembled.messages, regions);
   runtime.preparedHistoryTokens = counted.history;
   return {
@@ -107,11 +112,12 @@ export async function prepareCall(compactor: Compactor, _request: PrepareRequest
       tokens: {
         system: counted.system,
         tools: counted.toolDefinitions,
-        summary: counted.summary,
+        summary: counted.summary - memory,
+        memory,
         history: counted.history,
         input,
       },
-      pressure: input / Math.max(1, call.contextWindow - call.maxOutputTokens),
+      pressure: measurePressure(policy.budget.pressureOf, counted),
       messages: assembled.messages.length,
       edits: runtime.editCount - editsBefore,
       ...(guard ? { guard } : {}),
@@ -147,7 +153,11 @@ export async function runCheapLayers(compactor: Compactor): Promise<void> {
     await compactor.apply(edits, 'truncate-old', 'old_result_limit');
   }
 
-  if (policy.clearing.enabled && compactor.pressure() >= policy.clearing.trigger)
+  if (
+    policy.clearing.enabled &&
+    compactor.pressure() >=
+      reachableThreshold(policy.clearing.trigger, policy.budget.pressureOf, compactor.call)
+  )
     await clearOldResults(compactor);
 
   if (policy.archive.strategy !== 'off' && runtime.visibleResults > policy.archive.toolCallCutoff) {
@@ -164,7 +174,11 @@ export async function runCheapLayers(compactor: Compactor): Promise<void> {
       fraction: policy.trim.fraction,
     });
     if (plan) {
-      await compactor.dropThroughSeq(plan.throughSeq, plan.trimmed, 'trim', 'turn_limit', false);
+      await compactor.dropThroughSeq(plan.throughSeq, plan.trimmed, {
+        layer: 'trim',
+        reason: 'turn_limit',
+        withReminder: false,
+      });
       scheduleTrimSummary(compactor, plan.trimmed, plan.throughSeq);
     }
   }
@@ -305,20 +319,22 @@ export async function fitProactively(compactor: Compactor): Promise<void> {
       if (!plan) return false;
       if (plan.kind === 'compress') return compactor.apply([plan.edit], 'compress-text', 'token_budget');
       // 000: "with discarded content written to memory and a context summary injected", as turn trimming.
-      const shrunk = await compactor.dropThroughSeq(
-        plan.throughSeq,
-        plan.trimmed,
-        'trim',
-        'token_budget',
-        false,
-      );
+      const shrunk = await compactor.dropThroughSeq(plan.throughSeq, plan.trimmed, {
+        layer: 'trim',
+        reason: 'token_budget',
+        withReminder: false,
+      });
       scheduleTrimSummary(compactor, plan.trimmed, plan.throughSeq);
       return shrunk;
     },
     async () => {
       const plan = planFitToBudget(compactor.input(), { budget: entryBudget(compactor) });
       if (!plan) return false;
-      return compactor.dropThroughSeq(plan.throughSeq, plan.dropped, 'drop', 'token_budget', true);
+      return compactor.dropThroughSeq(plan.throughSeq, plan.dropped, {
+        layer: 'drop',
+        reason: 'token_budget',
+        withReminder: true,
+      });
     },
     async () => {
       const budget = historyBudget({ ...compactor.regions() });
@@ -343,7 +359,11 @@ export async function fitProactively(compactor: Compactor): Promise<void> {
       // its messages that fit, cutting where no call/result pair is split.
       const plan = planFitToBudget(compactor.input(), { budget: entryBudget(compactor), cutAt: 'message' });
       if (!plan) return false;
-      return compactor.dropThroughSeq(plan.throughSeq, plan.dropped, 'drop', 'token_budget', true);
+      return compactor.dropThroughSeq(plan.throughSeq, plan.dropped, {
+        layer: 'drop',
+        reason: 'token_budget',
+        withReminder: true,
+      });
     },
   ];
   let rounds = 0;
@@ -358,6 +378,23 @@ export async function fitProactively(compactor: Compactor): Promise<void> {
   // The policy's own token budget (000) is a target; only a request over the window cannot be sent.
   const regions = compactor.regions();
   if (isOverContextBudget(regions)) throw new ContextBudgetError('history', regions);
+}
+
+/** The proactive check, observable on every call (seed 004): the regions it adds up and whether they are over. */
+function reportBudgetCheck(compactor: Compactor): void {
+  const { contextWindow, maxOutputTokens, system, toolDefinitions, summary, history } = compactor.regions();
+  compactor.events.push({
+    type: 'budget-checked',
+    sessionId: compactor.runtime.id,
+    at: compactor.deps.clock(),
+    contextWindow,
+    maxOutputTokens,
+    system,
+    toolDefinitions,
+    summary,
+    history,
+    over: compactor.overBudget(),
+  });
 }
 
 /**

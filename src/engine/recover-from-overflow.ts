@@ -16,8 +16,9 @@ export const OVERFLOW_SAFETY = 1.02;
  * The reactive path: the provider said the request overflowed despite the proactive check (the
  * estimate undershot). Records by how much, runs the policy's emergency sequence with no model call
  * unless the policy says otherwise, and answers whether to retry: the first overflows are retried
- * (emergency.maxRetries), the next one resets to the last turn + summary (media kept) when the policy
- * allows, after that the error stands.
+ * (emergency.maxRetries), the next one resets when the policy allows (to the last turn + summary, media
+ * kept, and retried; or, with `resetScope: 'all'`, the whole context, not retried), after that the error
+ * stands.
  *
  * A retry is only asked for when the next request will differ from the one that overflowed: an edit was
  * committed, or the estimate's new scale puts the history over budget (the next `prepare` cuts). When
@@ -57,11 +58,19 @@ export async function recoverFromOverflow(compactor: Compactor, error: unknown):
   const retries = emergency.enabled ? emergency.maxRetries : 0;
   const mayReset = emergency.enabled && emergency.resetWhenStillOver && attempt <= retries + 1;
   if (attempt <= retries) await runEmergencySequence(compactor, emergency);
+  let clearedAll = false;
   if (mayReset && (attempt > retries || !changed())) {
-    const lastTurn = runtime.lastTurnStartSeq();
-    if (lastTurn !== undefined) await compactor.resetTo(lastTurn - 1, true, 'context_overflow');
+    if (emergency.resetScope === 'all') {
+      // 000: "the entire conversation context is cleared": nothing is left to resend, so no retry; the
+      // next request starts from the user's next message. The log keeps every message.
+      const last = runtime.heldLog.at(-1);
+      if (last !== undefined) clearedAll = await compactor.resetTo(last.seq, false, 'context_overflow');
+    } else {
+      const lastTurn = runtime.lastTurnStartSeq();
+      if (lastTurn !== undefined) await compactor.resetTo(lastTurn - 1, true, 'context_overflow');
+    }
   }
-  const retry = (attempt <= retries || mayReset) && changed();
+  const retry = !clearedAll && (attempt <= retries || mayReset) && changed();
   compactor.events.push({
     type: 'context-overflowed',
     sessionId: runtime.id,
@@ -133,8 +142,7 @@ export async function runEmergencySequence(
       }
       case 'drop-fraction': {
         const plan = planDropOldestTurns(compactor.input(), { fraction: emergency.dropFraction });
-        if (plan)
-          await compactor.dropThroughSeq(plan.throughSeq, plan.dropped, 'emergency', reason, true, plan.note);
+        if (plan) await compactor.dropWithSummaryNote(plan, 'emergency', reason);
         break;
       }
       case 'drop-to-fit': {
@@ -148,7 +156,12 @@ export async function runEmergencySequence(
         const plan = planFitToBudget(compactor.input(), {
           budget: Math.max(0, Math.floor(budget / runtime.overflowScale)),
         });
-        if (plan) await compactor.dropThroughSeq(plan.throughSeq, plan.dropped, 'emergency', reason, true);
+        if (plan)
+          await compactor.dropThroughSeq(plan.throughSeq, plan.dropped, {
+            layer: 'emergency',
+            reason,
+            withReminder: true,
+          });
         break;
       }
     }

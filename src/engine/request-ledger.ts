@@ -5,7 +5,7 @@ import {
   toolDefinitionText,
 } from '../core/tokens/estimate-tool-definition-tokens.ts';
 import { measuredUnits } from '../core/tokens/measure-message.ts';
-import { DEFAULT_MESSAGE_OVERHEAD_TOKENS } from '../core/tokens/token-estimate-options.ts';
+import { DEFAULT_MESSAGE_OVERHEAD_TOKENS, TOOL_CALL_TYPE } from '../core/tokens/token-estimate-options.ts';
 import { countTokenUnits } from '../core/tokens/token-units.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import type { AssembledRequest } from './assemble-request.ts';
@@ -241,11 +241,21 @@ function messageFigures(
   framingGap: number,
 ): MessageFigures {
   if (!isAgentVisible(message)) return { fixed: 0, units: 0 };
+  // Seed 004 counts each call's type as text; the scorer leaves it to the framing: taken back out. (Media
+  // keep the policy's flat figure: nobody knows an image's cost better than the policy that sets it.)
+  const calls = runtime.tokenCache.options.countToolCallType
+    ? message.parts.filter((part) => part.type === 'tool-call').length
+    : 0;
   if (counting.kind === 'exact') {
-    return { fixed: runtime.tokenCache.estimate(message, counting.counter).total + framingGap, units: 0 };
+    const typeTokens = calls > 0 ? calls * counting.counter.count(TOOL_CALL_TYPE) : 0;
+    const counted = runtime.tokenCache.estimate(message, counting.counter).total;
+    return { fixed: counted - typeTokens + framingGap, units: 0 };
   }
   const measure = runtime.tokenCache.measure(message);
-  return { fixed: measure.media + measure.overhead + framingGap, units: measuredUnits(measure) };
+  return {
+    fixed: measure.media + measure.overhead + framingGap,
+    units: measuredUnits(measure) - calls * countTokenUnits(TOOL_CALL_TYPE),
+  };
 }
 
 function systemFigures(counting: RequestCounting, text: string): MessageFigures {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../core/errors.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import { PRESETS } from '../core/policy/presets/index.ts';
 import { createExactCounter } from '../core/tokens/exact-counter.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
+import { DEFAULT_TOOL_INJECTION, type ToolDefinition } from '../core/tool-definition.ts';
 import { createMemoryBlobStore } from '../store/memory-blob-store.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';
 import type { SessionStore } from '../store/session-store.ts';
@@ -12,6 +14,7 @@ import { asInput, replaySession } from '../testing/replay-session.ts';
 import type { PrepareRequest } from './call-context.ts';
 import { createContextManager } from './context-manager.ts';
 import { createMemoryMemorySink } from './memory-sink.ts';
+import { RESUME_TOOL_HEADINGS, snapshotNoteOf, systemNoteFromSnapshot } from './restore-session.ts';
 
 const TAU = 'tau-bench__gpt-4o-airline_task33_trial0.jsonl';
 const clock = () => {
@@ -88,6 +91,119 @@ describe('restore after a restart', () => {
     const text = note?.parts[0]?.type === 'text' ? note.parts[0].text : '';
     expect(text).toContain('get_reservation_details: Get the details of a reservation.');
     expect(text).toMatch(/Recent tool calls:\n- \w+\(/);
+  });
+});
+
+describe("the snapshot records each tool's injection mode, and the resume note uses it (seed 003)", () => {
+  const policy = { ...PRESETS.digitorn, model: 'gpt-4o' };
+  const modes = [
+    {
+      name: 'get_reservation_details',
+      description: 'Get the details of a reservation.',
+      injection: 'direct',
+    },
+    { name: 'search_flights', description: 'Search direct flights.', injection: 'compact_direct' },
+    { name: 'book_reservation', description: 'Book a reservation.', injection: 'discovery' },
+    { name: 'cancel_reservation', description: 'Cancel a reservation.' },
+  ] satisfies ToolDefinition[];
+
+  it('records name, first description line and mode, unset = direct; the note groups them by what the agent does', async () => {
+    const request = { system: 'airline agent', tools: modes, contextWindow: 6_000, maxOutputTokens: 500 };
+    const { after, second } = await beforeAndAfterRestart(policy, request);
+    const snapshot = (await second.history('s')).edits
+      .map((edit) => (edit.type === 'summarize' || edit.type === 'drop' ? edit.snapshot : undefined))
+      .find((found) => found !== undefined);
+    expect(snapshot?.tools).toEqual([
+      {
+        name: 'get_reservation_details',
+        description: 'Get the details of a reservation.',
+        injection: 'direct',
+      },
+      { name: 'search_flights', description: 'Search direct flights.', injection: 'compact_direct' },
+      { name: 'book_reservation', description: 'Book a reservation.', injection: 'discovery' },
+      { name: 'cancel_reservation', description: 'Cancel a reservation.', injection: DEFAULT_TOOL_INJECTION },
+    ]);
+    const note = after.messages.find((message) => message.id.startsWith('reminder-'));
+    const text = note?.parts[0]?.type === 'text' ? note.parts[0].text : '';
+    expect(text).toContain(
+      [
+        RESUME_TOOL_HEADINGS['called-by-name'],
+        '- get_reservation_details: Get the details of a reservation.',
+        '- search_flights: Search direct flights.',
+        '- cancel_reservation: Cancel a reservation.',
+        RESUME_TOOL_HEADINGS.discovery,
+        '- book_reservation: Book a reservation.',
+      ].join('\n'),
+    );
+  });
+
+  it('reads a snapshot recorded before modes were as all direct, and leaves out an empty group', () => {
+    const note = systemNoteFromSnapshot({
+      tools: [{ name: 'read_file', description: 'Read a file.' }],
+      memory: [],
+      toolExamples: [],
+    });
+    expect(note).toBe(
+      [
+        '[Session resumed] Context from before the restart:',
+        RESUME_TOOL_HEADINGS['called-by-name'],
+        '- read_file: Read a file.',
+      ].join('\n'),
+    );
+    expect(note).not.toContain(RESUME_TOOL_HEADINGS.discovery);
+    const discoveryOnly = systemNoteFromSnapshot({
+      tools: [{ name: 'deploy', description: '', injection: 'discovery' }],
+      memory: [],
+      toolExamples: [],
+    });
+    expect(discoveryOnly).toContain(`${RESUME_TOOL_HEADINGS.discovery}\n- deploy`);
+    expect(discoveryOnly).not.toContain(RESUME_TOOL_HEADINGS['called-by-name']);
+  });
+
+  it('refuses a mode it does not know, naming the field, before anything is stored', async () => {
+    const manager = createContextManager({ policy, clock: clock() });
+    await manager.append('s', [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }]);
+    const tools = [modes[0], { name: 'x', injection: 'lazy\u001b[31m' }] as unknown as ToolDefinition[];
+    const error = await manager.prepare('s', { tools }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error).toMatchObject({ field: 'tools[1].injection' });
+    expect((error as Error).message).toContain('direct | compact_direct | discovery');
+    // Quoted as JSON: no control character of the input reaches a terminal.
+    expect((error as Error).message).not.toContain('\u001b');
+    expect((await manager.history('s')).edits).toEqual([]);
+  });
+});
+
+describe('snapshotNoteOf', () => {
+  it('is the resume note of a snapshot restore, and nothing for any other cut', async () => {
+    const policy = { ...PRESETS.digitorn, model: 'gpt-4o' };
+    const request = { system: 'airline agent', tools, contextWindow: 6_000, maxOutputTokens: 500 };
+    const { after } = await beforeAndAfterRestart(policy, request);
+    const note = after.messages.find((message) => message.id.startsWith('reminder-'));
+    expect(note?.parts[0]).toMatchObject({
+      type: 'text',
+      text: expect.stringMatching(/^\[Session resumed\]/),
+    });
+    const reminder = note?.parts[0]?.type === 'text' ? note.parts[0].text : '';
+    const restoreCut = {
+      id: 'r',
+      at: 0,
+      type: 'drop',
+      layer: 'restore',
+      reason: 'session_restored',
+      throughSeq: 3,
+      reminder,
+      tokensBefore: 0,
+      tokensAfter: 0,
+    } as const;
+    expect(snapshotNoteOf({ cut: restoreCut, reminder })).toBe(reminder);
+    expect(
+      snapshotNoteOf({
+        cut: { ...restoreCut, layer: 'drop', reason: 'context_pressure' },
+        reminder: 'recap',
+      }),
+    ).toBeUndefined();
+    expect(snapshotNoteOf({ cut: undefined, reminder: undefined })).toBeUndefined();
   });
 });
 

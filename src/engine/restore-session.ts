@@ -1,8 +1,9 @@
 import type { CompactionSnapshot, Edit } from '../core/edit.ts';
 import type { Message } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
-import type { ToolDefinition } from '../core/tool-definition.ts';
+import { DEFAULT_TOOL_INJECTION, type ToolDefinition, toolInjectionOf } from '../core/tool-definition.ts';
 import { splitTurns } from '../core/turns/parse-turn-boundaries.ts';
+import type { View } from '../core/view/project-view.ts';
 import type { MemorySink } from './memory-sink.ts';
 import type { SessionRuntime } from './session-runtime.ts';
 
@@ -32,24 +33,38 @@ export async function takeSnapshot(
   }
   const notes = await memory.search(runtime.id, '');
   return {
-    tools: tools.map((tool) => ({
+    tools: tools.map((tool, index) => ({
       name: tool.name,
       description: (tool.description ?? '').split('\n')[0] ?? '',
+      injection: toolInjectionOf(tool, index),
     })),
     memory: notes.slice(0, SNAPSHOT_MEMORY_NOTES).map((note) => note.title),
     toolExamples: examples,
   };
 }
 
-/** The system note a resumed session starts with (seed 003's build_system_note_from_payload). */
+/** The resume note's heading for the tools of each injection mode: what the agent does to call them. */
+export const RESUME_TOOL_HEADINGS: Readonly<Record<'called-by-name' | 'discovery', string>> = {
+  'called-by-name': 'Tools available (call them directly by name):',
+  discovery: 'Tools available through discovery (look each one up with the tool search before calling it):',
+};
+
+/**
+ * The system note a resumed session starts with (seed 003's build_system_note_from_payload). Tools are
+ * grouped by how they reach the model, as digitorn's note tells a `direct` agent to call its tools by
+ * name and a `discovery` agent to rediscover them first: told the wrong way, a resumed agent calls a tool
+ * it cannot see, or searches for one it has.
+ */
 export function systemNoteFromSnapshot(snapshot: CompactionSnapshot): string {
   const lines = ['[Session resumed] Context from before the restart:'];
-  if (snapshot.tools.length > 0) {
-    lines.push(
-      'Tools available:',
-      ...snapshot.tools.map((tool) => `- ${tool.name}${tool.description ? `: ${tool.description}` : ''}`),
-    );
-  }
+  const line = (tool: CompactionSnapshot['tools'][number]) =>
+    `- ${tool.name}${tool.description ? `: ${tool.description}` : ''}`;
+  const discovered = (tool: CompactionSnapshot['tools'][number]) =>
+    (tool.injection ?? DEFAULT_TOOL_INJECTION) === 'discovery';
+  const byName = snapshot.tools.filter((tool) => !discovered(tool));
+  const throughDiscovery = snapshot.tools.filter(discovered);
+  if (byName.length > 0) lines.push(RESUME_TOOL_HEADINGS['called-by-name'], ...byName.map(line));
+  if (throughDiscovery.length > 0) lines.push(RESUME_TOOL_HEADINGS.discovery, ...throughDiscovery.map(line));
   if (snapshot.memory.length > 0)
     lines.push('Memory notes:', ...snapshot.memory.map((title) => `- ${title}`));
   if (snapshot.toolExamples.length > 0) {
@@ -59,6 +74,15 @@ export function systemNoteFromSnapshot(snapshot: CompactionSnapshot): string {
     );
   }
   return lines.join('\n');
+}
+
+/**
+ * The resume note in the view, when its newest cut is a snapshot restore (seed 003's memory and tool
+ * snapshot, replayed): what stats report as `memory`. Undefined otherwise (a drop's context reminder is
+ * part of the summary).
+ */
+export function snapshotNoteOf(view: Pick<View, 'cut' | 'reminder'>): string | undefined {
+  return view.cut?.type === 'drop' && view.cut.layer === 'restore' ? view.reminder : undefined;
 }
 
 /**

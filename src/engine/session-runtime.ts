@@ -354,6 +354,7 @@ export class SessionRuntime {
           edit.type === 'archive' ||
           edit.type === 'compress-text' ||
           edit.type === 'branch' ||
+          edit.type === 'hide' ||
           (edit.type === 'clear' && edit.clearInputs),
       )
     ) {

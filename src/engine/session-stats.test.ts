@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../core/policy/presets/index.ts';
 import { createHeuristicCounter } from '../core/tokens/heuristic-counter.ts';
+import type { TokenCounter } from '../core/tokens/token-counter.ts';
 import { ModelCallError } from '../providers/model-client.ts';
+import { createMemorySessionStore } from '../store/memory-session-store.ts';
 import { assistant, callsTo, result, user } from '../testing/build-messages.ts';
-import { createContextManager } from './context-manager.ts';
+import { loadCorpusSession } from '../testing/corpus.ts';
+import { replaySession } from '../testing/replay-session.ts';
+import { createContextManager, type PrepareResult } from './context-manager.ts';
+import { createMemoryMemorySink } from './memory-sink.ts';
+import type { TokenCategories } from './session-stats.ts';
 
 const clock = () => {
   let now = 1_700_000_000_000;
@@ -49,3 +55,53 @@ describe('/context stats', () => {
     expect((await ctx.stats('s')).tokens).toEqual(prepared.stats.tokens);
   });
 });
+
+describe('tokens by category', () => {
+  const TAU = loadCorpusSession('tau-bench__gpt-4o-airline_task33_trial0.jsonl');
+  const tools = [{ name: 'get_reservation_details', description: 'Get the details of a reservation.' }];
+  const request = { system: 'airline agent', tools, contextWindow: 6_000, maxOutputTokens: 500 };
+  const sum = (tokens: TokenCategories) =>
+    tokens.system + tokens.tools + tokens.summary + tokens.memory + tokens.history;
+
+  it('add up to input on every call, for every preset, memory 0 when no memory or snapshot note is sent', async () => {
+    for (const [name, preset] of Object.entries(PRESETS)) {
+      const ctx = createContextManager({ policy: { ...preset, model: 'gpt-4o' }, clock: clock() });
+      const steps = await replaySession(ctx, 's', TAU.messages, request);
+      for (const { result } of steps) {
+        expect(sum(result.stats.tokens), name).toBe(result.stats.tokens.input);
+        expect(result.stats.tokens.memory, name).toBe(0);
+      }
+      const stats = await ctx.stats('s');
+      expect(sum(stats.tokens), name).toBe(stats.tokens.input);
+    }
+  });
+
+  it('memory: the resume note a snapshot restore puts in the request, taken out of summary (seed 003)', async () => {
+    const counter = createHeuristicCounter(4);
+    const stores = { store: createMemorySessionStore(), memory: createMemoryMemorySink() };
+    const policy = { ...PRESETS.digitorn, model: 'gpt-4o' };
+    const first = createContextManager({ policy, counter, clock: clock(), ...stores });
+    await replaySession(first, 's', TAU.messages.slice(0, -1), request);
+    const before = await first.prepare('s', request);
+    expect(before.stats.tokens.memory).toBe(0);
+
+    const resumed = createContextManager({ policy, counter, clock: clock(), ...stores });
+    const after = await resumed.prepare('s', request);
+    const note = after.messages.find((message) => message.id.startsWith('reminder-'));
+    const text = note?.parts[0]?.type === 'text' ? note.parts[0].text : '';
+    expect(text).toMatch(/^\[Session resumed\]/);
+    // The note as the summary region counts a note of its own: its text and a message's framing.
+    expect(after.stats.tokens.memory).toBe(counter.count(text) + 4);
+    expect(sum(after.stats.tokens)).toBe(after.stats.tokens.input);
+    // The summary itself is what it was before the restart; the note is not in it.
+    expect(after.stats.tokens.summary).toBe(before.stats.tokens.summary - reminderTokens(before, counter));
+    expect((await resumed.stats('s')).tokens).toEqual(after.stats.tokens);
+  });
+});
+
+/** What the context reminder of a drop (not a memory note) takes in a request, 0 when it has none. */
+function reminderTokens(prepared: PrepareResult, counter: TokenCounter): number {
+  const reminder = prepared.messages.find((message) => message.id.startsWith('reminder-'));
+  const part = reminder?.parts[0];
+  return part?.type === 'text' ? counter.count(part.text) + 4 : 0;
+}

@@ -1,9 +1,29 @@
 import type { BudgetRegions } from '../core/budget/context-budget.ts';
+import {
+  measurePressure,
+  reachableThreshold,
+  thresholdInputTokens,
+} from '../core/budget/pressure-measure.ts';
 import type { Role } from '../core/message.ts';
 import { autoCompactThreshold } from '../core/policy/effective-hooks.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import type { CallContext } from './call-context.ts';
 import type { SessionRuntime } from './session-runtime.ts';
+
+/**
+ * The request's input tokens by category; `system + tools + summary + memory + history = input`.
+ * `memory` is what memory and snapshot notes take as messages or blocks of the request (seed 003's resume
+ * note, with the memory snapshot and the tool inventory), 0 when there are none; the summary region
+ * without them is `summary`. A memory index in the system prompt is part of `system`.
+ */
+export interface TokenCategories {
+  system: number;
+  tools: number;
+  summary: number;
+  memory: number;
+  history: number;
+  input: number;
+}
 
 /** What `/context` shows (seeds 000 and 002): counts, characters, tokens by category, and what fires when. */
 export interface SessionStats {
@@ -16,9 +36,11 @@ export interface SessionStats {
   chars: number;
   turns: number;
   edits: number;
-  tokens: { system: number; tools: number; summary: number; history: number; input: number };
+  /** See {@link TokenCategories}: the categories add up to `input`. */
+  tokens: TokenCategories;
   contextWindow: number;
   maxOutputTokens: number;
+  /** In the policy's measure (budget.pressureOf): what its thresholds are fractions of. */
   pressure: number;
   /** Where clearing and summarization fire, as pressure and as input tokens (seed 002's /context). */
   thresholds: {
@@ -33,13 +55,14 @@ export interface SessionStats {
  * prefix and framing and any reminder, the history with stand-ins, the continuation note and what
  * reported usage says our count misses. `/context` shows what the next request costs: the scale a
  * reported overflow puts on the history estimate (so the layers cut deeper) is taken back out, as
- * `prepare`'s stats do (Compactor.countedRegions).
+ * `prepare`'s stats do (Compactor.countedRegions). `regions.memory` is the part of the summary region
+ * that memory and snapshot notes take (Compactor.memoryTokens).
  */
 export function sessionStats(
   runtime: SessionRuntime,
   call: CallContext,
   policy: Policy,
-  regions: Pick<BudgetRegions, 'summary' | 'history'>,
+  regions: Pick<BudgetRegions, 'summary' | 'history'> & { memory: number },
 ): SessionStats {
   const roles: Record<Role, number> = { user: 0, assistant: 0, tool: 0 };
   let chars = 0;
@@ -51,12 +74,24 @@ export function sessionStats(
       else if (part.type === 'tool-result') chars += part.content.length;
     }
   }
-  const usable = Math.max(1, call.contextWindow - call.maxOutputTokens);
   const summary = runtime.view.summary;
   const { summary: summaryTokens } = regions;
   const history = countedHistory(runtime, policy, regions.history);
   const input = call.systemTokens + call.toolTokens + summaryTokens + history;
-  const threshold = (pressure: number) => ({ pressure, tokens: Math.floor(pressure * usable) });
+  const counted: BudgetRegions = {
+    contextWindow: call.contextWindow,
+    maxOutputTokens: call.maxOutputTokens,
+    system: call.systemTokens,
+    toolDefinitions: call.toolTokens,
+    summary: summaryTokens,
+    history,
+  };
+  const measure = policy.budget.pressureOf;
+  // Where each fires in the policy's own measure, and the input that takes with today's fixed regions.
+  const threshold = (pressure: number) => ({
+    pressure,
+    tokens: thresholdInputTokens(pressure, measure, counted),
+  });
   return {
     sessionId: runtime.id,
     messages: { log: runtime.nextSeq, view: runtime.view.entries.length },
@@ -64,12 +99,21 @@ export function sessionStats(
     chars,
     turns: runtime.turnStarts.length,
     edits: runtime.editCount,
-    tokens: { system: call.systemTokens, tools: call.toolTokens, summary: summaryTokens, history, input },
+    tokens: {
+      system: call.systemTokens,
+      tools: call.toolTokens,
+      summary: summaryTokens - regions.memory,
+      memory: regions.memory,
+      history,
+      input,
+    },
     contextWindow: call.contextWindow,
     maxOutputTokens: call.maxOutputTokens,
-    pressure: input / usable,
+    pressure: measurePressure(measure, counted),
     thresholds: {
-      clearing: policy.clearing.enabled ? threshold(policy.clearing.trigger) : undefined,
+      clearing: policy.clearing.enabled
+        ? threshold(reachableThreshold(policy.clearing.trigger, measure, counted))
+        : undefined,
       summarize: policy.summarize.auto
         ? threshold(
             autoCompactThreshold(policy, {

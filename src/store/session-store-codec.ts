@@ -129,6 +129,7 @@ export const storedEditSchema = z.discriminatedUnion('type', [
     digestAfterSeq: z.number(),
   }),
   z.object({ ...editBase, type: z.literal('compress-text'), fromSeq: z.number(), throughSeq: z.number() }),
+  z.object({ ...editBase, type: z.literal('hide'), targets: z.array(z.number()) }),
   z.object({
     ...editBase,
     type: z.literal('summarize'),

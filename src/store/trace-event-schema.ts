@@ -6,11 +6,13 @@
  */
 import { z } from 'zod';
 import type { EditReason, LayerName } from '../core/edit.ts';
+import type { EmergencyStep } from '../core/policy/policy-schema.ts';
 import type { ContextEvent } from '../engine/events.ts';
 
 const count = z.number();
 const reason = z.custom<EditReason>((value) => typeof value === 'string');
 const layer = z.custom<LayerName>((value) => typeof value === 'string');
+const emergencyStep = z.custom<EmergencyStep>((value) => typeof value === 'string');
 const base = {
   sessionId: z
     .string()
@@ -64,6 +66,17 @@ export const contextEventSchema = z.discriminatedUnion('type', [
     bytes: count,
   }),
   z.looseObject({ type: z.literal('tool-results-cleared'), ...base, count, tokensFreed: count }),
+  z.looseObject({
+    type: z.literal('budget-checked'),
+    ...base,
+    contextWindow: count,
+    maxOutputTokens: count,
+    system: count,
+    toolDefinitions: count,
+    summary: count,
+    history: count,
+    over: z.boolean(),
+  }),
   z.looseObject({ type: z.literal('model-usage'), ...base, usage, model: z.string().optional() }),
   z.looseObject({
     type: z.literal('context-overflowed'),
@@ -71,6 +84,16 @@ export const contextEventSchema = z.discriminatedUnion('type', [
     attempt: count,
     error: z.string(),
     retry: z.boolean(),
+  }),
+  z.looseObject({
+    type: z.literal('emergency-compacted'),
+    ...base,
+    steps: z.array(emergencyStep),
+    compacted: z.boolean(),
+    tokensBefore: count,
+    tokensAfter: count,
+    messagesBefore: count,
+    messagesAfter: count,
   }),
   z.looseObject({
     type: z.literal('tool-result-hidden'),

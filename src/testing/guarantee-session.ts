@@ -126,6 +126,7 @@ class GuaranteeSession {
     this.cache = new MessageTokenCache({
       messageOverheadTokens: policy.tokens.messageOverhead,
       mediaTokens: policy.tokens.mediaTokens,
+      countToolCallType: policy.tokens.countToolCallType,
     });
     let now = 1_700_000_000_000;
     this.manager = createContextManager({ policy, counter: this.counter, clock: () => (now += 1_000) });

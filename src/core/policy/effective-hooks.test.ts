@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { AUTO_COMPACT_HOOK_ID, autoCompactThreshold, effectiveHooks } from './effective-hooks.ts';
 import { mergePolicy } from './merge-policy.ts';
 import type { Hook } from './policy-schema.ts';
-import { DEFAULT_POLICY, DIGITORN_POLICY, TIANCAI_POLICY } from './presets/index.ts';
+import {
+  DEEPAGENTS_POLICY,
+  DEFAULT_POLICY,
+  DIGITORN_POLICY,
+  PICOCLAW_POLICY,
+  TIANCAI_POLICY,
+} from './presets/index.ts';
 
 const everyTenTurns: Hook = {
   id: 'every-10',
@@ -67,5 +73,26 @@ describe('autoCompactThreshold', () => {
       autoCompactThreshold(TIANCAI_POLICY, { contextWindow: 128_000, maxOutputTokens: 8_192 }),
     ).toBeCloseTo(111_616 / 119_808);
     expect(autoCompactThreshold(TIANCAI_POLICY)).toBe(1);
+  });
+
+  it("is a fraction of the policy's own measure, brought down only where a request past it could not fit", () => {
+    // deepagents measures input against the whole window: 0.85 holds while the reserve leaves 85 % to input…
+    expect(autoCompactThreshold(DEEPAGENTS_POLICY, { contextWindow: 32_768, maxOutputTokens: 4_096 })).toBe(
+      0.85,
+    );
+    // … and with 8,192 reserved only 75 % can be input: it fires there rather than never.
+    expect(autoCompactThreshold(DEEPAGENTS_POLICY, { contextWindow: 32_768, maxOutputTokens: 8_192 })).toBe(
+      0.75,
+    );
+    // picoclaw measures the history alone against ContextWindow: MaxTokens never moves it.
+    for (const maxOutputTokens of [4_096, 8_192, 16_384]) {
+      expect(autoCompactThreshold(PICOCLAW_POLICY, { contextWindow: 32_768, maxOutputTokens })).toBe(0.75);
+    }
+  });
+
+  it("expresses tiancai's token limit in the policy's measure", () => {
+    const window = { contextWindow: 128_000, maxOutputTokens: 8_192 };
+    const overWindow = mergePolicy(TIANCAI_POLICY, { budget: { pressureOf: 'input/window' } });
+    expect(autoCompactThreshold(overWindow, window)).toBeCloseTo(111_616 / 128_000);
   });
 });

@@ -1,3 +1,4 @@
+import { pressureDenominator, reachableThreshold } from '../budget/pressure-measure.ts';
 import type { Hook, Policy } from './policy-schema.ts';
 
 /**
@@ -24,17 +25,20 @@ export interface HookWindow {
 }
 
 /**
- * The pressure at which automatic compaction fires: summarize.trigger, or, when that is 0 (001's
- * rule), the effective token limit contextWindow − reserveTokens (else maxContextTokens) expressed
- * as pressure = tokens / (contextWindow − maxOutputTokens). Without a window it is 1: the limit is
- * then the message count and the proactive check, which stay in the summarize settings.
+ * The pressure at which automatic compaction fires, in the policy's own measure (budget.pressureOf):
+ * summarize.trigger, or, when that is 0 (001's rule), the effective token limit contextWindow −
+ * reserveTokens (else maxContextTokens) divided by the measure's denominator. With a window, a
+ * trigger past the largest request that fits is brought down to it (`reachableThreshold`). Without a
+ * window it is summarize.trigger, else 1: the limit is then the message count and the proactive
+ * check, which stay in the summarize settings.
  */
 export function autoCompactThreshold(policy: Policy, window?: HookWindow): number {
   const { summarize, budget } = policy;
-  if (summarize.trigger > 0) return summarize.trigger;
-  if (window === undefined) return 1;
-  const usable = window.contextWindow - window.maxOutputTokens;
-  if (usable <= 0) return 1;
+  const measure = budget.pressureOf;
+  if (window === undefined) return summarize.trigger > 0 ? summarize.trigger : 1;
+  if (summarize.trigger > 0) return reachableThreshold(summarize.trigger, measure, window);
+  const denominator = pressureDenominator(measure, window);
+  if (window.contextWindow - window.maxOutputTokens <= 0 || denominator <= 0) return 1;
   let limit: number | undefined;
   if (window.known === false) {
     if (budget.maxContextTokens > 0) limit = budget.maxContextTokens;
@@ -43,7 +47,7 @@ export function autoCompactThreshold(policy: Policy, window?: HookWindow): numbe
     limit = Math.min(limit ?? budget.maxContextTokens, budget.maxContextTokens);
   }
   if (limit === undefined) return 1;
-  return Math.min(1, Math.max(0, limit / usable));
+  return Math.min(1, reachableThreshold(Math.max(0, limit / denominator), measure, window));
 }
 
 /** The hook `summarize.auto` stands for, built from the summarize settings. */

@@ -157,6 +157,20 @@ describe('parsePolicy: seed names', () => {
     });
   });
 
+  it("picoclaw's MaxTokens / max_tokens of 0 is unset, which picoclaw reads as 8192; tiancai's and digitorn's 0 stay 0", () => {
+    for (const key of ['MaxTokens', 'max_tokens']) {
+      expect(parsePolicy({ [key]: 0 }, { dialect: 'picoclaw' })).toEqual({
+        budget: { maxOutputTokens: 8_192 },
+      });
+    }
+    expect(parsePolicy({ MaxTokens: 0 }, { dialect: 'tiancai' })).toEqual({
+      budget: { maxContextTokens: 0, maxContextTokensWhen: 'no-window' },
+    });
+    expect(parsePolicy({ max_tokens: 0 }, { dialect: 'digitorn' })).toEqual({ budget: { contextWindow: 0 } });
+    // Anything else is left for the schema to judge, under the name written.
+    expect(errorOf(() => parsePolicy({ MaxTokens: -1 }, { dialect: 'picoclaw' })).key).toBe('MaxTokens');
+  });
+
   it('infers the dialect of an ambiguous name from the other names present', () => {
     expect(parsePolicy({ MaxTokens: 8_000, ContextWindow: 64_000 })).toEqual({
       budget: { maxOutputTokens: 8_000, contextWindow: 64_000 },

@@ -1,5 +1,6 @@
 import { InvalidPolicyError } from '../errors.ts';
 import { seedValueError } from './policy-issues.ts';
+import { PICOCLAW_UNSET_MAX_TOKENS } from './presets/picoclaw.ts';
 
 /**
  * The seeds' own setting names, and what each means in ctxkit's vocabulary. A name may set several
@@ -183,6 +184,11 @@ const KEEP_ONLY_MESSAGES = {
 
 const digitornKeepRecent = to('summarize.keepRecentMessages', KEEP_ONLY_MESSAGES);
 
+/** picoclaw's MaxTokens (and config.json max_tokens): 0 means unset, which picoclaw reads as 8192. */
+const picoclawMaxTokens = to('budget.maxOutputTokens', {}, (value) =>
+  value === 0 ? PICOCLAW_UNSET_MAX_TOKENS : value,
+);
+
 export const SEED_ALIASES: readonly SeedAlias[] = [
   // Seed 000, cowagent config.json / `/config`.
   {
@@ -200,7 +206,7 @@ export const SEED_ALIASES: readonly SeedAlias[] = [
     name: 'MaxTokens',
     meanings: {
       tiancai: to('budget.maxContextTokens', { 'budget.maxContextTokensWhen': 'no-window' }),
-      picoclaw: to('budget.maxOutputTokens'),
+      picoclaw: picoclawMaxTokens,
     },
   },
   { name: 'KeepRecent', meanings: { tiancai: to('summarize.keepRecentMessages') } },
@@ -229,7 +235,7 @@ export const SEED_ALIASES: readonly SeedAlias[] = [
   // Seed 003, runtime.context (ContextConfig).
   {
     name: 'max_tokens',
-    meanings: { digitorn: to('budget.contextWindow'), picoclaw: to('budget.maxOutputTokens') },
+    meanings: { digitorn: to('budget.contextWindow'), picoclaw: picoclawMaxTokens },
   },
   { name: 'output_reserved', meanings: { digitorn: to('budget.maxOutputTokens') } },
   {

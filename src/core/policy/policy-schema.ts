@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PRESSURE_MEASURES } from '../budget/pressure-measure.ts';
 
 /**
  * The policy: every setting the five seeds name, under one consistent camelCase vocabulary, grouped
@@ -40,6 +41,14 @@ export const BudgetSchema = z.strictObject({
   /** What the proactive check does first: `compact` (the summarize layer) or `emergency` (the emergency sequence: 004's forceCompression). */
   proactiveAction: z.enum(PROACTIVE_ACTIONS),
   /**
+   * What context pressure measures, so every threshold of the policy (clearing.trigger,
+   * summarize.trigger, context_pressure hooks, /context) is a fraction of the seed's own figure:
+   * `input/usable` = input / (contextWindow − maxOutputTokens) (ctxkit's default, 003);
+   * `input/window` = input / contextWindow (002: "~60 % of the model's window");
+   * `history/window` = history / contextWindow (004's maybeSummarize against ContextWindow alone).
+   */
+  pressureOf: z.enum(PRESSURE_MEASURES),
+  /**
    * ctxkit's own last check, in every preset: the request about to leave `prepare()` is counted the way
    * a provider counts it (exactly when the model's tokenizer is known, else a calibrated upper bound),
    * and when it does not fit in contextWindow − maxOutputTokens it is fitted with the proactive path's
@@ -64,6 +73,8 @@ export const TokensSchema = z.strictObject({
   mediaTokens: count,
   /** Tokens of framing per message (role label, JSON structure). */
   messageOverhead: count,
+  /** Count each tool call's `type` ("function") as text, as seed 004's estimateMessageTokens does. */
+  countToolCallType: z.boolean(),
   /** Estimate = last reported usage + estimate of the messages after it (001, 002, 003). `false`: heuristic over everything (004). */
   anchorOnUsage: z.boolean(),
 });
@@ -240,6 +251,10 @@ export const EMERGENCY_STEPS = [
   'drop-to-fit',
 ] as const;
 
+/** What the emergency reset clears (see `emergency.resetScope`). */
+export const RESET_SCOPES = ['all', 'before-last-turn'] as const;
+export const DEFAULT_RESET_SCOPE: (typeof RESET_SCOPES)[number] = 'before-last-turn';
+
 export const EmergencySchema = z.strictObject({
   /** Recover when the provider reports a context overflow anyway. */
   enabled: z.boolean(),
@@ -257,6 +272,13 @@ export const EmergencySchema = z.strictObject({
   maxRetries: count,
   /** Still overflowing after the retries: clear the context (000). */
   resetWhenStillOver: z.boolean(),
+  /**
+   * What that reset clears: `all` empties the view, summary included, and the turn is not retried: the
+   * next request starts from the user's next message (000: "the entire conversation context is
+   * cleared"); `before-last-turn` keeps the turn being answered and the summary, and the turn is retried
+   * (ctxkit's default).
+   */
+  resetScope: z.enum(RESET_SCOPES),
   toolResultMaxChars: positiveCount,
   userTextMaxChars: positiveCount,
   maxTurns: positiveCount,
@@ -327,6 +349,27 @@ export const DisplaySchema = z.strictObject({
   dangerAt: fraction,
 });
 
+export const PromptIndexSchema = z.strictObject({
+  /** Put the index in every request, in the system prompt after the caller's prompt. */
+  show: z.boolean(),
+  /**
+   * Tokens it may take there (counted in the system prompt's tokens, so every budget sees it); past it,
+   * whole lines are left out and a notice says how to read them all. 0 = no cap.
+   */
+  maxTokens: count,
+});
+
+/**
+ * What enters every request beside the caller's system prompt (seed 002, "What enters the context"):
+ * indexes whose entries the agent reads on demand with a tool.
+ */
+export const IndexesSchema = z.strictObject({
+  /** Every skill's name and description, from the ContextManager's `skills` source (`read_skill` reads a body). */
+  skills: PromptIndexSchema,
+  /** The memory index MEMORY.md, when the memory sink keeps one (`read_memory` reads a note). */
+  memory: PromptIndexSchema,
+});
+
 const policyShape = {
   /** The model the agent talks to; selects the profile (window, max output, tokenizer). */
   model: z.string().min(1).optional(),
@@ -344,6 +387,7 @@ const policyShape = {
   restore: RestoreSchema,
   retention: RetentionSchema,
   display: DisplaySchema,
+  indexes: IndexesSchema,
 };
 
 /** The sections of a policy, in layer order. */
@@ -417,6 +461,12 @@ export const PolicyOverrideSchema = z.strictObject({
   restore: RestoreSchema.partial().optional(),
   retention: RetentionSchema.partial().optional(),
   display: DisplaySchema.partial().optional(),
+  indexes: z
+    .strictObject({
+      skills: PromptIndexSchema.partial().optional(),
+      memory: PromptIndexSchema.partial().optional(),
+    })
+    .optional(),
 });
 
 export type Policy = z.infer<typeof PolicySchema>;
@@ -433,6 +483,7 @@ export type SummaryModel = z.infer<typeof SummaryModelSchema>;
 export type CompressTextPolicy = Policy['compressText'];
 export type EmergencyPolicy = Policy['emergency'];
 export type EmergencyStep = (typeof EMERGENCY_STEPS)[number];
+export type ResetScope = (typeof RESET_SCOPES)[number];
 export type Hook = z.infer<typeof HookSchema>;
 export type HookCondition = z.infer<typeof HookConditionSchema>;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
@@ -440,6 +491,8 @@ export type CompactContextAction = z.infer<typeof CompactContextActionSchema>;
 export type RestorePolicy = Policy['restore'];
 export type RetentionPolicy = Policy['retention'];
 export type DisplayPolicy = Policy['display'];
+export type IndexesPolicy = Policy['indexes'];
+export type PromptIndexPolicy = Policy['indexes']['skills'];
 export type SummarizeStrategy = (typeof SUMMARIZE_STRATEGIES)[number];
 export type ArchiveStrategy = (typeof ARCHIVE_STRATEGIES)[number];
 export type TokenCounterKind = (typeof TOKEN_COUNTERS)[number];

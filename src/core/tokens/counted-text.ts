@@ -1,17 +1,20 @@
 import type { MediaPart, Message } from '../message.ts';
 import type { TextCategory } from './token-breakdown.ts';
+import { TOOL_CALL_TYPE } from './token-estimate-options.ts';
 
 /**
  * The one definition of what text of a message reaches the model, shared by every estimator so exact and
  * heuristic counts, rune and unit measures and calibration anchors all see the same characters (seed
  * 004's list): text, reasoning, tool calls (id, name, arguments), tool results (content and the call id
- * they answer).
+ * they answer), and each call's `type` when `countToolCallType` says so (seed 004 counts it; see
+ * TOOL_CALL_TYPE).
  * Not counted: reasoning signatures and redacted reasoning (opaque provider payloads, not text the model
  * reads), a tool result's `name` (OpenAI and Anthropic send only the call id), media (flat figures).
  */
 export function forEachCountedText(
   message: Pick<Message, 'parts'>,
   visit: (category: TextCategory, text: string) => void,
+  countToolCallType = false,
 ): void {
   for (const part of message.parts) {
     switch (part.type) {
@@ -23,6 +26,7 @@ export function forEachCountedText(
         break;
       case 'tool-call':
         visit('toolCalls', part.callId);
+        if (countToolCallType) visit('toolCalls', TOOL_CALL_TYPE);
         visit('toolCalls', part.name);
         visit('toolCalls', part.args);
         break;

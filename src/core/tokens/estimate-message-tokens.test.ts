@@ -28,6 +28,27 @@ describe('estimateMessageTokens', () => {
     expect(tokens.total).toBe(tokens.toolCalls + 4);
   });
 
+  it('counts each tool call’s type ("function") when asked, as seed 004 does, under any counter', () => {
+    const call = message('assistant', [
+      { type: 'tool-call', callId: 'call_1', name: 'read_file', args: '{}' },
+      { type: 'tool-call', callId: 'call_2', name: 'read_file', args: '{}' },
+    ]);
+    const without = estimateMessageTokens(call, o200k);
+    const withType = estimateMessageTokens(call, o200k, { countToolCallType: true });
+    expect(withType.toolCalls).toBe(without.toolCalls + 2 * o200k.count('function'));
+    expect(withType.total).toBe(without.total + 2 * o200k.count('function'));
+    // Under picoclaw's chars * 2 / 5: the 8 characters of each type join the message's runes.
+    const picoclaw = createHeuristicCounter(2.5);
+    const runes = 2 * ('call_1'.length + 'read_file'.length + '{}'.length);
+    expect(
+      estimateMessageTokens(call, picoclaw, { countToolCallType: true, messageOverheadTokens: 0 }).total,
+    ).toBe(Math.ceil(((runes + 2 * 'function'.length) * 2) / 5));
+    // Text and results carry no type.
+    expect(estimateMessageTokens(user('function'), o200k, { countToolCallType: true })).toEqual(
+      estimateMessageTokens(user('function'), o200k),
+    );
+  });
+
   it('counts a tool result’s content and call id, not its tool name', () => {
     const result = toolResult('call_1', 'export * from "./a.ts";');
     const tokens = estimateMessageTokens(result, o200k);
@@ -105,5 +126,8 @@ describe('estimateMessageTokens', () => {
     expect(() => estimateMessageTokens(user('x'), four, { messageOverheadTokens: Number.NaN })).toThrow(
       /messageOverheadTokens/,
     );
+    expect(() =>
+      estimateMessageTokens(user('x'), four, { countToolCallType: 'yes' as unknown as boolean }),
+    ).toThrow(/countToolCallType/);
   });
 });

@@ -36,9 +36,13 @@ export function estimateMessageTokensResolved(
     return breakdownFromMeasure(measureMessage(message, options, 'runes'), counter.charsPerToken);
   }
   const breakdown = emptyBreakdown();
-  forEachCountedText(message, (category, text) => {
-    if (text.length > 0) breakdown[category] += counter.count(text);
-  });
+  forEachCountedText(
+    message,
+    (category, text) => {
+      if (text.length > 0) breakdown[category] += counter.count(text);
+    },
+    options.countToolCallType,
+  );
   forEachMedia(message, (media) => {
     breakdown.media += mediaItemTokens(media, options.mediaTokens);
   });

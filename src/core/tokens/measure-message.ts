@@ -31,10 +31,14 @@ export function measureMessage(
 ): MessageMeasure {
   const runes = { text: 0, reasoning: 0, toolCalls: 0, toolResults: 0 };
   const units = { text: 0, reasoning: 0, toolCalls: 0, toolResults: 0 };
-  forEachCountedText(message, (category, text) => {
-    if (only !== 'units') runes[category] += countRunes(text);
-    if (only !== 'runes') units[category] += countTokenUnits(text);
-  });
+  forEachCountedText(
+    message,
+    (category, text) => {
+      if (only !== 'units') runes[category] += countRunes(text);
+      if (only !== 'runes') units[category] += countTokenUnits(text);
+    },
+    options.countToolCallType,
+  );
   let media = 0;
   forEachMedia(message, (item) => {
     media += mediaItemTokens(item, options.mediaTokens);

@@ -136,4 +136,20 @@ describe('MessageTokenCache', () => {
     cache.clear();
     expect(cache.size).toBe(0);
   });
+
+  it('keeps counts made with the tool-call type apart from those made without it', () => {
+    const call = toolCall('call_1', 'bash', '{"command":"ls"}');
+    const plain = new MessageTokenCache();
+    const typed = new MessageTokenCache({ countToolCallType: true });
+    expect(typed.estimate(call, o200k).total).toBe(
+      plain.estimate(call, o200k).total + o200k.count('function'),
+    );
+    expect(typed.measure(call).runes.toolCalls).toBe(plain.measure(call).runes.toolCalls + 'function'.length);
+    // A count stored under one setting is never reused under the other; the plain key is unchanged.
+    expect(typed.countKey(o200k)).not.toBe(plain.countKey(o200k));
+    expect(plain.countKey(o200k)).not.toContain('type');
+    expect(() => estimateContextTokens([call], o200k, { cache: typed, countToolCallType: false })).toThrow(
+      /countToolCallType/,
+    );
+  });
 });

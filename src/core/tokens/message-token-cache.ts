@@ -129,7 +129,9 @@ export class MessageTokenCache {
    */
   countKey(counter: TokenCounter): string | undefined {
     if (counter.tokensPerUnit !== undefined || counter.charsPerToken !== undefined) return undefined;
-    return `${COUNT_KEY_VERSION}|${counter.name}|${this.options.messageOverheadTokens}|${this.options.mediaTokens}`;
+    // The type flag is appended only when set, so counts stored under the earlier key stay reusable.
+    const type = this.options.countToolCallType ? '|type' : '';
+    return `${COUNT_KEY_VERSION}|${counter.name}|${this.options.messageOverheadTokens}|${this.options.mediaTokens}${type}`;
   }
 
   /** The exact count this cache holds for the message under `counter`, if any (nothing is computed). */
@@ -199,7 +201,7 @@ export class MessageTokenCache {
 
 /** A cache holds figures computed with its own options; mixing in others would return wrong numbers silently. */
 export function assertCacheOptions(cache: MessageTokenCache, given: TokenEstimateOptions): void {
-  for (const field of ['messageOverheadTokens', 'mediaTokens'] as const) {
+  for (const field of ['messageOverheadTokens', 'mediaTokens', 'countToolCallType'] as const) {
     const value = given[field];
     if (value !== undefined && value !== cache.options[field]) {
       throw new InvalidTokenCounterError(

@@ -12,11 +12,21 @@ export const DEFAULT_MESSAGE_OVERHEAD_TOKENS = 4;
  */
 export const DEFAULT_MEDIA_TOKENS = 1_200;
 
+/**
+ * The `type` every tool call carries on the wire (OpenAI's `"type": "function"`; ctxkit's parts do not
+ * store it, it is always this). Seed 004 counts it ("ToolCalls — ID, type, function name, arguments");
+ * off by default, where the per-message framing stands for it.
+ */
+export const TOOL_CALL_TYPE = 'function';
+export const DEFAULT_COUNT_TOOL_CALL_TYPE = false;
+
 export interface TokenEstimateOptions {
   /** Tokens added per message for its framing. Default {@link DEFAULT_MESSAGE_OVERHEAD_TOKENS}. */
   messageOverheadTokens?: number;
   /** Tokens per media item without its own `tokens` figure. Default {@link DEFAULT_MEDIA_TOKENS}. */
   mediaTokens?: number;
+  /** Count each tool call's {@link TOOL_CALL_TYPE} as text. Default {@link DEFAULT_COUNT_TOOL_CALL_TYPE}. */
+  countToolCallType?: boolean;
 }
 
 export type ResolvedTokenEstimateOptions = Required<TokenEstimateOptions>;
@@ -33,5 +43,12 @@ export function resolveTokenEstimateOptions(
       throw new InvalidTokenCounterError(field, `must be a finite number ≥ 0, got ${String(value)}`);
     }
   }
-  return resolved;
+  const countToolCallType = options.countToolCallType ?? DEFAULT_COUNT_TOOL_CALL_TYPE;
+  if (typeof countToolCallType !== 'boolean') {
+    throw new InvalidTokenCounterError(
+      'countToolCallType',
+      `must be true or false, got ${String(countToolCallType)}`,
+    );
+  }
+  return { ...resolved, countToolCallType };
 }

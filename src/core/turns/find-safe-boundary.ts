@@ -1,6 +1,6 @@
 import type { Message } from '../message.ts';
 import { pairToolCalls } from './pair-tool-calls.ts';
-import { parseTurnBoundaries } from './parse-turn-boundaries.ts';
+import { parseTurnBoundaries, startsTurn } from './parse-turn-boundaries.ts';
 
 /**
  * Cut points where `history.slice(0, b)` can be compacted away while `history.slice(b)` is kept: turn
@@ -35,7 +35,10 @@ export function safeBoundaries(history: readonly Pick<Message, 'role' | 'meta' |
  * Snaps a target cut index to a safe turn boundary, as seed 004 defines it: prefer the last boundary at
  * or before the target (keeps more recent context), else the first one after it. Returns 0 when the
  * only boundary is the start of history — the whole history is one turn and cannot be cut safely —
- * and `history.length` when the target is at or past the end.
+ * and `history.length` when the target is at or past the end. A history with no user message has no
+ * turn boundary at all: the target comes back unchanged, as picoclaw's does ("returns targetIndex
+ * unchanged only when no Turn boundary exists at all"), so such a cut may split a call from its result;
+ * callers that cut there snap it themselves (`snapCut` in `message` mode).
  */
 export function findSafeBoundary(
   history: readonly Pick<Message, 'role' | 'meta' | 'parts'>[],
@@ -43,6 +46,7 @@ export function findSafeBoundary(
 ): number {
   if (history.length === 0 || targetIndex <= 0) return 0;
   if (targetIndex >= history.length) return history.length;
+  if (!history.some(startsTurn)) return targetIndex;
   const boundaries = safeBoundaries(history);
   let backward = -1;
   for (const boundary of boundaries) {

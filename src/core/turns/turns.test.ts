@@ -117,6 +117,24 @@ describe('findSafeBoundary (seed 004)', () => {
     expect(findSafeBoundary([], 5)).toBe(0);
   });
 
+  it('returns the target unchanged when the history has no user message, as picoclaw does', () => {
+    const noUser = numbered([
+      assistant('resumed'),
+      callsTo(['a', 'read']),
+      result('a', 'ra'),
+      assistant('a1'),
+      user('[summary]', { kind: 'summary' }), // synthesized: starts no turn
+      assistant('a2'),
+    ]);
+    expect(findSafeBoundary(noUser, 2)).toBe(2);
+    expect(findSafeBoundary(noUser, 3)).toBe(3);
+    expect(findSafeBoundary(noUser, 0)).toBe(0);
+    expect(findSafeBoundary(noUser, 6)).toBe(noUser.length);
+    // A user message anywhere, even only at the start, is a boundary: 0 then means "cannot cut".
+    const oneTurn = numbered([user('u'), ...noUser.slice(0, 4)]);
+    expect(findSafeBoundary(oneTurn, 2)).toBe(0);
+  });
+
   it('skips a user message that a tool result arrives after (a call straddling it)', () => {
     const interleaved = numbered([
       user('u0'),

@@ -179,6 +179,28 @@ describe('projectView', () => {
     expect([...view.coverage.keys()].sort((a, b) => a - b)).toEqual([1, 2, 3, 6, 7]);
   });
 
+  it('hides the messages a hide edit names, wherever they are, and records which edit did it', () => {
+    const edit: Edit = {
+      ...base,
+      id: 'hi',
+      type: 'hide',
+      layer: 'emergency',
+      reason: 'context_overflow',
+      targets: [6, 7, 8],
+    };
+    const view = projectView(log, [edit]);
+    expect(seqs(view.entries)).toEqual([0, 1, 2, 3, 4, 5]);
+    for (const seq of [6, 7, 8]) {
+      expect(view.coverage.get(seq)).toEqual({ by: 'edit', editId: 'hi', type: 'hide' });
+    }
+    expect(view.cut).toBeUndefined();
+    // Hiding only a result takes its call with it; the other call of the message stays.
+    const result = projectView(log, [{ ...edit, targets: [2] }]);
+    const call = result.entries.find((entry) => entry.sourceSeq === 1)?.message;
+    expect(call?.parts.map((part) => (part.type === 'tool-call' ? part.callId : part.type))).toEqual(['b']);
+    expect(findPairingViolations(result.entries.map((entry) => entry.message))).toEqual([]);
+  });
+
   it('answers an interrupted call with a stand-in result and leaves out a result with no call', () => {
     const broken = numbered([
       user('go'),
@@ -326,6 +348,30 @@ describe('projectView properties', () => {
         }
       }),
       { numRuns: 1000 },
+    );
+  });
+
+  it('hide edits over any messages: pairing holds and every hidden message is explained', () => {
+    fc.assert(
+      fc.property(
+        logArbitrary,
+        fc.array(fc.nat(), { maxLength: 6 }),
+        fc.array(fc.nat()),
+        (history, picks, hide) => {
+          const targets = [...new Set(hide.map((pick) => pick % history.length))];
+          const edits: Edit[] = [
+            ...randomEdits(history, picks),
+            { ...base, id: 'hi', type: 'hide', layer: 'emergency', reason: 'context_overflow', targets },
+          ];
+          const view = projectView(history, edits);
+          expect(findPairingViolations(view.entries.map((entry) => entry.message))).toEqual([]);
+          for (const seq of targets) {
+            expect(view.entries.some((entry) => entry.sourceSeq === seq)).toBe(false);
+            expect(view.coverage.has(seq)).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });

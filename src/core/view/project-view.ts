@@ -3,6 +3,7 @@ import { isPrefixEdit } from '../edit.ts';
 import type { Message, Part } from '../message.ts';
 import { isAgentVisible } from '../message.ts';
 import { splitTurns } from '../turns/parse-turn-boundaries.ts';
+import { archiveDigestMessage } from './archived-messages.ts';
 import { ToolPairingRepair } from './tool-pairing-repair.ts';
 
 /** The arguments a cleared call shows when its inputs are cleared too (LangChain's `clear_tool_inputs`). */
@@ -117,6 +118,9 @@ export function projectView(
       case 'branch':
         for (const target of edit.hiddenSeqs) override(target, edit).hiddenBy = edit;
         break;
+      case 'hide':
+        for (const target of edit.targets) override(target, edit).hiddenBy = edit;
+        break;
       case 'archive':
         for (const target of edit.targets) override(target, edit).hiddenBy = edit;
         digestsAfter.set(edit.digestAfterSeq, [...(digestsAfter.get(edit.digestAfterSeq) ?? []), edit]);
@@ -153,7 +157,7 @@ export function projectView(
       entries.push({ message: projected, sourceSeq: message.seq });
     }
     for (const archive of digestsAfter.get(message.seq) ?? []) {
-      entries.push({ message: digestMessage(archive), sourceSeq: undefined });
+      entries.push({ message: archiveDigestMessage(archive), sourceSeq: undefined });
     }
   }
 
@@ -293,16 +297,6 @@ function project(
     ...(calls ? [calls.because.by === 'edit' ? calls.because.editId : 'c'] : []),
   ];
   return { ...message, id: `${message.id}~${editIds.join('+')}`, parts };
-}
-
-function digestMessage(archive: ArchiveEdit): Message {
-  return {
-    id: `digest-${archive.id}`,
-    seq: archive.digestAfterSeq,
-    role: 'user',
-    parts: [{ type: 'text', text: archive.digest }],
-    meta: { kind: 'tool_summary', agentVisible: true, userVisible: false },
-  };
 }
 
 /** Seed 000's text compression: each turn keeps its first user text and its last reply, nothing between. */

@@ -180,6 +180,7 @@ export function everyEdit(): Edit[] {
       fromSeq: 0,
       throughSeq: 2,
     },
+    { ...base, id: 'hi', layer: 'emergency', reason: 'context_overflow', type: 'hide', targets: [1, 2] },
     {
       ...base,
       id: 'su',

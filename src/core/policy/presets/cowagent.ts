@@ -75,6 +75,9 @@ export const COWAGENT_POLICY = definePreset(DEFAULT_POLICY, {
     maxRetries: 1,
     // "3. If still overflowing, the entire conversation context is cleared".
     resetWhenStillOver: true,
+    // The whole context, summary included: the view is empty and the turn is not retried (the log and
+    // the memory file keep everything).
+    resetScope: 'all',
     toolResultMaxChars: COWAGENT_EMERGENCY_TOOL_RESULT_MAX_CHARS,
     userTextMaxChars: COWAGENT_EMERGENCY_USER_TEXT_MAX_CHARS,
     maxTurns: COWAGENT_EMERGENCY_MAX_TURNS,
@@ -86,4 +89,7 @@ export const COWAGENT_POLICY = definePreset(DEFAULT_POLICY, {
     turnDivisor: COWAGENT_RESTORE_TURN_DIVISOR,
   },
   retention: { maxIdleDays: COWAGENT_MAX_IDLE_DAYS },
+  // Memory is written to the daily file and "can still be retrieved via memory search": the seed puts no
+  // memory index in the request. (Skills keep the default: they appear only when the caller gives some.)
+  indexes: { memory: { ...DEFAULT_POLICY.indexes.memory, show: false } },
 });

@@ -1,4 +1,4 @@
-import { DEFAULT_POLICY } from './default.ts';
+import { DEFAULT_MEMORY_INDEX_MAX_TOKENS, DEFAULT_POLICY } from './default.ts';
 import { definePreset } from './define-preset.ts';
 
 /**
@@ -36,6 +36,12 @@ export const DEEPAGENTS_POLICY = definePreset(DEFAULT_POLICY, {
     contextWindow: 0,
     detectWindow: true,
     proactiveCheck: false,
+    // "passes ~60% of the model's window", "reaches ~85% of the window": the whole window, not the window
+    // less the reply's reserve. One deviation, for users: a trigger past the largest request that fits
+    // (85 % with more than 15 % reserved, e.g. a 200k profile reserving 64k) fires at that point instead
+    // (reachableThreshold), since past it the request no longer fits and only a drop without a summary
+    // could make it fit.
+    pressureOf: 'input/window',
     // ctxkit's addition, not the seed's: the final request is counted as the provider counts it and fitted
     // when this seed's own estimate let it past the window. `finalGuard: false` restores the seed's
     // failure mode (a request its estimate undercounts is sent as is).
@@ -109,4 +115,14 @@ export const DEEPAGENTS_POLICY = definePreset(DEFAULT_POLICY, {
   // "Conversation state lives in checkpoints.sqlite per session".
   restore: { mode: 'full' },
   display: { warnAt: 0.7, dangerAt: 0.9 },
+  indexes: {
+    // "The skills index: every skill's name and description. Skill bodies are not in the context until
+    // the agent reads one": every skill, uncapped (deepagents' SkillsMiddleware lists them all).
+    skills: { show: true, maxTokens: 0 },
+    // "The memory index MEMORY.md (see memory). Individual notes enter only when read." One deviation, for
+    // users: capped as in `default`. The seed's MEMORY.md is curated by the agent; ctxkit's gains a line
+    // with every note it writes, so uncapped it would grow into the window. Clipped, the newest lines stay
+    // and a notice names the read_memory call that shows the rest.
+    memory: { show: true, maxTokens: DEFAULT_MEMORY_INDEX_MAX_TOKENS },
+  },
 });

@@ -1,4 +1,5 @@
-import type { Policy } from '../policy-schema.ts';
+import { DEFAULT_PRESSURE_MEASURE } from '../../budget/pressure-measure.ts';
+import { DEFAULT_RESET_SCOPE, type Policy } from '../policy-schema.ts';
 import { deepFreeze } from './freeze.ts';
 
 /**
@@ -32,6 +33,14 @@ export const DEFAULT_CLEARED_PLACEHOLDER = '[cleared]';
  * as they age.)
  */
 export const DEFAULT_CLEARING_MIN_FREED_FRACTION = 0;
+
+/**
+ * Caps of the indexes in every request (seed 002's skills index and memory index). About 1–2 % of a
+ * 128k window each: a skills index of ~40 one-line descriptions, a memory index of ~60 notes (the newest
+ * kept when clipped; the rest a `read_memory` call away).
+ */
+export const DEFAULT_SKILLS_INDEX_MAX_TOKENS = 2_000;
+export const DEFAULT_MEMORY_INDEX_MAX_TOKENS = 2_000;
 
 /** "Keep recent" counts tokens: 20k (001 KeepRecentTokens), at most half the budget (001's clamp). */
 export const DEFAULT_KEEP_RECENT_TOKENS = 20_000;
@@ -79,6 +88,9 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     // "the full-formula check before every call" (DESIGN: triggers).
     proactiveCheck: true,
     proactiveAction: 'compact',
+    // DESIGN.md: "pressure = inputTokens / (contextWindow − maxOutputTokens)". The reserve is never input's
+    // to use, so 100 % is the largest request that fits and a threshold is a share of what can be sent.
+    pressureOf: DEFAULT_PRESSURE_MEASURE,
     // "never send a request that cannot fit", counted as the provider counts, not as the policy estimates.
     finalGuard: true,
   },
@@ -90,6 +102,8 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     charsPerToken: 4,
     mediaTokens: 1_200,
     messageOverhead: 4,
+    // The framing above stands for the tool call's `type`; 004 counts it on its own.
+    countToolCallType: false,
     anchorOnUsage: true,
   },
   toolOutput: {
@@ -177,6 +191,9 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     sequence: ['drop-to-fit'],
     maxRetries: DEFAULT_EMERGENCY_MAX_RETRIES,
     resetWhenStillOver: true,
+    // The turn being answered and the summary stay, and the turn is retried: the user's request is never
+    // dropped by the engine on its own.
+    resetScope: DEFAULT_RESET_SCOPE,
     toolResultMaxChars: 10_000,
     userTextMaxChars: 10_000,
     maxTurns: 5,
@@ -197,5 +214,14 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
   display: {
     warnAt: DEFAULT_WARN_AT,
     dangerAt: DEFAULT_DANGER_AT,
+  },
+  indexes: {
+    // Skills enter a request only when the caller hands the manager a skill source, so showing them is
+    // what that caller asked for; capped, since every request pays for them.
+    skills: { show: true, maxTokens: DEFAULT_SKILLS_INDEX_MAX_TOKENS },
+    // Shown whenever there is one (a memory sink that keeps MEMORY.md): a user who gave the agent memory
+    // expects it to know what it remembers without being told to search. Capped: ctxkit appends a line
+    // for every note, so the index grows without end; the newest lines stay in view.
+    memory: { show: true, maxTokens: DEFAULT_MEMORY_INDEX_MAX_TOKENS },
   },
 });

@@ -30,6 +30,8 @@ export const DIGITORN_POLICY = definePreset(DEFAULT_POLICY, {
     // "When max_tokens: 0, the bootstrap pass … reads the provider's known context window".
     detectWindow: true,
     proactiveCheck: false,
+    // "token pressure (used / total)", total being what max_tokens leaves beside output_reserved.
+    pressureOf: 'input/usable',
     // ctxkit's addition, not the seed's: the final request is counted as the provider counts it and fitted
     // when this seed's own estimate let it past the window. `finalGuard: false` restores the seed's
     // failure mode (a request its estimate undercounts is sent as is).
@@ -92,4 +94,7 @@ export const DIGITORN_POLICY = definePreset(DEFAULT_POLICY, {
     minKeepRecent: DIGITORN_EMERGENCY_MIN_KEEP_RECENT,
   },
   restore: { mode: 'snapshot' },
+  // The seed's request holds no memory index (its memory is the snapshot's). (Skills keep the default:
+  // they appear only when the caller gives some.)
+  indexes: { memory: { ...DEFAULT_POLICY.indexes.memory, show: false } },
 });

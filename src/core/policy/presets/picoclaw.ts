@@ -15,11 +15,18 @@ import { definePreset } from './define-preset.ts';
  */
 
 export const PICOCLAW_MAX_TOKENS = 32_768;
+/**
+ * A MaxTokens of 0 is unset: picoclaw's agent falls back to 8192 (pkg/agent, NewAgentInstance), so the
+ * window is 4 × 8192 = 32,768 ("the default 32K").
+ */
+export const PICOCLAW_UNSET_MAX_TOKENS = 8_192;
 export const PICOCLAW_SUMMARIZE_MESSAGE_THRESHOLD = 20;
 export const PICOCLAW_SUMMARIZE_TOKEN_PERCENT = 75;
 export const PICOCLAW_KEEP_RECENT_MESSAGES = 4;
 /** "~2.5 characters per token (chars * 2 / 5)". */
 export const PICOCLAW_CHARS_PER_TOKEN = 2.5;
+/** picoclaw's estimator (pkg/tokenizer): `const mediaTokensPerItem = 256`. */
+export const PICOCLAW_MEDIA_TOKENS = 256;
 /** "Drops the oldest ~50% of Turns". */
 export const PICOCLAW_EMERGENCY_DROP_FRACTION = 0.5;
 export const PICOCLAW_CONTEXT_ERROR_RETRIES = 2;
@@ -33,6 +40,9 @@ export const PICOCLAW_POLICY = definePreset(DEFAULT_POLICY, {
     // isOverContextBudget: "message_tokens + tool_def_tokens + MaxTokens > ContextWindow".
     proactiveCheck: true,
     proactiveAction: 'emergency',
+    // maybeSummarize: "estimated history tokens exceed a percentage of ContextWindow" — the history alone,
+    // over the window alone, so raising MaxTokens under an explicit ContextWindow leaves it where it was.
+    pressureOf: 'history/window',
     // ctxkit's addition, not the seed's: the final request is counted as the provider counts it and fitted
     // when this seed's own estimate let it past the window. `finalGuard: false` restores the seed's
     // failure mode (a request its estimate undercounts is sent as is).
@@ -41,6 +51,11 @@ export const PICOCLAW_POLICY = definePreset(DEFAULT_POLICY, {
   tokens: {
     counter: 'heuristic',
     charsPerToken: PICOCLAW_CHARS_PER_TOKEN,
+    // "ToolCalls — ID, type, function name, arguments": the type counts as text, as in picoclaw's
+    // estimateMessageTokens (`len(tc.ID) + len(tc.Type)`).
+    countToolCallType: true,
+    // "Media items — flat per-item token estimate": picoclaw's mediaTokensPerItem, not 001's ~1200.
+    mediaTokens: PICOCLAW_MEDIA_TOKENS,
     // "Token estimation is heuristic" (known gap): no anchoring on reported usage.
     anchorOnUsage: false,
   },
@@ -82,4 +97,7 @@ export const PICOCLAW_POLICY = definePreset(DEFAULT_POLICY, {
     resetWhenStillOver: false,
   },
   restore: { mode: 'full' },
+  // The seed's request holds no memory index. (Skills keep the default: they appear only when the caller
+  // gives some.)
+  indexes: { memory: { ...DEFAULT_POLICY.indexes.memory, show: false } },
 });

@@ -117,4 +117,7 @@ export const TIANCAI_POLICY = definePreset(DEFAULT_POLICY, {
     maxRetries: TIANCAI_MAX_COMPACTION_RECOVERIES,
     resetWhenStillOver: false,
   },
+  // The seed's request holds no memory index. (Skills keep the default: they appear only when the caller
+  // gives some.)
+  indexes: { memory: { ...DEFAULT_POLICY.indexes.memory, show: false } },
 });
