@@ -1,8 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createFsSkillSource } from './fs-skill-source.ts';
+import { createFsSkillSource, DEFAULT_SKILL_LIST_REFRESH_MS } from './fs-skill-source.ts';
 import type { SkillTree } from './memory-skill-source.ts';
 import { describeSkillSourceConformance, skillFile } from './skill-source.conformance.ts';
 
@@ -45,6 +46,20 @@ describe('file-system skill source', () => {
       await fs.rm(base, { recursive: true, force: true });
     }
   };
+
+  it(
+    'a FIFO where a file should be is not a file: reading and listing answer at once, never blocking',
+    withBase(async (base) => {
+      const skills = path.join(base, 'skills');
+      await writeTree(skills, { tidy: { 'SKILL.md': skillFile('tidy', 'Tidy up.', 'Body.\n') } });
+      await fs.mkdir(path.join(skills, 'piped'));
+      execFileSync('mkfifo', [path.join(skills, 'tidy', 'data'), path.join(skills, 'piped', 'SKILL.md')]);
+      const source = createFsSkillSource([skills]);
+      const listing = await source.list();
+      expect(listing.skills.map((skill) => skill.name)).toEqual(['tidy']);
+      await expect(source.read('tidy', 'data')).rejects.toMatchObject({ code: 'skill_file_not_found' });
+    }),
+  );
 
   it(
     'refuses a symlink that leads out of the skill, and follows one that stays inside it',
@@ -102,25 +117,32 @@ describe('file-system skill source', () => {
   );
 
   it(
-    'sees a skill changed, added or removed on disk at the next listing',
+    'sees a skill changed, added or removed on disk once its listing is older than the refresh',
     withBase(async (base) => {
       await writeTree(base, { tidy: { 'SKILL.md': skillFile('tidy', 'Tidy up.', 'Body.\n') } });
-      const source = createFsSkillSource([base]);
+      let now = 0;
+      const source = createFsSkillSource([base], { clock: () => now });
       expect((await source.list()).skills).toEqual([{ name: 'tidy', description: 'Tidy up.' }]);
       await fs.writeFile(
         path.join(base, 'tidy', 'SKILL.md'),
         skillFile('tidy', 'Tidy up, v2.', 'Body two.\n'),
       );
       await writeTree(base, { fresh: { 'SKILL.md': skillFile('fresh', 'New.', 'Fresh body.\n') } });
-      // Readable before the next listing too.
-      expect(await source.read('fresh')).toBe('Fresh body.\n');
+      // Within the refresh the disk is not read again: list() runs before every call.
+      now += DEFAULT_SKILL_LIST_REFRESH_MS - 1;
+      expect((await source.list()).skills).toEqual([{ name: 'tidy', description: 'Tidy up.' }]);
+      now += 1;
       expect((await source.list()).skills).toEqual([
         { name: 'fresh', description: 'New.' },
         { name: 'tidy', description: 'Tidy up, v2.' },
       ]);
       await fs.rm(path.join(base, 'fresh'), { recursive: true });
+      now += DEFAULT_SKILL_LIST_REFRESH_MS;
       expect((await source.list()).skills.map((skill) => skill.name)).toEqual(['tidy']);
       await expect(source.read('fresh')).rejects.toMatchObject({ code: 'skill_not_found' });
+      // A skill added is readable at once, before the next listing.
+      await writeTree(base, { later: { 'SKILL.md': skillFile('later', 'Later.', 'Later body.\n') } });
+      expect(await source.read('later')).toBe('Later body.\n');
     }),
   );
 

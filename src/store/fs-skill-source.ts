@@ -19,6 +19,7 @@ import {
 import { isValidSkillName } from '../core/skills/skill-name.ts';
 import { skillPathSegments } from '../core/skills/skill-relative-path.ts';
 import type { SkillListing, SkillProblem, SkillSource } from '../core/skills/skill-source.ts';
+import { readBoundedText } from './read-bounded.ts';
 
 /**
  * Skills on disk, the convention agents share: each skills directory holds one directory per skill,
@@ -29,8 +30,9 @@ import type { SkillListing, SkillProblem, SkillSource } from '../core/skills/ski
  * symlink that leads out of its skills directory are problems in the listing, never fatal: the other
  * skills still load.
  *
- * Listing reads only the head of each SKILL.md and again only when the file changed, so listing before
- * every model call costs a directory read and a stat per skill. Reads take names and paths from the model:
+ * A listing is reused for `refreshMs` (a second); after that the disk is listed again (a directory read,
+ * and per skill a realpath and a few stats), reading a SKILL.md's head again only when it changed. Reads
+ * take names and paths from the model:
  * a name must be a listed skill, a path must stay inside that skill's directory, symlinks included.
  */
 
@@ -72,8 +74,27 @@ interface HeadCache {
   parsed: SkillFrontMatter | CtxkitError;
 }
 
-export function createFsSkillSource(dirs: readonly string[]): SkillSource {
+export interface FsSkillSourceOptions {
+  /**
+   * A listing younger than this is answered from memory: `list()` runs before every call of every
+   * session, and a skills directory changes at a person's pace. 0 reads the disk every time.
+   */
+  refreshMs?: number;
+  /** Epoch ms, for the refresh. */
+  clock?: () => number;
+}
+
+/** How long a listing is reused: a skill added or edited shows within a second. */
+export const DEFAULT_SKILL_LIST_REFRESH_MS = 1_000;
+
+export function createFsSkillSource(
+  dirs: readonly string[],
+  options: FsSkillSourceOptions = {},
+): SkillSource {
   const roots = dirs.map((dir) => path.resolve(dir));
+  const refreshMs = options.refreshMs ?? DEFAULT_SKILL_LIST_REFRESH_MS;
+  const clock = options.clock ?? Date.now;
+  let listed: { at: number; listing: Promise<SkillListing> } | undefined;
   const heads = new Map<string, HeadCache>();
   let catalog = new Map<string, CatalogEntry>();
 
@@ -81,7 +102,7 @@ export function createFsSkillSource(dirs: readonly string[]): SkillSource {
   async function openRegular(file: string, shown: string, onMissing: () => Error) {
     let handle: fs.FileHandle;
     try {
-      handle = await fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+      handle = await fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (error) {
       const code = errorCode(error);
       if (code === 'ENOENT' || code === 'ENOTDIR') throw onMissing();
@@ -104,7 +125,9 @@ export function createFsSkillSource(dirs: readonly string[]): SkillSource {
   async function readText(file: string, shown: string, onMissing: () => Error): Promise<string> {
     const { handle } = await openRegular(file, shown, onMissing);
     try {
-      const text = await handle.readFile('utf8');
+      const text = await readBoundedText(handle, SKILL_FILE_MAX_BYTES);
+      if (text === undefined)
+        throw new InvalidSkillError(shown, 'file', `is larger than ${SKILL_FILE_MAX_BYTES} bytes`);
       if (text.includes('\u0000')) throw new InvalidSkillError(shown, 'file', 'is not a text file');
       return text;
     } finally {
@@ -215,7 +238,21 @@ export function createFsSkillSource(dirs: readonly string[]): SkillSource {
     }
   }
 
-  async function list(): Promise<SkillListing> {
+  /** The listing, from memory when fresh; concurrent callers share one read of the disk. */
+  function list(): Promise<SkillListing> {
+    const now = clock();
+    if (listed !== undefined && now - listed.at < refreshMs)
+      return listed.listing.then((listing) => structuredClone(listing));
+    const listing = listFromDisk();
+    listed = { at: now, listing };
+    // A failed read is not kept: the next call tries the disk again.
+    listing.catch(() => {
+      if (listed?.listing === listing) listed = undefined;
+    });
+    return listing.then((fresh) => structuredClone(fresh));
+  }
+
+  async function listFromDisk(): Promise<SkillListing> {
     const found = new Map<string, CatalogEntry>();
     const problems: SkillProblem[] = [];
     for (const root of roots) await listRoot(root, found, problems);
@@ -234,7 +271,10 @@ export function createFsSkillSource(dirs: readonly string[]): SkillSource {
     async read(name, relativePath) {
       if (typeof name !== 'string' || !isValidSkillName(name)) throw new SkillNotFoundError(String(name));
       // A skill added since the last listing is found without waiting for the next one.
-      if (!catalog.has(name)) await list();
+      if (!catalog.has(name)) {
+        listed = undefined;
+        await list();
+      }
       const skill = catalog.get(name);
       if (!skill) throw new SkillNotFoundError(name);
       if (relativePath === undefined || relativePath === SKILL_FILE) {

@@ -12,6 +12,7 @@ import {
 } from '../engine/memory-sink.ts';
 import { DEFAULT_MEMORY_SEARCH_LIMIT, type MemoryIndex, type StoredMemoryEntry } from './memory-index.ts';
 import { parseMemoryQuery } from './memory-query.ts';
+import { readBoundedText } from './read-bounded.ts';
 
 /**
  * Long-term memory as files (seed 000's daily memory file, seed 002's `MEMORY.md` index), searchable
@@ -327,7 +328,10 @@ export function createFileMemorySink(options: FileMemorySinkOptions): FileMemory
     }
     let handle: fs.FileHandle;
     try {
-      handle = await fs.open(path.join(dir, relative), constants.O_RDONLY | constants.O_NOFOLLOW);
+      handle = await fs.open(
+        path.join(dir, relative),
+        constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+      );
     } catch (error) {
       const code = errorCode(error);
       if (code === 'ENOENT') return undefined;
@@ -336,10 +340,15 @@ export function createFileMemorySink(options: FileMemorySinkOptions): FileMemory
       throw error;
     }
     try {
-      const stat = await handle.stat();
+      let stat = await handle.stat();
       if (!stat.isFile()) throw new InvalidMemoryPathError(shown, 'is not a regular file');
       const key = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-      if (stat.size <= MEMORY_READ_MAX_BYTES) return { text: await handle.readFile('utf8'), key };
+      if (stat.size <= MEMORY_READ_MAX_BYTES) {
+        const text = await readBoundedText(handle, MEMORY_READ_MAX_BYTES);
+        if (text !== undefined) return { text, key };
+        // It grew past the bound while being read: read its tail as it is now.
+        stat = await handle.stat();
+      }
       if (!tail)
         throw new InvalidMemoryPathError(
           shown,
@@ -350,7 +359,7 @@ export function createFileMemorySink(options: FileMemorySinkOptions): FileMemory
         buffer,
         0,
         MEMORY_READ_MAX_BYTES,
-        stat.size - MEMORY_READ_MAX_BYTES,
+        Math.max(0, stat.size - MEMORY_READ_MAX_BYTES),
       );
       const text = buffer.subarray(0, bytesRead).toString('utf8');
       const lines = text.slice(text.indexOf('\n') + 1);
@@ -429,7 +438,10 @@ export function createFileMemorySink(options: FileMemorySinkOptions): FileMemory
       const skipped: MemoryReindexReport['skipped'] = [];
       for (const name of names) {
         const file = `${MEMORY_DAILY_DIR}/${name}`;
-        const handle = await fs.open(path.join(dailyDir, name), constants.O_RDONLY | constants.O_NOFOLLOW);
+        const handle = await fs.open(
+          path.join(dailyDir, name),
+          constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+        );
         let content: string;
         try {
           content = await handle.readFile('utf8');

@@ -24,7 +24,7 @@ export function createMemorySkillSource(...trees: SkillTree[]): SkillSource {
   trees.forEach((tree, treeIndex) => {
     for (const directory of Object.keys(tree).sort()) {
       if (directory.startsWith('.')) continue;
-      const content = tree[directory]?.[SKILL_FILE];
+      const content = ownFile(tree[directory], SKILL_FILE);
       if (content === undefined) continue;
       const file = `skills[${treeIndex}]/${directory}/${SKILL_FILE}`;
       try {
@@ -55,14 +55,14 @@ export function createMemorySkillSource(...trees: SkillTree[]): SkillSource {
       if (!skill) throw new SkillNotFoundError(String(name));
       const files = trees[skill.tree]?.[skill.directory] ?? {};
       if (path === undefined || path === SKILL_FILE) {
-        const content = files[SKILL_FILE] ?? '';
+        const content = ownFile(files, SKILL_FILE) ?? '';
         return parseSkillFile(content, {
           file: `${skill.directory}/${SKILL_FILE}`,
           directory: skill.directory,
         }).body;
       }
       const relative = skillPathSegments(path).join('/');
-      const content = files[relative];
+      const content = ownFile(files, relative);
       if (content === undefined) throw new SkillFileNotFoundError(name, path);
       if (utf8Bytes(content) > SKILL_FILE_MAX_BYTES)
         throw new InvalidSkillError(
@@ -75,4 +75,14 @@ export function createMemorySkillSource(...trees: SkillTree[]): SkillSource {
       return content;
     },
   };
+}
+
+/**
+ * A file of a tree by name, its own keys only: a path the model sends (`constructor`, `__proto__`) must
+ * never reach an object's prototype.
+ */
+function ownFile(files: Readonly<Record<string, string>> | undefined, name: string): string | undefined {
+  if (files === undefined || !Object.hasOwn(files, name)) return undefined;
+  const content = files[name];
+  return typeof content === 'string' ? content : undefined;
 }

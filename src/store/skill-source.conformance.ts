@@ -146,6 +146,18 @@ export function describeSkillSourceConformance(
     );
 
     it(
+      "answers a path naming an object's built-in property as a missing file, never reaching a prototype",
+      withSource(async (source) => {
+        await source.list();
+        for (const path of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+          await expect(source.read('pdf-forms', path)).rejects.toMatchObject({
+            code: 'skill_file_not_found',
+          });
+        }
+      }),
+    );
+
+    it(
       'answers an unknown, broken, hidden or ill-formed skill name with skill_not_found',
       withSource(async (source) => {
         await source.list();
