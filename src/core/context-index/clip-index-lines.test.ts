@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { clipIndexLines } from './clip-index-lines.ts';
 
@@ -41,5 +42,30 @@ describe('clipIndexLines', () => {
     const clipped = clipIndexLines(long, { maxTokens: 30, headFraction: 0.5, count, notice });
     for (const line of clipped.lines) expect(long.includes(line) || line.startsWith('[')).toBe(true);
     expect(clipped.lines).not.toContain(long[1]);
+  });
+
+  it('with headFraction 1 no line follows the notice, whatever the lines weigh', () => {
+    const mixed = ['a', 'a much longer line here', 'b', 'c', 'd', 'e', 'another long line of text', 'f', 'g'];
+    for (let maxTokens = 20; maxTokens <= 60; maxTokens++) {
+      const clipped = clipIndexLines(mixed, { maxTokens, headFraction: 1, count, notice });
+      if (clipped.omitted === 0) continue;
+      expect(clipped.lines.at(-1)).toBe(`[${clipped.omitted}/${mixed.length} left out]`);
+    }
+  });
+
+  it('property: never over the cap, and nothing at all when not even the notice fits', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ maxLength: 30 }), { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 0, max: 300 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (source, maxTokens, headFraction) => {
+          const clipped = clipIndexLines(source, { maxTokens, headFraction, count, notice });
+          const cost = clipped.lines.reduce((sum, line) => sum + count(`${line}\n`), 0);
+          expect(cost).toBeLessThanOrEqual(maxTokens);
+          if (clipped.lines.length === 0) expect(clipped.omitted).toBe(source.length);
+        },
+      ),
+    );
   });
 });

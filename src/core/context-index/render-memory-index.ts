@@ -40,7 +40,7 @@ export function renderMemoryIndex(
 ): RenderedIndex {
   const lines = index
     .replace(/\r\n?/g, '\n')
-    .replace(/\s+$/, '')
+    .trimEnd()
     .split('\n')
     // Any spelling a reader could take for the closing tag (`</memory_index>`, `</ MEMORY_INDEX >`, …).
     .map((line) => line.replace(/<\s*\/(\s*memory_index)/gi, '<\\/$1'));
@@ -54,5 +54,6 @@ export function renderMemoryIndex(
     notice: (omitted, total) =>
       `[… ${omitted} of ${total} lines of the index are not shown; ${READ_MEMORY_TOOL} {"path": "${MEMORY_INDEX_PATH}"} reads all of it …]`,
   });
+  if (clipped.lines.length === 0) return { text: '', omitted: clipped.omitted };
   return { text: `${PREAMBLE}\n${clipped.lines.join('\n')}\n${CLOSE_TAG}`, omitted: clipped.omitted };
 }

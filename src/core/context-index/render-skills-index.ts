@@ -36,6 +36,7 @@ export function renderSkillsIndex(
     notice: (omitted) =>
       `- … and ${omitted} more skill${omitted === 1 ? '' : 's'} not listed here: ${READ_SKILL_TOOL} with no name lists them all.`,
   });
+  if (clipped.lines.length === 0) return { text: '', omitted: clipped.omitted };
   return { text: `${PREAMBLE}${clipped.lines.join('\n')}`, omitted: clipped.omitted };
 }
 
