@@ -20,7 +20,6 @@ import { findPairingViolations } from '../core/view/tool-pairing-repair.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';
 import { openEmbeddedStores } from '../store/open-embedded-stores.ts';
 import { DAY_MS } from '../store/retention.ts';
-import { startRetention } from '../store/retention-schedule.ts';
 import { assistant, callsTo, result, user } from '../testing/build-messages.ts';
 import { LONG_SESSION, loadCorpusSession } from '../testing/corpus.ts';
 import { replaySession } from '../testing/replay-session.ts';
@@ -646,20 +645,20 @@ describe('seed 000 (cowagent): on disk, with the embedded stores', () => {
     const stores = await openEmbeddedStores({ dataDir });
     try {
       const start = Date.UTC(2025, 0, 31);
-      const at = (daysAgo: number) => () => start - daysAgo * DAY_MS;
-      await seedManager(COWAGENT, { ...stores, clock: at(31) }).append('old', [user('a month ago')]);
-      await seedManager(COWAGENT, { ...stores, clock: at(29) }).append('recent', [user('last month')]);
-      const schedule = startRetention({
-        sessions: stores.store,
-        blobs: stores.blobs,
-        trace: stores.trace,
-        clock: () => start,
-        maxIdleDays: COWAGENT.retention.maxIdleDays,
-      });
+      let now = start - 31 * DAY_MS;
+      const manager = seedManager(COWAGENT, { ...stores, clock: () => now });
+      await manager.append('old', [user('a month ago')]);
+      now = start - 29 * DAY_MS;
+      await manager.append('recent', [user('last month')]);
+      now = start;
+      const schedule = manager.startRetention();
       const first = await schedule.first;
       await schedule.stop();
       expect(first.ok && first.report.removed.map((entry) => entry.sessionId)).toEqual(['old']);
       expect((await stores.store.list()).map((listing) => listing.id)).toEqual(['recent']);
+      // The manager forgot it too: used again, the session starts afresh.
+      await manager.append('old', [user('back again')]);
+      expect((await manager.history('old')).log.map((message) => textOf(message))).toEqual(['back again']);
     } finally {
       await stores.close();
     }

@@ -15,6 +15,11 @@ import type { ModelClient } from '../providers/model-client.ts';
 import type { BlobStore } from '../store/blob-store.ts';
 import { createMemoryBlobStore } from '../store/memory-blob-store.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';
+import {
+  type RetentionSchedule,
+  type RetentionScheduleOptions,
+  startRetention,
+} from '../store/retention-schedule.ts';
 import type { SessionStore } from '../store/session-store.ts';
 import { createTraceRecorder, type TraceRecorder, type TraceStore } from '../store/trace-store.ts';
 import { createExtractiveSummarizer } from '../summarize/extractive-summarizer.ts';
@@ -134,6 +139,7 @@ export class ContextManager {
   };
   #ids = 0;
   readonly #trace: TraceRecorder | undefined;
+  readonly #traceStore: TraceStore | undefined;
 
   constructor(options: ContextManagerOptions) {
     this.policy = withBudgetOptions(options.policy, options);
@@ -150,6 +156,7 @@ export class ContextManager {
       });
     this.clock = options.clock ?? Date.now;
     this.#counters = new CounterChooser(this.policy, options.counter);
+    this.#traceStore = options.trace;
     if (options.trace) {
       this.#trace = createTraceRecorder(options.trace);
       this.#listeners.add(this.#trace.listener);
@@ -412,6 +419,29 @@ export class ContextManager {
   /** Waits until every event so far is in the trace; rethrows a failed trace write. */
   async flushTrace(): Promise<void> {
     await this.#trace?.flush();
+  }
+
+  /**
+   * Seed 000's automatic clean-up, in one call for an agent or a service: sessions idle past the policy's
+   * `retention.maxIdleDays` are removed from this manager's store, blobs and trace now and then once a day
+   * (see `startRetention`), and their in-memory state with them, so a removed session starts afresh if it
+   * is used again. `maxIdleDays: 0` keeps everything. `stop()` ends the schedule.
+   */
+  startRetention(
+    options: Pick<RetentionScheduleOptions, 'everyMs' | 'timers' | 'onSweep' | 'keepTrace'> = {},
+  ): RetentionSchedule {
+    return startRetention({
+      sessions: this.store,
+      blobs: this.blobs,
+      ...(this.#traceStore ? { trace: this.#traceStore } : {}),
+      clock: this.clock,
+      maxIdleDays: this.policy.retention.maxIdleDays,
+      ...options,
+      onSweep: (outcome) => {
+        if (outcome.ok) for (const removed of outcome.report.removed) this.evict(removed.sessionId);
+        options.onSweep?.(outcome);
+      },
+    });
   }
 
   /** Drops the in-memory state of a session (it reloads from the store on next use). */

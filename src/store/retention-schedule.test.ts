@@ -92,10 +92,12 @@ describe('startRetention (seed 000: "Sessions older than 30 days are automatical
     expect(timers.due).toHaveLength(0);
   });
 
-  it('refuses an interval that is not a positive number', () => {
+  it('refuses an interval that is not a positive number of milliseconds a timer can keep', () => {
     const sessions = createMemorySessionStore();
-    for (const everyMs of [0, -1, Number.NaN]) {
-      expect(() => startRetention({ sessions, clock: () => START, everyMs })).toThrow(/everyMs/);
+    for (const everyMs of [0, -1, Number.NaN, 30 * DAY_MS]) {
+      expect(() => startRetention({ sessions, clock: () => START, everyMs })).toThrow(
+        expect.objectContaining({ code: 'invalid_retention', message: expect.stringMatching(/everyMs/) }),
+      );
     }
   });
 });

@@ -1,4 +1,10 @@
-import { DAY_MS, type RetentionOptions, type RetentionReport, sweepIdleSessions } from './retention.ts';
+import {
+  DAY_MS,
+  InvalidRetentionError,
+  type RetentionOptions,
+  type RetentionReport,
+  sweepIdleSessions,
+} from './retention.ts';
 
 /**
  * Seed 000: "Sessions older than 30 days are automatically cleaned up". One call for the agent and the
@@ -9,6 +15,8 @@ import { DAY_MS, type RetentionOptions, type RetentionReport, sweepIdleSessions 
 
 /** How often the sweep runs after the first one. */
 export const DEFAULT_RETENTION_EVERY_MS = DAY_MS;
+/** The longest delay a Node timer keeps (2^31 − 1 ms, about 24.8 days); a longer one fires after 1 ms. */
+export const MAX_RETENTION_EVERY_MS = 2 ** 31 - 1;
 
 /** The timer functions the schedule uses: passed in so tests (and hosts with their own loop) control time. */
 export interface RetentionTimers {
@@ -50,8 +58,11 @@ const nodeTimers: RetentionTimers = {
 
 export function startRetention(options: RetentionScheduleOptions): RetentionSchedule {
   const { clock, onSweep, timers = nodeTimers, everyMs = DEFAULT_RETENTION_EVERY_MS, ...sweep } = options;
-  if (!Number.isFinite(everyMs) || everyMs <= 0)
-    throw new RangeError(`retention everyMs: must be a positive number of milliseconds, got ${everyMs}`);
+  if (!Number.isFinite(everyMs) || everyMs <= 0 || everyMs > MAX_RETENTION_EVERY_MS)
+    throw new InvalidRetentionError(
+      'everyMs',
+      `must be a number of milliseconds from 1 to ${MAX_RETENTION_EVERY_MS} (timers clamp longer ones to 1 ms), got ${everyMs}`,
+    );
   let stopped = false;
   let pending: unknown;
   let running: Promise<RetentionSweepOutcome> = Promise.resolve({ ok: false, error: undefined });
