@@ -27,6 +27,7 @@ import { continuationNote } from '../engine/assemble-request.ts';
 import { createContextManager } from '../engine/context-manager.ts';
 import { ModelCallError } from '../providers/model-client.ts';
 import { createOpenAICompatibleClient } from '../providers/openai-compatible-client.ts';
+import { createExtractiveSummarizer } from '../summarize/extractive-summarizer.ts';
 import { corpusFiles, loadCorpusSession } from '../testing/corpus.ts';
 import { startFakeProviderServer } from '../testing/fake-provider-server.ts';
 import { openAIErrors } from '../testing/fake-provider-server-errors.ts';
@@ -769,6 +770,31 @@ describe('seed 004 (picoclaw): 3. emergency compression (reactive)', () => {
     );
     expect(retried.system).toContain(before.summary.text);
     expect(summarizer.calls).toBe(1);
+  });
+
+  it('"Stores a compression note in the session summary": the next summary still says what happened', async () => {
+    const turns = throughRequest(AIRLINE.inputs, 11);
+    const cm = createContextManager({
+      policy: { ...picoclaw({ MaxTokens: 4_096 }), model: 'gpt-4o' },
+      summarizer: createExtractiveSummarizer(),
+      clock: seedsClock().now,
+    });
+    await cm.append('s', turns);
+    const first = await cm.prepare('s', { system: SYSTEM });
+    await cm.recover('s', overflowAt(first.stats.contextWindow, first.stats.tokens.input + 4_200));
+    await cm.prepare('s', { system: SYSTEM });
+    const noted = (await cm.history('s')).edits.findLast((edit) => edit.type === 'summarize');
+    if (noted?.type !== 'summarize') throw new Error('expected the note in a summary');
+    const note = /\[Emergency compression dropped \d+ oldest messages due to context limit\]/.exec(
+      noted.summary.text,
+    )?.[0];
+    expect(note).toBeDefined();
+    // A later summary merges from the summary's sections: the note is among them, so it is kept.
+    await cm.append('s', throughRequest(AIRLINE.inputs, 13).slice(turns.length));
+    expect((await cm.compact('s')).compacted).toBe(true);
+    const later = (await cm.history('s')).edits.findLast((edit) => edit.type === 'summarize');
+    expect(later).not.toBe(noted);
+    expect(later?.type === 'summarize' && later.summary.text).toContain(note);
   });
 
   it('"Drops the oldest ~50% of Turns" — a single Turn (one request, its tool chain) keeps only its user message', async () => {

@@ -3,6 +3,7 @@ import { renderSkillsIndex } from '../core/context-index/render-skills-index.ts'
 import { systemWithIndexes } from '../core/context-index/system-with-indexes.ts';
 import { UnknownModelError } from '../core/errors.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
+import type { SkillSummary } from '../core/skills/skill-source.ts';
 import type { CalibratedTokenCounter } from '../core/tokens/calibrated-counter.ts';
 import { CalibratedCounterRegistry } from '../core/tokens/calibrated-counter-registry.ts';
 import { estimateToolDefinitionTokens } from '../core/tokens/estimate-tool-definition-tokens.ts';
@@ -12,7 +13,7 @@ import type { TokenCounter } from '../core/tokens/token-counter.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import { findModelProfile } from '../providers/model-profiles.ts';
 import { DEFAULT_MAX_OUTPUT_TOKENS, resolveContextWindow } from '../providers/resolve-context-window.ts';
-import type { IndexSources } from './context-indexes.ts';
+import type { IndexSources, IndexUnavailable } from './context-indexes.ts';
 
 /** What a caller says about the model call it is about to make. */
 export interface PrepareRequest {
@@ -47,6 +48,10 @@ export interface CallContext {
   systemTokens: number;
   /** The indexes appended to the caller's prompt (absent or empty text when not shown). */
   indexes?: PromptIndexes;
+  /** Of `systemTokens`, what the memory index takes (stats report it as `memory`, not `system`). */
+  memoryIndexTokens: number;
+  /** Indexes the policy shows that could not be read this call (the request goes without them). */
+  indexesUnavailable?: IndexUnavailable[];
   toolTokens: number;
   counter: TokenCounter;
   /** How the final guard counts the request as sent (see `final-guard.ts`), whatever `counter` is. */
@@ -150,10 +155,19 @@ const counterState = (counter: TokenCounter): string =>
 export interface PromptIndexes {
   skills: RenderedIndex;
   memory: RenderedIndex;
+  /** What the memory index adds to the system prompt, in the call's counter: reported as `memory`. */
+  memoryTokens: number;
 }
 
 export interface FixedRegionMemo {
-  indexes?: { key: string; rendered: PromptIndexes };
+  indexes?: {
+    counter: string;
+    skillsMax: number;
+    memoryMax: number;
+    skills: readonly SkillSummary[] | undefined;
+    memoryIndex: string | undefined;
+    rendered: PromptIndexes;
+  };
   window?: { key: string; contextWindow: number; maxOutputTokens: number; source: WindowSource };
   system?: { text: string; counter: string; tokens: number };
   tools?: { tools: readonly ToolDefinition[]; key: string; counter: string; tokens: number };
@@ -179,6 +193,7 @@ export function resolveCallContext(
     memory: indexes.memory.text,
   });
   const tools = effective.tools ?? [];
+  const promptTokens = systemTokens(memo, system, counter, policy.tokens.messageOverhead);
   return {
     model,
     contextWindow: window.contextWindow,
@@ -186,8 +201,11 @@ export function resolveCallContext(
     windowSource: window.source,
     system,
     tools,
-    systemTokens: systemTokens(memo, system, counter, policy.tokens.messageOverhead),
+    systemTokens: promptTokens,
     indexes,
+    // Counted apart from the whole prompt: never more than it, so system − memory stays ≥ 0.
+    memoryIndexTokens: Math.min(indexes.memoryTokens, promptTokens),
+    ...(sources.unavailable ? { indexesUnavailable: sources.unavailable } : {}),
     toolTokens: toolTokens(memo, tools, counter),
     counter,
     requestCounting: counters.requestCountingFor(model),
@@ -244,6 +262,9 @@ function windowFallback(
 }
 
 const NOTHING: RenderedIndex = { text: '', omitted: 0 };
+const NO_INDEXES: PromptIndexes = { skills: NOTHING, memory: NOTHING, memoryTokens: 0 };
+/** The blank line `systemWithIndexes` puts before a section. */
+const SECTION_SEPARATOR = '\n\n';
 
 /**
  * The skills and memory indexes as the policy shows them, each clipped to its cap (0 = none) by the call's
@@ -258,18 +279,24 @@ function promptIndexes(
   const { skills, memory } = policy.indexes;
   const showSkills = skills.show && sources.skills !== undefined && sources.skills.length > 0;
   const showMemory = memory.show && sources.memoryIndex !== undefined;
-  if (!showSkills && !showMemory) return { skills: NOTHING, memory: NOTHING };
-  const key = JSON.stringify([
-    counterState(counter),
-    skills.maxTokens,
-    memory.maxTokens,
-    showSkills ? sources.skills : null,
-    showMemory ? sources.memoryIndex : null,
-  ]);
-  if (memo.indexes?.key === key) return memo.indexes.rendered;
+  if (!showSkills && !showMemory) return NO_INDEXES;
+  // Asked before every call: what it was rendered from is compared, not serialized (a memory index can
+  // be megabytes; an unchanged one is usually the same string, which compares at once).
+  const shownSkills = showSkills ? sources.skills : undefined;
+  const shownMemory = showMemory ? sources.memoryIndex : undefined;
+  const held = memo.indexes;
+  if (
+    held !== undefined &&
+    held.counter === counterState(counter) &&
+    held.skillsMax === skills.maxTokens &&
+    held.memoryMax === memory.maxTokens &&
+    held.memoryIndex === shownMemory &&
+    sameSkills(held.skills, shownSkills)
+  )
+    return held.rendered;
   const count = (text: string) => counter.count(text);
   const cap = (maxTokens: number) => (maxTokens > 0 ? maxTokens : Number.POSITIVE_INFINITY);
-  const rendered: PromptIndexes = {
+  const shown = {
     skills: showSkills
       ? renderSkillsIndex(sources.skills ?? [], { maxTokens: cap(skills.maxTokens), count })
       : NOTHING,
@@ -277,8 +304,27 @@ function promptIndexes(
       ? renderMemoryIndex(sources.memoryIndex ?? '', { maxTokens: cap(memory.maxTokens), count })
       : NOTHING,
   };
-  memo.indexes = { key, rendered };
+  const rendered: PromptIndexes = {
+    ...shown,
+    memoryTokens: shown.memory.text ? count(`${SECTION_SEPARATOR}${shown.memory.text}`) : 0,
+  };
+  memo.indexes = {
+    counter: counterState(counter),
+    skillsMax: skills.maxTokens,
+    memoryMax: memory.maxTokens,
+    skills: shownSkills,
+    memoryIndex: shownMemory,
+    rendered,
+  };
   return rendered;
+}
+
+function sameSkills(a: readonly SkillSummary[] | undefined, b: readonly SkillSummary[] | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  return a.every(
+    (skill, index) => skill.name === b[index]?.name && skill.description === b[index]?.description,
+  );
 }
 
 function systemTokens(memo: FixedRegionMemo, text: string, counter: TokenCounter, overhead: number): number {

@@ -471,7 +471,11 @@ export class Compactor {
         throughSeq,
         summary: {
           text,
-          sections: previous?.sections ?? {},
+          // In the sections too: the next summary merges from them, so the note outlives this text.
+          sections: {
+            ...previous?.sections,
+            facts: [...(previous?.sections.facts ?? []), plan.note],
+          },
           throughSeq,
           tokens: this.call.counter.count(text),
           ...(previous?.historyRef !== undefined ? { historyRef: previous.historyRef } : {}),

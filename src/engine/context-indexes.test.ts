@@ -58,18 +58,61 @@ const skills = (count: number) =>
   );
 
 describe('the indexes in every request, as the policy says', () => {
-  it('default shows the memory index when the memory sink keeps one; the other seeds but 002 do not', async () => {
+  it('only deepagents shows the memory index by default: the memory directory is shared by every session', async () => {
     await writeNotes(2);
     const shown = async (preset: keyof typeof PRESETS) => {
       const manager = createContextManager({ policy: policyOf(preset), memory });
       await manager.append('s', [user('hello')]);
       return (await manager.prepare('s', { system: SYSTEM })).system;
     };
-    expect(await shown('default')).toMatch(/^You are a careful agent\.\n\n## Memory\n[\s\S]*Note 1/);
-    expect(await shown('deepagents')).toContain('<memory_index>');
-    for (const preset of ['cowagent', 'tiancai', 'digitorn', 'picoclaw'] as const) {
+    expect(await shown('deepagents')).toMatch(/^You are a careful agent\.\n\n## Memory\n[\s\S]*Note 1/);
+    for (const preset of ['default', 'cowagent', 'tiancai', 'digitorn', 'picoclaw'] as const) {
       expect(await shown(preset), preset).toBe(SYSTEM);
     }
+  });
+
+  it('reports the memory index as the memory category, out of system, the categories still adding up to input', async () => {
+    await writeNotes(5);
+    const withIndex = createContextManager({ policy: policyOf('deepagents'), memory });
+    const without = createContextManager({ policy: policyOf('deepagents') });
+    for (const manager of [withIndex, without]) await manager.append('s', [user('hello')]);
+    const shown = await withIndex.prepare('s', { system: SYSTEM });
+    const bare = await without.prepare('s', { system: SYSTEM });
+    const { tokens } = shown.stats;
+    expect(tokens.memory).toBeGreaterThan(0);
+    expect(tokens.system).toBe(bare.stats.tokens.system);
+    expect(tokens.system + tokens.tools + tokens.summary + tokens.memory + tokens.history).toBe(tokens.input);
+    expect((await withIndex.stats('s', { system: SYSTEM })).tokens).toEqual(tokens);
+  });
+
+  it('an index that cannot be read leaves the request without it and says so, never failing the call', async () => {
+    const failingMemory = {
+      ...memory,
+      write: memory.write.bind(memory),
+      search: memory.search.bind(memory),
+      readIndex: () =>
+        Promise.reject(Object.assign(new Error('MEMORY.md: permission denied'), { code: 'EACCES' })),
+    };
+    const failingSkills = {
+      list: () => Promise.reject(new Error('skills directory vanished')),
+      read: skills(1).read,
+    };
+    const manager = createContextManager({
+      policy: policyOf('deepagents'),
+      memory: failingMemory,
+      skills: failingSkills,
+    });
+    await manager.append('s', [user('hello')]);
+    const prepared = await manager.prepare('s', { system: SYSTEM });
+    expect(prepared.system).toBe(SYSTEM);
+    const unavailable = prepared.events.filter((event) => event.type === 'index-unavailable');
+    expect(unavailable).toMatchObject([
+      { index: 'skills', code: 'error', message: 'skills directory vanished' },
+      { index: 'memory', code: 'EACCES' },
+    ]);
+    // Recovery and /context clear go on too.
+    await expect(manager.stats('s')).resolves.toMatchObject({ sessionId: 's' });
+    await expect(manager.clear('s')).resolves.toBeDefined();
   });
 
   it('shows neither index when the policy says not to, and nothing without a source', async () => {
@@ -83,11 +126,11 @@ describe('the indexes in every request, as the policy says', () => {
     expect((await bare.prepare('s', { system: SYSTEM })).system).toBe(SYSTEM);
   });
 
-  it('holds each index to its cap, whole lines and a notice, and counts what is shown in the system tokens', async () => {
+  it('holds each index to its cap, whole lines and a notice, and counts what is shown (as system and memory)', async () => {
     await writeNotes(200);
     const cap = 600;
     const policy = policyOf('default', {
-      indexes: { memory: { maxTokens: cap }, skills: { maxTokens: cap } },
+      indexes: { memory: { show: true, maxTokens: cap }, skills: { maxTokens: cap } },
     });
     const manager = createContextManager({ policy, memory, skills: skills(100) });
     await manager.append('s', [user('hello')]);
@@ -99,8 +142,8 @@ describe('the indexes in every request, as the policy says', () => {
     expect(prepared.system).toContain('Note 199');
     const bare = createContextManager({ policy: policyOf('default') });
     await bare.append('s', [user('hello')]);
-    const added =
-      prepared.stats.tokens.system - (await bare.prepare('s', { system: SYSTEM })).stats.tokens.system;
+    const { system, memory: memoryTokens } = prepared.stats.tokens;
+    const added = system + memoryTokens - (await bare.prepare('s', { system: SYSTEM })).stats.tokens.system;
     expect(added).toBeGreaterThan(cap);
     expect(added).toBeLessThanOrEqual(2 * cap + 4);
   });

@@ -12,6 +12,14 @@ export interface IndexSources {
   skills?: readonly SkillSummary[];
   /** MEMORY.md as the memory sink keeps it. */
   memoryIndex?: string;
+  /** An index that could not be read: the request goes without it rather than not at all. */
+  unavailable?: IndexUnavailable[];
+}
+
+export interface IndexUnavailable {
+  index: 'skills' | 'memory';
+  code: string;
+  message: string;
 }
 
 export async function readIndexSources(
@@ -19,12 +27,31 @@ export async function readIndexSources(
   from: { memory: MemorySink; skills: SkillSource | undefined },
 ): Promise<IndexSources> {
   const { skills, memory } = policy.indexes;
+  const unavailable: IndexUnavailable[] = [];
+  // An index is an extra: a skills directory or a MEMORY.md that cannot be read (a permission, a symlink
+  // refused) must not stop the call, the overflow recovery or /context clear.
+  const attempt = async <T>(index: IndexUnavailable['index'], read: () => Promise<T>) => {
+    try {
+      return await read();
+    } catch (error) {
+      unavailable.push({ index, ...describeFailure(error) });
+      return undefined;
+    }
+  };
+  const skillSource = skills.show ? from.skills : undefined;
+  const readMemoryIndex = memory.show ? from.memory.readIndex?.bind(from.memory) : undefined;
   const [listing, memoryIndex] = await Promise.all([
-    skills.show && from.skills ? from.skills.list() : undefined,
-    memory.show && from.memory.readIndex ? from.memory.readIndex() : undefined,
+    skillSource ? attempt('skills', () => skillSource.list()) : undefined,
+    readMemoryIndex ? attempt('memory', readMemoryIndex) : undefined,
   ]);
   return {
     ...(listing && listing.skills.length > 0 ? { skills: listing.skills } : {}),
     ...(memoryIndex !== undefined ? { memoryIndex } : {}),
+    ...(unavailable.length > 0 ? { unavailable } : {}),
   };
+}
+
+function describeFailure(error: unknown): { code: string; message: string } {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'error';
+  return { code, message: error instanceof Error ? error.message : String(error) };
 }

@@ -50,6 +50,18 @@ export type ContextEvent =
   | { type: 'tool-results-cleared'; sessionId: string; at: number; count: number; tokensFreed: number }
   | {
       /**
+       * An index the policy shows (the skills or the memory index) could not be read for this call: the
+       * request was prepared without it. `code` is the failure's (`EACCES`, `invalid_memory_path`, …).
+       */
+      type: 'index-unavailable';
+      sessionId: string;
+      at: number;
+      index: 'skills' | 'memory';
+      code: string;
+      message: string;
+    }
+  | {
+      /**
        * The proactive check before a call (seed 004's isOverContextBudget: message_tokens + tool_def_tokens
        * + MaxTokens > ContextWindow), on every call whether or not anything is then compacted: the regions
        * it added up and whether the request was `over`. Only for policies with `budget.proactiveCheck`.

@@ -64,6 +64,13 @@ export interface PrepareResult {
 export async function prepareCall(compactor: Compactor, _request: PrepareRequest): Promise<PrepareResult> {
   const { runtime, policy, call } = compactor;
   const editsBefore = runtime.editCount;
+  for (const unavailable of call.indexesUnavailable ?? [])
+    compactor.events.push({
+      type: 'index-unavailable',
+      sessionId: runtime.id,
+      at: compactor.deps.clock(),
+      ...unavailable,
+    });
   const fixed = {
     contextWindow: call.contextWindow,
     maxOutputTokens: call.maxOutputTokens,
@@ -110,10 +117,10 @@ export async function prepareCall(compactor: Compactor, _request: PrepareRequest
       contextWindow: call.contextWindow,
       maxOutputTokens: call.maxOutputTokens,
       tokens: {
-        system: counted.system,
+        system: counted.system - call.memoryIndexTokens,
         tools: counted.toolDefinitions,
         summary: counted.summary - memory,
-        memory,
+        memory: memory + call.memoryIndexTokens,
         history: counted.history,
         input,
       },

@@ -14,7 +14,8 @@ import type { SessionRuntime } from './session-runtime.ts';
  * The request's input tokens by category; `system + tools + summary + memory + history = input`.
  * `memory` is what memory and snapshot notes take as messages or blocks of the request (seed 003's resume
  * note, with the memory snapshot and the tool inventory), 0 when there are none; the summary region
- * without them is `summary`. A memory index in the system prompt is part of `system`.
+ * without them is `summary`; the memory index (MEMORY.md, seed 002) is `memory` too, not `system`, though
+ * it is sent inside the system prompt.
  */
 export interface TokenCategories {
   system: number;
@@ -100,10 +101,10 @@ export function sessionStats(
     turns: runtime.turnStarts.length,
     edits: runtime.editCount,
     tokens: {
-      system: call.systemTokens,
+      system: call.systemTokens - call.memoryIndexTokens,
       tools: call.toolTokens,
       summary: summaryTokens - regions.memory,
-      memory: regions.memory,
+      memory: regions.memory + call.memoryIndexTokens,
       history,
       input,
     },

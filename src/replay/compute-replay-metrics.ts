@@ -1,3 +1,8 @@
+import {
+  DEFAULT_PRESSURE_MEASURE,
+  measurePressure,
+  type PressureMeasure,
+} from '../core/budget/pressure-measure.ts';
 import type { Message } from '../core/message.ts';
 import { createExactCounter } from '../core/tokens/exact-counter.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
@@ -29,6 +34,12 @@ export interface ReplayMetricsOptions {
   pricing?: CachePricing;
   /** Default: the exact o200k counter, the same for every system so their requests compare. */
   counter?: TokenCounter;
+  /**
+   * What each call's pressure divides by what (a ctxkit policy's `budget.pressureOf`, so the replay shows
+   * pressure as that preset's /context would). Default `input/usable`, the one measure every system
+   * (ctxkit presets and peers alike) can be compared on.
+   */
+  pressureOf?: PressureMeasure;
 }
 
 /** Layers whose edits rewrite the conversation's prefix: what "a compaction" means in the totals. */
@@ -131,14 +142,21 @@ export function computeReplayMetrics(
     const shared = sharedPrefixTokens(previous, measured);
     previous = measured;
     const inputTokens = measured.total;
-    const usable = options.contextWindow - request.maxOutputTokens;
+    const pressure = measurePressure(options.pressureOf ?? DEFAULT_PRESSURE_MEASURE, {
+      contextWindow: options.contextWindow,
+      maxOutputTokens: request.maxOutputTokens,
+      system: measured.systemTokens,
+      toolDefinitions: measured.toolTokens,
+      summary: 0,
+      history: inputTokens - measured.systemTokens - measured.toolTokens,
+    });
     const bill = billCall(inputTokens, shared, pricing);
     const events = callEventsIn(request.events);
     calls.push({
       call: index + 1,
       messageIndex: request.messageIndex,
       inputTokens,
-      pressure: round(usable > 0 ? inputTokens / usable : Number.POSITIVE_INFINITY, 4),
+      pressure: Number.isFinite(pressure) ? round(pressure, 4) : pressure,
       sharedPrefixTokens: shared,
       billed: bill.billed,
       billedWithCache: round(bill.billedWithCache, 2),

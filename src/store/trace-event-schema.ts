@@ -67,6 +67,13 @@ export const contextEventSchema = z.discriminatedUnion('type', [
   }),
   z.looseObject({ type: z.literal('tool-results-cleared'), ...base, count, tokensFreed: count }),
   z.looseObject({
+    type: z.literal('index-unavailable'),
+    ...base,
+    index: z.enum(['skills', 'memory']),
+    code: z.string(),
+    message: z.string(),
+  }),
+  z.looseObject({
     type: z.literal('budget-checked'),
     ...base,
     contextWindow: count,

@@ -71,6 +71,14 @@ export function sampleEvents(sessionId: string, at = T0): ContextEvent[] {
     },
     { type: 'tool-results-cleared', sessionId, at: at + 7, count: 4, tokensFreed: 12_000 },
     {
+      type: 'index-unavailable',
+      sessionId,
+      at: at + 7,
+      index: 'memory',
+      code: 'invalid_memory_path',
+      message: 'MEMORY.md: is a symbolic link',
+    },
+    {
       type: 'budget-checked',
       sessionId,
       at: at + 7,

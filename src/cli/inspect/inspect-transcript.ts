@@ -1,4 +1,8 @@
-import { contextPressure } from '../../core/budget/context-budget.ts';
+import {
+  measurePressure,
+  reachableThreshold,
+  thresholdInputTokens,
+} from '../../core/budget/pressure-measure.ts';
 import { findToolPairingProblems } from '../../core/find-tool-pairing-problems.ts';
 import type { Message, Role, Transcript } from '../../core/message.ts';
 import { isAgentVisible, toolCallsOf, toolResultOf } from '../../core/message.ts';
@@ -153,9 +157,21 @@ export function inspectTranscript(
   const exact = figures(transcript, settings.exact, settings.policy);
   const heuristic = figures(transcript, settings.heuristic, settings.policy);
   const { contextWindow, maxOutputTokens, policy } = settings;
-  const pressure = contextPressure(exact.total, contextWindow, maxOutputTokens);
-  const usable = Math.max(0, contextWindow - maxOutputTokens);
-  const at = (fraction: number) => ({ pressure: fraction, tokens: Math.floor(fraction * usable) });
+  // In the policy's own measure, as the engine's stats report it: what its thresholds are fractions of.
+  const measure = policy.budget.pressureOf;
+  const regions = {
+    contextWindow,
+    maxOutputTokens,
+    system: exact.system,
+    toolDefinitions: 0,
+    summary: 0,
+    history: exact.total - exact.system,
+  };
+  const pressure = measurePressure(measure, regions);
+  const at = (fraction: number) => ({
+    pressure: fraction,
+    tokens: thresholdInputTokens(fraction, measure, regions),
+  });
   return {
     file,
     format,
@@ -180,11 +196,13 @@ export function inspectTranscript(
       ...(settings.windowSource !== undefined ? { windowSource: settings.windowSource } : {}),
       maxOutputTokens,
       pressure,
-      fits: pressure <= 1,
+      fits: exact.total + maxOutputTokens <= contextWindow,
       compactsAt: policy.summarize.auto
         ? at(autoCompactThreshold(policy, { contextWindow, maxOutputTokens }))
         : undefined,
-      clearsAt: policy.clearing.enabled ? at(policy.clearing.trigger) : undefined,
+      clearsAt: policy.clearing.enabled
+        ? at(reachableThreshold(policy.clearing.trigger, measure, regions))
+        : undefined,
     },
   };
 }

@@ -103,6 +103,7 @@ export async function replayCommand(paths: string[], flags: ReplayFlags): Promis
         {
           contextWindow: window.contextWindow,
           maxOutputTokens: window.maxOutputTokens,
+          pressureOf: policy.budget.pressureOf,
           pricing,
         },
       );

@@ -54,10 +54,6 @@ export const NOT_APPLICABLE_002: readonly NotApplicable[] = [
       'Asking a local server which num_ctx it loaded is the provider work’s; the engine measures against the window the caller passes (tested in the seed’s conformance file with a local model loaded at 16k).',
   },
   {
-    statement: 'Durable knowledge belongs in memory, which survives the session boundary by design.',
-    reason: 'Memory files that outlive a session are covered by the persistence issue.',
-  },
-  {
     statement: 'and the bench records it per sample',
     reason:
       'The benchmark harness (bench/) is not the context manager; the model-usage events it would read are tested.',

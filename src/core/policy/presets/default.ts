@@ -219,9 +219,10 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     // Skills enter a request only when the caller hands the manager a skill source, so showing them is
     // what that caller asked for; capped, since every request pays for them.
     skills: { show: true, maxTokens: DEFAULT_SKILLS_INDEX_MAX_TOKENS },
-    // Shown whenever there is one (a memory sink that keeps MEMORY.md): a user who gave the agent memory
-    // expects it to know what it remembers without being told to search. Capped: ctxkit appends a line
-    // for every note, so the index grows without end; the newest lines stay in view.
-    memory: { show: true, maxTokens: DEFAULT_MEMORY_INDEX_MAX_TOKENS },
+    // Off: the memory directory is the agent's, shared by every session that manager serves, and its
+    // index names each session's notes with a gist of what was summarized (tool output included). A
+    // manager serving one agent's sessions turns it on (deepagents does); one serving many users must
+    // not put one user's notes in another's prompt. Capped when on: ctxkit appends a line for every note.
+    memory: { show: false, maxTokens: DEFAULT_MEMORY_INDEX_MAX_TOKENS },
   },
 });
