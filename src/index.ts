@@ -58,7 +58,9 @@ export { canonicalJson } from './core/canonical-json.ts';
 export * from './core/context-index/index.ts';
 export * from './core/edit.ts';
 export * from './core/errors.ts';
+export * from './core/events.ts';
 export * from './core/find-tool-pairing-problems.ts';
+export * from './core/memory-sink.ts';
 export * from './core/message.ts';
 export * from './core/policy/index.ts';
 export {
@@ -68,6 +70,7 @@ export {
 } from './core/session-id.ts';
 export * from './core/skills/index.ts';
 export * from './core/stable-id.ts';
+export * from './core/summary-report.ts';
 export * from './core/tokens/index.ts';
 export * from './core/tool-definition.ts';
 export * from './core/turns/index.ts';
@@ -85,13 +88,10 @@ export {
   type SyncResult,
 } from './engine/context-manager.ts';
 export * from './engine/errors.ts';
-export * from './engine/events.ts';
 export type { FinalGuardReport } from './engine/final-guard.ts';
-export * from './engine/memory-sink.ts';
 export type { PrepareResult, PrepareStats } from './engine/prepare-call.ts';
 export type { PointerKind, PointerLocation, RequestPointer } from './engine/request-ledger.ts';
 export type { SessionStats, TokenCategories } from './engine/session-stats.ts';
-
 // Layers and summarizers
 export {
   type NormalizedToolOutput,
@@ -122,6 +122,7 @@ export {
   MEMORY_READ_MAX_BYTES,
   memoryFilePath,
 } from './store/memory-files.ts';
+export * from './store/memory-memory-sink.ts';
 export * from './store/memory-session-store.ts';
 export * from './store/memory-skill-source.ts';
 export * from './store/open-embedded-stores.ts';

@@ -6,6 +6,7 @@ import { handleReadMemory } from '../agent/read-memory-tool.ts';
 import { createReadOffloadedHandler } from '../agent/read-offloaded-tool.ts';
 import { handleReadSkill } from '../agent/read-skill-tool.ts';
 import { contextLevel } from '../core/budget/context-level.ts';
+import type { ContextEvent } from '../core/events.ts';
 import type { Message, MessageInput } from '../core/message.ts';
 import { textOf } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
@@ -19,7 +20,6 @@ import {
   PRESETS,
 } from '../core/policy/presets/index.ts';
 import { resolvePolicyWith } from '../core/policy/resolve-policy.ts';
-import type { ContextEvent } from '../engine/events.ts';
 import type { PrepareResult } from '../engine/prepare-call.ts';
 import { createFsSkillSource } from '../store/fs-skill-source.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toOpenAIChat } from '../adapters/openai-chat.ts';
 import { InvalidPolicyError } from '../core/errors.ts';
+import type { ContextEvent } from '../core/events.ts';
 import type { Message, MessageInput } from '../core/message.ts';
 import { textOf, toolResultOf } from '../core/message.ts';
 import { resolveConfig } from '../core/policy/config/resolve-config.ts';
@@ -18,7 +19,6 @@ import { countRunes } from '../core/tokens/count-runes.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import { findPairingViolations } from '../core/view/tool-pairing-repair.ts';
 import { createContextManager } from '../engine/context-manager.ts';
-import type { ContextEvent } from '../engine/events.ts';
 import { RESUME_TOOL_HEADINGS } from '../engine/restore-session.ts';
 import { isContextOverflow } from '../providers/is-context-overflow.ts';
 import { ModelCallError } from '../providers/model-client.ts';

@@ -3,9 +3,12 @@ import { isOverContextBudget } from '../core/budget/context-budget.ts';
 import { clampKeepRecentTokens, effectiveTokenLimit } from '../core/budget/effective-token-limit.ts';
 import { measurePressure } from '../core/budget/pressure-measure.ts';
 import type { CompactionSnapshot, Edit, EditReason, LayerName, Summary } from '../core/edit.ts';
+import type { ContextEvent } from '../core/events.ts';
+import type { MemorySink } from '../core/memory-sink.ts';
 import type { Message } from '../core/message.ts';
 import { effectiveHooks } from '../core/policy/effective-hooks.ts';
 import type { Hook, Policy } from '../core/policy/policy-schema.ts';
+import type { SummaryReport } from '../core/summary-report.ts';
 import { historyAsShown } from '../core/view/history-as-shown.ts';
 import {
   archiveEdit,
@@ -19,11 +22,9 @@ import type { LayerInput } from '../layers/layer-input.ts';
 import { planRecentSplit, type RecentSplit, type SplitOptions } from '../layers/split-recent.ts';
 import type { BlobStore } from '../store/blob-store.ts';
 import { cutToTokens } from '../summarize/cut-text.ts';
-import type { Summarizer, SummaryReport } from '../summarize/summarizer.ts';
+import type { Summarizer } from '../summarize/summarizer.ts';
 import { continuationNote, needsContinuation, reminderPlacementFor } from './assemble-request.ts';
 import type { CallContext } from './call-context.ts';
-import type { ContextEvent } from './events.ts';
-import type { MemorySink } from './memory-sink.ts';
 import { snapshotNoteOf, takeSnapshot } from './restore-session.ts';
 import type { SessionRuntime } from './session-runtime.ts';
 import { reportSummariesTo, type SummaryPurpose } from './summary-events.ts';

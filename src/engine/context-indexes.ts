@@ -1,6 +1,6 @@
+import type { MemorySink } from '../core/memory-sink.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import type { SkillSource, SkillSummary } from '../core/skills/skill-source.ts';
-import type { MemorySink } from './memory-sink.ts';
 
 /**
  * What the indexes in every request are made from (seed 002, "What enters the context": the skills index

@@ -1,4 +1,6 @@
 import type { Edit, EditReason, LayerName, Summary } from '../core/edit.ts';
+import type { ContextEvent, ContextEventListener } from '../core/events.ts';
+import { type MemorySink, MemoryUnavailableError } from '../core/memory-sink.ts';
 import type { Message, MessageInput } from '../core/message.ts';
 import { isAgentVisible, toolCallsOf } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
@@ -14,6 +16,7 @@ import { projectMessage } from '../core/view/project-view.ts';
 import type { ModelClient } from '../providers/model-client.ts';
 import type { BlobStore } from '../store/blob-store.ts';
 import { createMemoryBlobStore } from '../store/memory-blob-store.ts';
+import { createMemoryMemorySink } from '../store/memory-memory-sink.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';
 import {
   type RetentionSchedule,
@@ -32,9 +35,7 @@ import { Compactor } from './compactor.ts';
 import { readIndexSources } from './context-indexes.ts';
 import { diffHistory } from './diff-history.ts';
 import { emergencyCompact } from './emergency-compact.ts';
-import type { ContextEvent, ContextEventListener } from './events.ts';
 import { hiddenResultOf } from './hidden-result.ts';
-import { createMemoryMemorySink, type MemorySink, MemoryUnavailableError } from './memory-sink.ts';
 import { normalizeAppendedResult } from './normalize-appended-result.ts';
 import { type PrepareResult, prepareCall, runCheapLayers } from './prepare-call.ts';
 import { recognizeRetries, turnInProgress } from './recognize-retries.ts';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ContextEvent } from '../core/events.ts';
 import { PRESETS } from '../core/policy/presets/index.ts';
 import { ModelCallError } from '../providers/model-client.ts';
 import { contextEventSchema } from '../store/trace-event-schema.ts';
@@ -7,7 +8,6 @@ import { loadCorpusSession } from '../testing/corpus.ts';
 import { asInput } from '../testing/replay-session.ts';
 import { createContextManager } from './context-manager.ts';
 import { EMERGENCY_ON_DEMAND_FALLBACK, EMERGENCY_ON_DEMAND_REASON } from './emergency-compact.ts';
-import type { ContextEvent } from './events.ts';
 
 const TAU = loadCorpusSession('tau-bench__gpt-4o-airline_task33_trial0.jsonl');
 const REQUEST = { system: TAU.system.join('\n\n'), contextWindow: 128_000, maxOutputTokens: 4_096 };

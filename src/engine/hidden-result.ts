@@ -1,5 +1,5 @@
+import type { ToolResultHiddenReason } from '../core/events.ts';
 import type { Message } from '../core/message.ts';
-import type { ToolResultHiddenReason } from './events.ts';
 
 /**
  * Why the view left out `message`, a tool result the pairing found no open call for: looking back

@@ -1,4 +1,5 @@
 import type { Edit } from '../core/edit.ts';
+import type { ContextEvent } from '../core/events.ts';
 import type { Message } from '../core/message.ts';
 import { toolResultOf } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
@@ -12,7 +13,6 @@ import {
 import { renderToolOutput } from '../layers/normalize-tool-output/render-tool-output.ts';
 import type { BlobStore } from '../store/blob-store.ts';
 import { blobRef, sanitizeBlobId } from '../store/blob-store-ids.ts';
-import type { ContextEvent } from './events.ts';
 import type { SessionRuntime } from './session-runtime.ts';
 
 export interface NormalizeAppendedInput {

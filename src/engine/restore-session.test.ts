@@ -6,6 +6,7 @@ import { createExactCounter } from '../core/tokens/exact-counter.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
 import { DEFAULT_TOOL_INJECTION, type ToolDefinition } from '../core/tool-definition.ts';
 import { createMemoryBlobStore } from '../store/memory-blob-store.ts';
+import { createMemoryMemorySink } from '../store/memory-memory-sink.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';
 import type { SessionStore } from '../store/session-store.ts';
 import { createMemoryTraceStore } from '../store/trace-store.ts';
@@ -13,7 +14,6 @@ import { loadCorpusSession } from '../testing/corpus.ts';
 import { asInput, replaySession } from '../testing/replay-session.ts';
 import type { PrepareRequest } from './call-context.ts';
 import { createContextManager } from './context-manager.ts';
-import { createMemoryMemorySink } from './memory-sink.ts';
 import { RESUME_TOOL_HEADINGS, snapshotNoteOf, systemNoteFromSnapshot } from './restore-session.ts';
 
 const TAU = 'tau-bench__gpt-4o-airline_task33_trial0.jsonl';

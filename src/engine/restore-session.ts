@@ -1,10 +1,10 @@
 import type { CompactionSnapshot, Edit } from '../core/edit.ts';
+import type { MemorySink } from '../core/memory-sink.ts';
 import type { Message } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import { DEFAULT_TOOL_INJECTION, type ToolDefinition, toolInjectionOf } from '../core/tool-definition.ts';
 import { splitTurns } from '../core/turns/parse-turn-boundaries.ts';
 import type { View } from '../core/view/project-view.ts';
-import type { MemorySink } from './memory-sink.ts';
 import type { SessionRuntime } from './session-runtime.ts';
 
 /** Tool-call examples a snapshot keeps (seed 003: "recent tool call shapes"). */

@@ -3,12 +3,12 @@ import { PRESETS } from '../core/policy/presets/index.ts';
 import { createHeuristicCounter } from '../core/tokens/heuristic-counter.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
 import { ModelCallError } from '../providers/model-client.ts';
+import { createMemoryMemorySink } from '../store/memory-memory-sink.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';
 import { assistant, callsTo, result, user } from '../testing/build-messages.ts';
 import { loadCorpusSession } from '../testing/corpus.ts';
 import { replaySession } from '../testing/replay-session.ts';
 import { createContextManager, type PrepareResult } from './context-manager.ts';
-import { createMemoryMemorySink } from './memory-sink.ts';
 import type { TokenCategories } from './session-stats.ts';
 
 const clock = () => {

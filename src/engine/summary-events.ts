@@ -4,8 +4,8 @@
  * every summarizer call; background summaries keep their reports until a later call takes them up.
  */
 import type { EditReason, LayerName } from '../core/edit.ts';
-import type { SummaryReport } from '../summarize/summarizer.ts';
-import type { ContextEvent } from './events.ts';
+import type { ContextEvent } from '../core/events.ts';
+import type { SummaryReport } from '../core/summary-report.ts';
 
 /** What the summary was for: the edit's reason and layer. */
 export interface SummaryPurpose {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { ContextEvent } from '../core/events.ts';
 import { createExactCounter } from '../core/tokens/exact-counter.ts';
-import type { ContextEvent } from '../engine/events.ts';
 import { assistant, callsTo, numbered, result, user } from '../testing/build-messages.ts';
 import { callEventsIn, categoriesOf, compactionsIn, computeReplayMetrics } from './compute-replay-metrics.ts';
 import { RequestMeasurer } from './measure-request.ts';

@@ -3,11 +3,11 @@ import {
   measurePressure,
   type PressureMeasure,
 } from '../core/budget/pressure-measure.ts';
+import type { ContextEvent } from '../core/events.ts';
 import type { Message } from '../core/message.ts';
 import { createExactCounter } from '../core/tokens/exact-counter.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
 import { findPairingViolations } from '../core/view/tool-pairing-repair.ts';
-import type { ContextEvent } from '../engine/events.ts';
 import { billCall } from './bill.ts';
 import { extractFacts } from './extract-facts.ts';
 import { locateFacts } from './locate-facts.ts';

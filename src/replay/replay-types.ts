@@ -1,7 +1,7 @@
 import type { EditReason, LayerName } from '../core/edit.ts';
+import type { ContextEvent } from '../core/events.ts';
 import type { Message } from '../core/message.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
-import type { ContextEvent } from '../engine/events.ts';
 
 /**
  * The contract between whatever replays a recorded session (ctxkit under a policy, or a peer system:

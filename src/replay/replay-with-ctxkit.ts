@@ -1,12 +1,12 @@
 import { type Edit, isPrefixEdit } from '../core/edit.ts';
 import { CtxkitError } from '../core/errors.ts';
+import type { ContextEvent } from '../core/events.ts';
 import type { Message, Transcript } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import { projectView } from '../core/view/project-view.ts';
 import type { PrepareRequest } from '../engine/call-context.ts';
 import { type ContextManagerOptions, createContextManager } from '../engine/context-manager.ts';
-import type { ContextEvent } from '../engine/events.ts';
 import type { Summarizer } from '../summarize/summarizer.ts';
 import { appendThenAfterTurn } from '../testing/replay-session.ts';
 import { countingSummarizer } from './counting-summarizer.ts';

@@ -2,13 +2,13 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createMemoryMemorySink } from '../engine/memory-sink.ts';
 import {
   createFileMemorySink,
   type FileMemorySink,
   MEMORY_READ_MAX_BYTES,
   memoryFilePath,
 } from './memory-files.ts';
+import { createMemoryMemorySink } from './memory-memory-sink.ts';
 import { createSqliteMemoryIndex } from './sqlite-memory-index.ts';
 
 const T0 = Date.UTC(2025, 2, 14, 23, 30, 0);

@@ -9,7 +9,7 @@ import {
   type MemoryEntry,
   MemoryNoteNotFoundError,
   type MemorySink,
-} from '../engine/memory-sink.ts';
+} from '../core/memory-sink.ts';
 import { DEFAULT_MEMORY_SEARCH_LIMIT, type MemoryIndex, type StoredMemoryEntry } from './memory-index.ts';
 import { parseMemoryQuery } from './memory-query.ts';
 import { readBoundedText } from './read-bounded.ts';

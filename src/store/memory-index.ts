@@ -1,4 +1,4 @@
-import type { MemoryEntry } from '../engine/memory-sink.ts';
+import type { MemoryEntry } from '../core/memory-sink.ts';
 import type { MemoryQuery } from './memory-query.ts';
 
 /** A memory entry as stored: where it came from and which daily file holds it. */

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { MemorySink } from '../engine/memory-sink.ts';
+import type { MemorySink } from '../core/memory-sink.ts';
 import type { BlobStore } from './blob-store.ts';
 import { createFsBlobStore } from './fs-blob-store.ts';
 import { createFileMemorySink } from './memory-files.ts';

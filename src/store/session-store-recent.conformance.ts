@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Edit } from '../core/edit.ts';
 import { assistant, numbered, user } from '../testing/build-messages.ts';
-import type { SessionStoreHarness } from './session-store.conformance.ts';
 import { DROP_EDIT, shift, storeRunner } from './testing/session-store-conformance-fixtures.ts';
+import type { SessionStoreHarness } from './testing/session-store-harness.ts';
 
 /**
  * What a resume reads (`loadRecent`): part of the session store conformance suite, registered by

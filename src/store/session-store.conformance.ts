@@ -6,6 +6,10 @@ import { assistant, callsTo, numbered, result, user } from '../testing/build-mes
 import { HOSTILE_IDS } from './blob-store.conformance.ts';
 import type { SessionStore } from './session-store.ts';
 import { SequenceConflictError } from './session-store.ts';
+import type { SessionDatabase, SessionStoreHarness } from './testing/session-store-harness.ts';
+
+export type { SessionDatabase, SessionStoreHarness } from './testing/session-store-harness.ts';
+
 import { SESSION_STORE_SCHEMA_VERSION } from './session-store-migrations.ts';
 import { describeRecentReadConformance } from './session-store-recent.conformance.ts';
 import { appendWithRetries, checkConcurrentLog } from './testing/session-store-append-with-retries.ts';
@@ -16,30 +20,6 @@ import {
   shift,
   storeRunner,
 } from './testing/session-store-conformance-fixtures.ts';
-
-/** One database for one test: a fresh, empty file, schema or map. */
-export interface SessionDatabase {
-  /** Opens a new handle (connection, pool) on this database; each handle is closed by the test. */
-  open(): Promise<SessionStore>;
-  /** Whether what was written survives closing every handle and opening a new one. */
-  persistent: boolean;
-  /** Durable stores: damage the database as a disk fault, a hand edit or a newer ctxkit would. */
-  tamper?: {
-    setMessageBody(sessionId: string, seq: number, body: string): Promise<void>;
-    setEditBody(sessionId: string, position: number, body: string): Promise<void>;
-    setSchemaVersion(version: number): Promise<void>;
-  };
-  dispose(): Promise<void>;
-}
-
-export interface SessionStoreHarness {
-  fresh(): Promise<SessionDatabase>;
-  /**
-   * Its databases outlive their handles and can be damaged by hand (`persistent` and `tamper` set): the
-   * durability tests are registered for it. A store that is its own database has none to run.
-   */
-  durable?: boolean;
-}
 
 /** A harness for a store that is its own database (the memory store): every handle is the same store. */
 export function singleStoreHarness(makeStore: () => Promise<SessionStore>): SessionStoreHarness {

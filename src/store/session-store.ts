@@ -2,8 +2,9 @@ import { type Edit, editReach, firstVisibleSeq } from '../core/edit.ts';
 import { CtxkitError } from '../core/errors.ts';
 import type { Message } from '../core/message.ts';
 import { idProblem, MAX_SESSION_ID_LENGTH } from '../core/session-id.ts';
-import type { TokenBreakdown } from '../core/tokens/token-breakdown.ts';
-import { isStoredTokenCount } from './stored-token-count.ts';
+import { isStoredTokenCount, type StoredTokenCount } from './stored-token-count.ts';
+
+export type { StoredTokenCount } from './stored-token-count.ts';
 
 /** A session as stored: the append-only log and the append-only list of edits over it. */
 export interface StoredSession {
@@ -12,12 +13,6 @@ export interface StoredSession {
   edits: Edit[];
   createdAt: number;
   updatedAt: number;
-}
-
-/** An exact token count of a logged message, made under `key` (counter and framing, see `MessageTokenCache.countKey`). */
-export interface StoredTokenCount {
-  key: string;
-  breakdown: TokenBreakdown;
 }
 
 /**

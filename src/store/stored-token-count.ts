@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { StoredTokenCount } from './session-store.ts';
+import type { TokenBreakdown } from '../core/tokens/token-breakdown.ts';
 
 // Flat figures (overhead, media) are configurable and need not be whole.
 const count = z.number().nonnegative();
@@ -30,4 +30,10 @@ export function parseStoredTokenCount(text: string): StoredTokenCount | undefine
   } catch {
     return undefined;
   }
+}
+
+/** An exact token count of a logged message, made under `key` (counter and framing, see `MessageTokenCache.countKey`). */
+export interface StoredTokenCount {
+  key: string;
+  breakdown: TokenBreakdown;
 }

@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 import type { EditReason, LayerName } from '../core/edit.ts';
+import type { ContextEvent } from '../core/events.ts';
 import type { EmergencyStep } from '../core/policy/policy-schema.ts';
-import type { ContextEvent } from '../engine/events.ts';
 
 const count = z.number();
 const reason = z.custom<EditReason>((value) => typeof value === 'string');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ContextEvent } from '../engine/events.ts';
+import type { ContextEvent } from '../core/events.ts';
 import { HOSTILE_IDS } from './blob-store.conformance.ts';
 import { TRACE_PAGE_SIZE, type TraceStore } from './trace-store.ts';
 

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { CtxkitError } from '../core/errors.ts';
-import type { ContextEvent, ContextEventListener, ContextEventType } from '../engine/events.ts';
+import type { ContextEvent, ContextEventListener, ContextEventType } from '../core/events.ts';
 import { StoredDataInvalidError } from './stored-data-errors.ts';
 import { contextEventSchema } from './trace-event-schema.ts';
 

@@ -5,7 +5,8 @@
  */
 import type { Summary } from '../core/edit.ts';
 import type { Message } from '../core/message.ts';
-import type { SummarizeInput, Summarizer, SummaryReport } from './summarizer.ts';
+import type { SummaryReport } from '../core/summary-report.ts';
+import type { SummarizeInput, Summarizer } from './summarizer.ts';
 
 /** What a summarizer reads, counted: the messages' text, call arguments and results, and the previous summary. */
 export function countSummaryInput(

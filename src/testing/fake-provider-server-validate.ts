@@ -3,7 +3,7 @@
  * field fails against the fake as it would against the provider, with the provider's error. Only what
  * every compatible server also requires is checked: no auth (local servers take none), no schema.
  */
-import type { HttpReply, RecordedRequest } from './fake-provider-server.ts';
+import type { HttpReply, RecordedRequest } from './fake-provider-server-types.ts';
 
 export function validateRequest(request: RecordedRequest): HttpReply | undefined {
   const body = request.body;

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
 import type { Edit } from '../core/edit.ts';
 import { isPrefixEdit } from '../core/edit.ts';
+import type { ContextEvent } from '../core/events.ts';
 import type { Message, MessageInput, Part } from '../core/message.ts';
 import { estimateToolDefinitionTokens } from '../core/tokens/estimate-tool-definition-tokens.ts';
 import { createExactCounter } from '../core/tokens/exact-counter.ts';
@@ -15,7 +16,6 @@ import { assembleRequest, reminderPlacementFor } from '../engine/assemble-reques
 import type { PrepareRequest } from '../engine/call-context.ts';
 import { createContextManager } from '../engine/context-manager.ts';
 import { ContextBudgetError } from '../engine/errors.ts';
-import type { ContextEvent } from '../engine/events.ts';
 import type { PrepareResult } from '../engine/prepare-call.ts';
 import { safeMessageBoundaries } from '../layers/safe-cut.ts';
 import { ModelCallError } from '../providers/model-client.ts';

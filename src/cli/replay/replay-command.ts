@@ -1,6 +1,6 @@
 import pc from 'picocolors';
+import type { ContextEvent } from '../../core/events.ts';
 import type { DisplayPolicy } from '../../core/policy/policy-schema.ts';
-import type { ContextEvent } from '../../engine/events.ts';
 import { computeReplayMetrics } from '../../replay/compute-replay-metrics.ts';
 import { DEFAULT_DEMO_SEED } from '../../replay/demo-session.ts';
 import type { CachePricing, SessionReplay } from '../../replay/replay-types.ts';

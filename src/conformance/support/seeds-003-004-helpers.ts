@@ -3,9 +3,10 @@
  * clock, summarizers that count their calls (locally, or through the fake provider server so the test
  * sees the wire request through the engine's own model routing), corpus sessions as append-ready inputs, and crafted messages.
  */
+
+import type { ContextEvent } from '../../core/events.ts';
 import type { MediaPart, Message, MessageInput } from '../../core/message.ts';
 import { toolResultOf } from '../../core/message.ts';
-import type { ContextEvent } from '../../engine/events.ts';
 import type { ModelClient } from '../../providers/model-client.ts';
 import { createOpenAICompatibleClient } from '../../providers/openai-compatible-client.ts';
 import { createExtractiveSummarizer } from '../../summarize/extractive-summarizer.ts';

@@ -1,8 +1,8 @@
 /** Fixtures and the per-test runner the session store conformance suites share. */
 import type { DropEdit, Edit } from '../../core/edit.ts';
 import type { Message } from '../../core/message.ts';
-import type { SessionDatabase, SessionStoreHarness } from '../session-store.conformance.ts';
 import type { SessionStore } from '../session-store.ts';
+import type { SessionDatabase, SessionStoreHarness } from './session-store-harness.ts';
 
 /** Runs a test against one store on a fresh database, cleaning up whatever happens. */
 export function storeRunner(

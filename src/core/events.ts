@@ -1,7 +1,7 @@
-import type { EditReason, LayerName } from '../core/edit.ts';
-import type { Usage } from '../core/message.ts';
-import type { EmergencyStep } from '../core/policy/policy-schema.ts';
-import type { SummaryReport } from '../summarize/summarizer.ts';
+import type { EditReason, LayerName } from './edit.ts';
+import type { Usage } from './message.ts';
+import type { EmergencyStep } from './policy/policy-schema.ts';
+import type { SummaryReport } from './summary-report.ts';
 
 /** Why an appended tool result is not shown to the model (see the `tool-result-hidden` event). */
 export type ToolResultHiddenReason = 'no-call' | 'already-answered' | 'call-closed';

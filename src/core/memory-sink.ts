@@ -1,4 +1,4 @@
-import { CtxkitError } from '../core/errors.ts';
+import { CtxkitError } from './errors.ts';
 
 /** A note for long-term memory: summaries of trimmed turns, overflow emergencies, cleared context (seed 000). */
 export interface MemoryEntry {
@@ -58,26 +58,4 @@ export class MemoryUnavailableError extends CtxkitError {
   constructor() {
     super('memory_unavailable', 'this agent keeps no memory files to read (its memory sink has no readNote)');
   }
-}
-
-/**
- * Notes held in memory, per session: for tests and agents without a disk. It keeps no index, so it has
- * no `readIndex` / `readNote` and no memory index enters the request (the file sink has both).
- */
-export function createMemoryMemorySink(): MemorySink {
-  const entries = new Map<string, MemoryEntry[]>();
-  return {
-    async write(sessionId, entry) {
-      entries.set(sessionId, [...(entries.get(sessionId) ?? []), { ...entry }]);
-    },
-    async search(sessionId, query) {
-      const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-      return (entries.get(sessionId) ?? [])
-        .filter((entry) => {
-          const haystack = `${entry.title}\n${entry.text}`.toLowerCase();
-          return words.every((word) => haystack.includes(word));
-        })
-        .reverse();
-    },
-  };
 }
