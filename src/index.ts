@@ -5,7 +5,6 @@
  */
 
 export {
-  EmptyAnthropicMessageError,
   type FromAnthropicMessageOptions,
   fromAnthropicMessage,
   toAnthropicMessage,
@@ -57,14 +56,13 @@ export * from './core/budget/index.ts';
 export { canonicalJson } from './core/canonical-json.ts';
 export * from './core/context-index/index.ts';
 export * from './core/edit.ts';
-export * from './core/errors.ts';
+export * from './core/errors/index.ts';
 export * from './core/events.ts';
 export * from './core/find-tool-pairing-problems.ts';
 export * from './core/memory-sink.ts';
 export * from './core/message.ts';
 export * from './core/policy/index.ts';
 export {
-  InvalidSessionIdError,
   isValidSessionId,
   MAX_SESSION_ID_LENGTH,
 } from './core/session-id.ts';
@@ -87,7 +85,6 @@ export {
   type RecoverResult,
   type SyncResult,
 } from './engine/context-manager.ts';
-export * from './engine/errors.ts';
 export type { FinalGuardReport } from './engine/final-guard.ts';
 export type { PrepareResult, PrepareStats } from './engine/prepare-call.ts';
 export type { PointerKind, PointerLocation, RequestPointer } from './engine/request-ledger.ts';
@@ -105,7 +102,6 @@ export {
 // Providers
 export * from './providers/anthropic-client.ts';
 export * from './providers/is-context-overflow.ts';
-export * from './providers/model-call-errors.ts';
 export * from './providers/model-client.ts';
 export * from './providers/model-profiles.ts';
 export * from './providers/openai-compatible-client.ts';

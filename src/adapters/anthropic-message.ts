@@ -3,7 +3,7 @@
  * happens instead of converting whole requests (`fromAnthropicMessages` / `toAnthropicMessages`, whose
  * rules these follow message for message).
  */
-import { CtxkitError } from '../core/errors.ts';
+import { EmptyAnthropicMessageError } from '../core/errors/index.ts';
 import type { Message, MessageInput } from '../core/message.ts';
 import {
   compactContent,
@@ -42,20 +42,6 @@ export function fromAnthropicMessage(
   }));
   nameToolResults(converted, options.toolNames);
   return converted;
-}
-
-/**
- * A message with nothing to send (no parts, or a tool message without a result): the Anthropic API
- * refuses empty content. Skip it, as `toAnthropicMessages` leaves such messages out.
- */
-export class EmptyAnthropicMessageError extends CtxkitError {
-  constructor(role: Message['role']) {
-    super(
-      'empty_message',
-      `an empty ${role} message has no Anthropic form (the API refuses empty content): skip it`,
-      { role },
-    );
-  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { EmptyAnthropicMessageError } from '../core/errors/index.ts';
 import type { Message, Part } from '../core/message.ts';
-import { EmptyAnthropicMessageError, toAnthropicMessage } from './anthropic-message.ts';
+import { toAnthropicMessage } from './anthropic-message.ts';
 import {
   ANTHROPIC_RAW_ARGS_KEY,
   fromAnthropicMessages,

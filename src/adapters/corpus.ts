@@ -12,8 +12,9 @@
  * What the form cannot hold is dropped when writing: media, `isError`, reasoning signatures and redacted
  * reasoning, usage and meta other than `system_note`. Several text (or reasoning) parts are joined with "\n".
  */
+
 import { z } from 'zod';
-import { InvalidInputError } from '../core/errors.ts';
+import { InvalidInputError } from '../core/errors/index.ts';
 import type { Message, Part, Transcript } from '../core/message.ts';
 import { finishTranscript, type MessageDraft } from './finish-transcript.ts';
 import { readJsonl } from './read-jsonl.ts';

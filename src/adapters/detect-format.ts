@@ -9,7 +9,7 @@
  * (plain string content, no tool calls) parse the same in all of them; the fallback is corpus for JSONL
  * and OpenAI chat for JSON.
  */
-import { InvalidInputError } from '../core/errors.ts';
+import { InvalidInputError } from '../core/errors/index.ts';
 import type { Transcript } from '../core/message.ts';
 import { anthropicItemsToTranscript } from './anthropic-messages.ts';
 import { anthropicSystemSchema } from './anthropic-messages-schema.ts';

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../core/errors.ts';
+import { InvalidInputError } from '../core/errors/index.ts';
 import { detectMessagesFormat, parseTranscriptText } from './detect-format.ts';
 import { loadTranscriptFile, loadTranscripts } from './load-transcript.ts';
 import { catchInvalidInput } from './testing/catch-invalid-input.ts';

@@ -15,7 +15,7 @@
  * media in assistant messages (dropped). Media returned inside a tool result is sent in a user message
  * right after the run of tool messages, because OpenAI tool messages carry text only.
  */
-import { InvalidInputError } from '../core/errors.ts';
+import { InvalidInputError } from '../core/errors/index.ts';
 import type { MediaPart, Message, MessageInput, Part, Transcript, Usage } from '../core/message.ts';
 import { finishTranscript, type MessageDraft } from './finish-transcript.ts';
 import {

@@ -3,10 +3,11 @@
  * converted one message at a time (tool names from a ToolCallNames following the stream) is the
  * conversation the whole-transcript converters give.
  */
+
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../core/errors.ts';
+import { InvalidInputError } from '../core/errors/index.ts';
 import type { Message, MessageInput, Part } from '../core/message.ts';
 import {
   canonicalJson,

@@ -2,8 +2,9 @@
  * One message as it sits in its source: the parsed JSON value plus where it came from, so that every
  * validation error can name the file, the line (JSONL) and the field.
  */
+
 import type { z } from 'zod';
-import { InvalidInputError } from '../core/errors.ts';
+import { InvalidInputError } from '../core/errors/index.ts';
 
 export interface SourceItem {
   value: unknown;

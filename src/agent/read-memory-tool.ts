@@ -7,7 +7,7 @@
  */
 
 import { MEMORY_INDEX_PATH, READ_MEMORY_TOOL } from '../core/context-index/render-memory-index.ts';
-import { CtxkitError } from '../core/errors.ts';
+import { CtxkitError } from '../core/errors/index.ts';
 import type { ToolCallPart, ToolResultPart } from '../core/message.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import { argsObject, clip, pageArgs, pageText, resultPartFor } from './page-text.ts';
@@ -130,7 +130,7 @@ export function parseReadMemoryArgs(args: unknown): ReadMemoryArgs | string {
 }
 
 function knownFailure(error: unknown): ReadMemoryResult | undefined {
-  if (!(error instanceof CtxkitError)) return undefined;
+  if (!CtxkitError.isInstance(error)) return undefined;
   switch (error.code) {
     case 'invalid_memory_path':
       return failure('invalid_path', error.message);

@@ -8,7 +8,7 @@
  * is answered exactly like an unknown one. A blob larger than `limit` comes back a part at a time, each
  * part ending with the call that reads the next.
  */
-import { CtxkitError } from '../core/errors.ts';
+import { CtxkitError } from '../core/errors/index.ts';
 import type { ToolCallPart, ToolResultPart } from '../core/message.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import { READ_OFFLOADED_TOOL } from '../engine/offload-results.ts';
@@ -152,7 +152,7 @@ function page(content: string, args: ReadOffloadedArgs): ReadOffloadedResult {
 }
 
 function knownFailure(error: unknown, ref: string): ReadOffloadedResult | undefined {
-  if (!(error instanceof CtxkitError)) return undefined;
+  if (!CtxkitError.isInstance(error)) return undefined;
   switch (error.code) {
     case 'blob_not_found':
       // Another session's ref lands here too: refs only mean something inside their own session.

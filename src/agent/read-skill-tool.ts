@@ -4,8 +4,9 @@
  * reads one skill's instructions, a file beside them, or, with no name, the list of every skill (when
  * the request's index was clipped). Its name is the one the skills index's preamble uses.
  */
+
 import { listSkillsText, READ_SKILL_TOOL } from '../core/context-index/render-skills-index.ts';
-import { CtxkitError } from '../core/errors.ts';
+import { CtxkitError } from '../core/errors/index.ts';
 import type { ToolCallPart, ToolResultPart } from '../core/message.ts';
 import { SKILL_NAME_MAX_LENGTH } from '../core/skills/skill-name.ts';
 import type { SkillSource } from '../core/skills/skill-source.ts';
@@ -158,7 +159,7 @@ export function parseReadSkillArgs(args: unknown): ReadSkillArgs | string {
 }
 
 function knownFailure(error: unknown): ReadSkillResult | undefined {
-  if (!(error instanceof CtxkitError)) return undefined;
+  if (!CtxkitError.isInstance(error)) return undefined;
   switch (error.code) {
     case 'skill_not_found':
       return failure('not_found', `${error.message}; ${READ_SKILL_TOOL} with no name lists every skill`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../core/errors.ts';
+import { InvalidInputError } from '../core/errors/index.ts';
 import { describeError } from './describe-error.ts';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR } from './exit-codes.ts';
 

@@ -1,4 +1,4 @@
-import { CtxkitError } from '../core/errors.ts';
+import { CtxkitError } from '../core/errors/index.ts';
 import { quoted } from './escape-for-terminal.ts';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR } from './exit-codes.ts';
 
@@ -32,7 +32,7 @@ const FILE_PROBLEMS: Readonly<Record<string, string>> = {
  * error's stack is printed over several lines.
  */
 export function describeError(error: unknown): DescribedError {
-  if (error instanceof CtxkitError) {
+  if (CtxkitError.isInstance(error)) {
     return { message: error.message, exitCode: EXIT_BAD_INPUT, internal: false };
   }
   const code = (error as NodeJS.ErrnoException | undefined)?.code;

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidConfigError, InvalidInputError } from '../core/errors.ts';
+import { InvalidConfigError, InvalidInputError } from '../core/errors/index.ts';
 import { loadConfig } from './load-config.ts';
 
 describe('loadConfig', () => {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { InvalidInputError } from '../core/errors.ts';
+import { InvalidInputError } from '../core/errors/index.ts';
 import { ENV_CONFIG } from '../core/policy/config/env-overrides.ts';
 import type { FlagValues } from '../core/policy/config/flag-overrides.ts';
 import { type ResolvedConfig, resolveConfig } from '../core/policy/config/resolve-config.ts';

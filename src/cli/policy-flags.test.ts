@@ -2,8 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CtxkitError, InvalidConfigError } from '../core/errors.ts';
-import { FlagError } from './flag-error.ts';
+import { CtxkitError, FlagError, InvalidConfigError } from '../core/errors/index.ts';
 import { parseCountFlag } from './parse-count-flag.ts';
 import { configOptionsFromFlags, inUserWords, loadConfigFromFlags, sourceAsTyped } from './policy-flags.ts';
 
@@ -214,7 +213,7 @@ describe('errors in the user’s words', () => {
       label: 'CTXKIT_SUMMARIZE__TRIGGER',
     });
     expect(inUserWords(fromEnv, {})).toBe(fromEnv);
-    const other = new CtxkitError('x', 'y');
+    const other = new CtxkitError('invalid_input', 'y');
     expect(inUserWords(other, {})).toBe(other);
   });
 });

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { InvalidConfigError, InvalidPolicyError } from '../core/errors.ts';
+import { FlagError, InvalidConfigError, InvalidPolicyError } from '../core/errors/index.ts';
 import { coerceTextValue } from '../core/policy/config/coerce-text-value.ts';
 import { FLAG_AGENT, FLAG_ALIASES, FLAG_PRESET } from '../core/policy/config/flag-overrides.ts';
 import { didYouMean, nearestNames } from '../core/policy/nearest-name.ts';
@@ -13,7 +13,6 @@ import { leafKind, leafPaths, parsePath, schemaAt } from '../core/policy/policy-
 import { isPresetName, PRESET_NAMES } from '../core/policy/presets/index.ts';
 import { translateSeedNames } from '../core/policy/translate-seed-names.ts';
 import { quoted } from './escape-for-terminal.ts';
-import { FlagError } from './flag-error.ts';
 import { type LoadConfigOptions, type LoadedConfig, loadConfig } from './load-config.ts';
 import { parseCountFlag } from './parse-count-flag.ts';
 
@@ -172,7 +171,7 @@ function addSeedSettings(
   try {
     translated = translateSeedNames(seedSettings, { dialect });
   } catch (error) {
-    if (!(error instanceof InvalidPolicyError)) throw error;
+    if (!InvalidPolicyError.isInstance(error)) throw error;
     const reason = typeof error.details.reason === 'string' ? error.details.reason : error.message;
     const dialects = Array.isArray(error.details.dialects) ? (error.details.dialects as string[]) : [];
     const hint =
@@ -246,7 +245,7 @@ function renameFlagSources(text: string, flagNames: Readonly<Record<string, stri
  * `--preset` and `--summarize.trigger`; the user typed `--policy` and `--set summarize.trigger=…`.
  */
 export function inUserWords(error: unknown, flagNames: Readonly<Record<string, string>>): unknown {
-  if (!(error instanceof InvalidConfigError)) return error;
+  if (!InvalidConfigError.isInstance(error)) return error;
   if (!error.source.startsWith('flag:--')) {
     // A rule a flag broke, located at another layer's key: "preset:digitorn, with flag:--window".
     const message = renameFlagSources(error.message, flagNames);

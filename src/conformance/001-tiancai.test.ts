@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { InvalidPolicyError } from '../core/errors.ts';
+import { InvalidPolicyError } from '../core/errors/index.ts';
 import type { Message, MessageInput, Part } from '../core/message.ts';
 import { textOf } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';

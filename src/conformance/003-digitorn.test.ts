@@ -3,9 +3,10 @@
  * sessions. Each test quotes the behaviour statement it checks; statements that cannot apply to a
  * library are listed in NOT_APPLICABLE with the reason.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toOpenAIChat } from '../adapters/openai-chat.ts';
-import { InvalidPolicyError } from '../core/errors.ts';
+import { InvalidPolicyError, ModelCallError } from '../core/errors/index.ts';
 import type { ContextEvent } from '../core/events.ts';
 import type { Message, MessageInput } from '../core/message.ts';
 import { textOf, toolResultOf } from '../core/message.ts';
@@ -21,7 +22,6 @@ import { findPairingViolations } from '../core/view/tool-pairing-repair.ts';
 import { createContextManager } from '../engine/context-manager.ts';
 import { RESUME_TOOL_HEADINGS } from '../engine/restore-session.ts';
 import { isContextOverflow } from '../providers/is-context-overflow.ts';
-import { ModelCallError } from '../providers/model-client.ts';
 import { createOpenAICompatibleClient } from '../providers/openai-compatible-client.ts';
 import { startFakeProviderServer } from '../testing/fake-provider-server.ts';
 import { openAIErrors } from '../testing/fake-provider-server-errors.ts';

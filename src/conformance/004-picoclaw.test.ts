@@ -8,7 +8,7 @@
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { historyBudget, isOverContextBudget } from '../core/budget/context-budget.ts';
-import { InvalidPolicyError } from '../core/errors.ts';
+import { InvalidPolicyError, ModelCallError } from '../core/errors/index.ts';
 import type { Message, MessageInput, Part } from '../core/message.ts';
 import { textOf } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
@@ -25,7 +25,6 @@ import { projectView } from '../core/view/project-view.ts';
 import { findPairingViolations } from '../core/view/tool-pairing-repair.ts';
 import { continuationNote } from '../engine/assemble-request.ts';
 import { createContextManager } from '../engine/context-manager.ts';
-import { ModelCallError } from '../providers/model-client.ts';
 import { createOpenAICompatibleClient } from '../providers/openai-compatible-client.ts';
 import { createExtractiveSummarizer } from '../summarize/extractive-summarizer.ts';
 import { corpusFiles, loadCorpusSession } from '../testing/corpus.ts';

@@ -1,5 +1,3 @@
-import { CtxkitError } from './errors.ts';
-
 /** A note for long-term memory: summaries of trimmed turns, overflow emergencies, cleared context (seed 000). */
 export interface MemoryEntry {
   at: number;
@@ -28,34 +26,4 @@ export interface MemorySink {
    * file that does not exist a `MemoryNoteNotFoundError`.
    */
   readNote?(path: string): Promise<string>;
-}
-
-/**
- * A path given to `readNote` that is not a memory file: only `MEMORY.md` and the daily files
- * `memory/YYYY-MM-DD.md` are, inside the memory directory. Paths come from the model and are never trusted.
- */
-export class InvalidMemoryPathError extends CtxkitError {
-  readonly path: string;
-
-  constructor(path: string, reason: string) {
-    super('invalid_memory_path', `memory path ${JSON.stringify(path)}: ${reason}`, { path, reason });
-    this.path = path;
-  }
-}
-
-/** A well-formed memory path with no memory file there (a day nothing was written). */
-export class MemoryNoteNotFoundError extends CtxkitError {
-  readonly path: string;
-
-  constructor(path: string, reason = 'no such memory file') {
-    super('memory_note_not_found', `memory path ${JSON.stringify(path)}: ${reason}`, { path, reason });
-    this.path = path;
-  }
-}
-
-/** The memory sink keeps no files to read (the in-memory sink): there is no memory index or note. */
-export class MemoryUnavailableError extends CtxkitError {
-  constructor() {
-    super('memory_unavailable', 'this agent keeps no memory files to read (its memory sink has no readNote)');
-  }
 }

@@ -1,4 +1,4 @@
-import { CtxkitError } from './errors.ts';
+import { InvalidSessionIdError } from './errors/index.ts';
 
 /**
  * Session ids are the caller's: `tenant:42`, `alice@example.com`, `a/b c`, `日本語`, a UUID. Any of them
@@ -21,14 +21,6 @@ export function idProblem(value: unknown, maxLength: number): string | undefined
   if (value.includes('\u0000')) return 'must not contain NUL characters';
   if (LONE_SURROGATE.test(value)) return 'must be well-formed text (it holds a lone UTF-16 surrogate)';
   return undefined;
-}
-
-/** A session id ctxkit cannot accept (see `MAX_SESSION_ID_LENGTH` and the rules above). */
-export class InvalidSessionIdError extends CtxkitError {
-  constructor(value: unknown, reason: string) {
-    const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 80)) : String(value);
-    super('invalid_session_id', `invalid session id ${shown}: ${reason}`, { reason });
-  }
 }
 
 export function isValidSessionId(value: unknown): value is string {

@@ -1,4 +1,4 @@
-import { InvalidInputError } from './errors.ts';
+import { InvalidInputError } from './errors/index.ts';
 
 /**
  * How a tool reaches the model, as seed 003's compaction snapshot records it ("_snapshot_tools - current

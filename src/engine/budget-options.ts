@@ -1,4 +1,4 @@
-import { InvalidPolicyError } from '../core/errors.ts';
+import { InvalidPolicyError } from '../core/errors/index.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 
 /** The context window and reply reserve given as plain manager options, over the policy's budget. */

@@ -1,7 +1,7 @@
 import { type RenderedIndex, renderMemoryIndex } from '../core/context-index/render-memory-index.ts';
 import { renderSkillsIndex } from '../core/context-index/render-skills-index.ts';
 import { systemWithIndexes } from '../core/context-index/system-with-indexes.ts';
-import { UnknownModelError } from '../core/errors.ts';
+import { UnknownModelError } from '../core/errors/index.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import type { SkillSummary } from '../core/skills/skill-source.ts';
 import type { CalibratedTokenCounter } from '../core/tokens/calibrated-counter.ts';
@@ -234,7 +234,7 @@ function resolveWindow(
     window = { ...resolved, source: resolved.windowSource };
   } catch (error) {
     const fallback = windowFallback(policy, maxOutputTokens);
-    if (!(error instanceof UnknownModelError) || !fallback) throw error;
+    if (!UnknownModelError.isInstance(error) || !fallback) throw error;
     window = fallback;
   }
   memo.window = { key, ...window };

@@ -1,4 +1,4 @@
-import { CtxkitError } from '../core/errors.ts';
+import { MissingApiKeyError } from '../core/errors/index.ts';
 import type { Policy, SummaryModel } from '../core/policy/policy-schema.ts';
 import { createAnthropicClient } from '../providers/anthropic-client.ts';
 import type { ModelClient } from '../providers/model-client.ts';
@@ -27,14 +27,6 @@ export interface SummarizerChoice {
   model?: string;
   env?: Readonly<Record<string, string | undefined>>;
   fetch?: typeof fetch;
-}
-
-export class MissingApiKeyError extends CtxkitError {
-  constructor(variable: string) {
-    super('missing_api_key', `summarize.model.apiKeyEnv: environment variable ${variable} is not set`, {
-      variable,
-    });
-  }
 }
 
 /**

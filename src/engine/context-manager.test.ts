@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { ModelCallError } from '../core/errors/index.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import { PRESET_NAMES, PRESETS } from '../core/policy/presets/index.ts';
 import { projectView } from '../core/view/project-view.ts';
 import { findPairingViolations } from '../core/view/tool-pairing-repair.ts';
-import { ModelCallError } from '../providers/model-client.ts';
 import { assistant, callsTo, result, user } from '../testing/build-messages.ts';
 import { corpusFiles, LONG_SESSION, loadCorpusSession } from '../testing/corpus.ts';
 import { asInput, replaySession } from '../testing/replay-session.ts';

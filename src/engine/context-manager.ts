@@ -1,6 +1,7 @@
 import type { Edit, EditReason, LayerName, Summary } from '../core/edit.ts';
+import { MemoryUnavailableError } from '../core/errors/index.ts';
 import type { ContextEvent, ContextEventListener } from '../core/events.ts';
-import { type MemorySink, MemoryUnavailableError } from '../core/memory-sink.ts';
+import type { MemorySink } from '../core/memory-sink.ts';
 import type { Message, MessageInput } from '../core/message.ts';
 import { isAgentVisible, toolCallsOf } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';

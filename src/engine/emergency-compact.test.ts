@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { ModelCallError } from '../core/errors/index.ts';
 import type { ContextEvent } from '../core/events.ts';
 import { PRESETS } from '../core/policy/presets/index.ts';
-import { ModelCallError } from '../providers/model-client.ts';
 import { contextEventSchema } from '../store/trace-event-schema.ts';
 import type { Summarizer } from '../summarize/summarizer.ts';
 import { loadCorpusSession } from '../testing/corpus.ts';

@@ -1,6 +1,6 @@
+import { ContextBudgetError } from '../core/errors/index.ts';
 import type { AssembledRequest } from './assemble-request.ts';
 import type { Compactor } from './compactor.ts';
-import { ContextBudgetError } from './errors.ts';
 import { runEmergencySequence } from './recover-from-overflow.ts';
 import { type RequestTally, tallyRequest } from './request-ledger.ts';
 
@@ -65,7 +65,7 @@ export async function guardFinalRequest(
           if (rounds <= FINAL_GUARD_MAX_ROUNDS) await refit(compactor);
           else await runEmergencySequence(compactor, policy.emergency, 'token_budget');
         } catch (error) {
-          if (!(error instanceof ContextBudgetError)) throw error;
+          if (!ContextBudgetError.isInstance(error)) throw error;
           // "Cannot fit" was read off the scaled estimate, which can overstate what is left (the newest
           // message alone, scaled): what the layers made so far is counted as sent before giving up. An
           // exact count that does not fit is thrown below; under a bound, "cannot fit" may be the bound's

@@ -1,5 +1,6 @@
 import { historyBudget, isOverContextBudget, oversizedFixedRegion } from '../core/budget/context-budget.ts';
 import { measurePressure, reachableThreshold } from '../core/budget/pressure-measure.ts';
+import { ContextBudgetError } from '../core/errors/index.ts';
 import type { ContextEvent } from '../core/events.ts';
 import type { Message } from '../core/message.ts';
 import type { Hook } from '../core/policy/policy-schema.ts';
@@ -20,7 +21,6 @@ import { assembleRequest, continuationNote, reminderPlacementFor } from './assem
 import { applyReadySummary, scheduleTrimSummary } from './async-summary.ts';
 import type { PrepareRequest } from './call-context.ts';
 import { type Compactor, MAX_CONSECUTIVE_COMPACTIONS } from './compactor.ts';
-import { ContextBudgetError } from './errors.ts';
 import { type FinalGuardReport, guardFinalRequest } from './final-guard.ts';
 import { offloadResults, offloadStaleArguments, TYPICAL_OFFLOAD_POINTER } from './offload-results.ts';
 import { runEmergencySequence } from './recover-from-overflow.ts';

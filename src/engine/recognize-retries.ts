@@ -1,8 +1,8 @@
 import { canonicalJson } from '../core/canonical-json.ts';
+import { MessageIdConflictError } from '../core/errors/index.ts';
 import type { Message, MessageInput } from '../core/message.ts';
 import { toolCallsOf, toolResultOf } from '../core/message.ts';
 import { startsTurn } from '../core/turns/parse-turn-boundaries.ts';
-import { MessageIdConflictError } from './errors.ts';
 import type { SessionRuntime } from './session-runtime.ts';
 
 /** How far back (messages of the turn in progress) a retried append is looked for. */

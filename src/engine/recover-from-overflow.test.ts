@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { readOffloadedResultPart, readOffloadedTool } from '../agent/read-offloaded-tool.ts';
+import { ModelCallError } from '../core/errors/index.ts';
 import type { ToolCallPart, ToolResultPart } from '../core/message.ts';
 import { PRESETS } from '../core/policy/presets/index.ts';
-import { ModelCallError } from '../providers/model-client.ts';
 import { user } from '../testing/build-messages.ts';
 import { createContextManager } from './context-manager.ts';
 

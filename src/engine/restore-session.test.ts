@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../core/errors.ts';
+import { InvalidInputError } from '../core/errors/index.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import { PRESETS } from '../core/policy/presets/index.ts';
 import { createExactCounter } from '../core/tokens/exact-counter.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { ModelCallError } from '../core/errors/index.ts';
 import { PRESETS } from '../core/policy/presets/index.ts';
 import { createHeuristicCounter } from '../core/tokens/heuristic-counter.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
-import { ModelCallError } from '../providers/model-client.ts';
 import { createMemoryMemorySink } from '../store/memory-memory-sink.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';
 import { assistant, callsTo, result, user } from '../testing/build-messages.ts';

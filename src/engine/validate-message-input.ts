@@ -1,5 +1,5 @@
+import { InvalidMessageError } from '../core/errors/index.ts';
 import type { MessageInput, Role } from '../core/message.ts';
-import { InvalidMessageError } from './errors.ts';
 
 /**
  * Checks what a library caller hands `append` or `sync` against `MessageInput` (core/message.ts) before

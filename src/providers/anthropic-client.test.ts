@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ModelCallAbortedError, ModelCallError, ModelTimeoutError } from '../core/errors/index.ts';
 import type { Message } from '../core/message.ts';
 import { type FakeProviderServer, startFakeProviderServer } from '../testing/fake-provider-server.ts';
 import { anthropicErrors } from '../testing/fake-provider-server-errors.ts';
@@ -9,8 +10,7 @@ import {
   DEFAULT_ANTHROPIC_VERSION,
 } from './anthropic-client.ts';
 import { isContextOverflow, parseOverflowTokens } from './is-context-overflow.ts';
-import { ModelCallAbortedError, ModelTimeoutError } from './model-call-errors.ts';
-import { ModelCallError, type ModelRequest } from './model-client.ts';
+import type { ModelRequest } from './model-client.ts';
 
 let server: FakeProviderServer;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ModelCallError } from '../core/errors/index.ts';
 import { isContextOverflow, type OverflowTokens, parseOverflowTokens } from './is-context-overflow.ts';
-import { ModelCallError } from './model-client.ts';
 import { modelCallErrorFrom } from './read-provider-error.ts';
 
 /** A ModelCallError as the clients build it from a real (status, body) answer. */

@@ -14,7 +14,7 @@
  * 3. an overflow by wording: seed 003's patterns, then each provider's own message (see
  *    OVERFLOW_PATTERNS, with the provider each one comes from).
  */
-import { ModelCallError } from './model-client.ts';
+import { ModelCallError } from '../core/errors/index.ts';
 import { readProviderError } from './read-provider-error.ts';
 
 /** Statuses that are never an overflow, whatever the text says. */
@@ -209,7 +209,7 @@ function collect(value: unknown, facts: ErrorFacts, depth: number): void {
     return;
   }
   if (typeof value !== 'object') return;
-  if (value instanceof ModelCallError) {
+  if (ModelCallError.isInstance(value)) {
     setStatus(facts, value.status);
     for (const text of [value.message, value.providerCode, value.providerType])
       if (text) facts.texts.push(text);

@@ -1,4 +1,3 @@
-import { CtxkitError } from '../core/errors.ts';
 import type { Message, Usage } from '../core/message.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 
@@ -28,28 +27,4 @@ export interface ModelClient {
   /** `openai-compatible`, `anthropic`, … */
   readonly provider: string;
   complete(request: ModelRequest): Promise<ModelResponse>;
-}
-
-/** A failed model call: the HTTP status and the provider's error body, so overflow detection can read them. */
-export class ModelCallError extends CtxkitError {
-  readonly status: number | undefined;
-  readonly providerCode: string | undefined;
-  /**
-   * The provider's error `type` (`invalid_request_error`, `rate_limit_error`, Google's `status`…). Kept
-   * apart from `providerCode` because OpenAI sends both and they disagree in kind: a TPM rate limit is
-   * `type: 'tokens'`, `code: 'rate_limit_exceeded'`; Anthropic sends only a type.
-   */
-  readonly providerType: string | undefined;
-
-  constructor(
-    message: string,
-    details: { status?: number; providerCode?: string; providerType?: string; body?: unknown } = {},
-    options: { cause?: unknown } = {},
-  ) {
-    super('model_call_failed', message, details);
-    this.status = details.status;
-    this.providerCode = details.providerCode;
-    this.providerType = details.providerType;
-    if (options.cause !== undefined) this.cause = options.cause;
-  }
 }

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ModelCallAbortedError, ModelCallError, ModelTimeoutError } from '../core/errors/index.ts';
 import type { Message } from '../core/message.ts';
 import { type FakeProviderServer, startFakeProviderServer } from '../testing/fake-provider-server.ts';
 import { openAIErrors } from '../testing/fake-provider-server-errors.ts';
 import { openAIReply } from '../testing/fake-provider-server-replies.ts';
 import { isContextOverflow, parseOverflowTokens } from './is-context-overflow.ts';
-import { ModelCallAbortedError, ModelTimeoutError } from './model-call-errors.ts';
-import { ModelCallError, type ModelRequest } from './model-client.ts';
+import type { ModelRequest } from './model-client.ts';
 import { createOpenAICompatibleClient } from './openai-compatible-client.ts';
 import { maxTokensFieldFor } from './openai-token-field.ts';
 

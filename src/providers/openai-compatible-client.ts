@@ -7,10 +7,10 @@
  */
 
 import { fromOpenAIChatCompletion, type ToOpenAIChatOptions, toOpenAIChat } from '../adapters/openai-chat.ts';
-import { InvalidInputError } from '../core/errors.ts';
+import { InvalidInputError, ModelCallError } from '../core/errors/index.ts';
 import { isAgentVisible, type Message, type Usage } from '../core/message.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
-import { ModelCallError, type ModelClient, type ModelRequest, type ModelResponse } from './model-client.ts';
+import type { ModelClient, ModelRequest, ModelResponse } from './model-client.ts';
 import { hostOf, type MaxTokensField, maxTokensFieldFor } from './openai-token-field.ts';
 import { DEFAULT_MODEL_TIMEOUT_MS, postModelRequest } from './post-json.ts';
 import { modelCallErrorFrom } from './read-provider-error.ts';

@@ -1,5 +1,4 @@
-import { ModelCallAbortedError, ModelTimeoutError } from './model-call-errors.ts';
-import { ModelCallError } from './model-client.ts';
+import { ModelCallAbortedError, ModelCallError, ModelTimeoutError } from '../core/errors/index.ts';
 import { modelCallErrorFrom } from './read-provider-error.ts';
 
 /** A non-streaming completion with a large `max_tokens` can take minutes; past this, something is wrong. */

@@ -1,4 +1,4 @@
-import { ModelCallError } from './model-client.ts';
+import { ModelCallError } from '../core/errors/index.ts';
 
 /** What a provider said went wrong, from whichever error shape it uses. */
 export interface ProviderError {

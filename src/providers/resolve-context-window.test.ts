@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidPolicyError, UnknownModelError } from '../core/errors.ts';
+import { InvalidPolicyError, UnknownModelError } from '../core/errors/index.ts';
 import { DEFAULT_MAX_OUTPUT_TOKENS, resolveContextWindow } from './resolve-context-window.ts';
 
 describe('resolveContextWindow', () => {

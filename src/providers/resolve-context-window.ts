@@ -1,5 +1,5 @@
 import { CONTEXT_WINDOW_PER_MAX_OUTPUT } from '../core/budget/context-window.ts';
-import { InvalidPolicyError, UnknownModelError } from '../core/errors.ts';
+import { InvalidPolicyError, UnknownModelError } from '../core/errors/index.ts';
 import { findModelProfile, type ModelProfile, suggestModelName } from './model-profiles.ts';
 
 /**

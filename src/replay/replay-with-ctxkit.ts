@@ -1,5 +1,5 @@
 import { type Edit, isPrefixEdit } from '../core/edit.ts';
-import { CtxkitError } from '../core/errors.ts';
+import { CtxkitError } from '../core/errors/index.ts';
 import type { ContextEvent } from '../core/events.ts';
 import type { Message, Transcript } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
@@ -141,7 +141,7 @@ export async function replayWithCtxkit(
         },
       };
     } catch (error) {
-      if (!(error instanceof CtxkitError)) throw error;
+      if (!CtxkitError.isInstance(error)) throw error;
       request = {
         messageIndex: index,
         system,
@@ -223,7 +223,7 @@ async function thresholdsOf(
       ...(summarize ? { summarize: summarize.tokens } : {}),
     };
   } catch (error) {
-    if (error instanceof CtxkitError) return undefined;
+    if (CtxkitError.isInstance(error)) return undefined;
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
+import { InvalidBlobIdError } from '../core/errors/index.ts';
 import { idProblem, MAX_SESSION_ID_LENGTH } from '../core/session-id.ts';
 import { BLOB_KINDS, type BlobKind } from './blob-store.ts';
-import { InvalidBlobIdError } from './blob-store-errors.ts';
 
 /**
  * Session ids and blob ids are names, never paths. A store accepts any id that is non-empty, well-formed
@@ -60,7 +60,7 @@ export function parseBlobRef(ref: string): { kind: BlobKind; id: string } {
   try {
     validateBlobName('id', id);
   } catch (error) {
-    if (error instanceof InvalidBlobIdError)
+    if (InvalidBlobIdError.isInstance(error))
       throw new InvalidBlobIdError('ref', ref, String(error.details.reason));
     throw error;
   }

@@ -2,8 +2,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import {
+  BlobIntegrityError,
+  BlobNameCollisionError,
+  BlobNotFoundError,
+  BlobPathEscapeError,
+  BlobRecordInvalidError,
+} from '../core/errors/index.ts';
 import { BLOB_KINDS, type BlobInfo, type BlobKind, type BlobStore } from './blob-store.ts';
-import { BlobIntegrityError, BlobNotFoundError } from './blob-store-errors.ts';
 import {
   blobFileName,
   blobRef,
@@ -13,11 +19,6 @@ import {
   validateBlobKind,
   validateBlobName,
 } from './blob-store-ids.ts';
-import {
-  BlobNameCollisionError,
-  BlobPathEscapeError,
-  BlobRecordInvalidError,
-} from './fs-blob-store-errors.ts';
 import {
   ensureDir,
   errorCode,

@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { BlobPathEscapeError, BlobRecordInvalidError } from './fs-blob-store-errors.ts';
+import { BlobPathEscapeError, BlobRecordInvalidError } from '../core/errors/index.ts';
 
 /**
  * The filesystem blob store's defences, as functions of a session's directory: every path used below it

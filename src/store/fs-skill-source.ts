@@ -1,7 +1,13 @@
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { CtxkitError } from '../core/errors.ts';
+import {
+  CtxkitError,
+  InvalidSkillError,
+  InvalidSkillPathError,
+  SkillFileNotFoundError,
+  SkillNotFoundError,
+} from '../core/errors/index.ts';
 import {
   parseSkillFile,
   parseSkillFrontMatter,
@@ -10,12 +16,6 @@ import {
   SKILL_FRONT_MATTER_MAX_CHARS,
   type SkillFrontMatter,
 } from '../core/skills/parse-skill-file.ts';
-import {
-  InvalidSkillError,
-  InvalidSkillPathError,
-  SkillFileNotFoundError,
-  SkillNotFoundError,
-} from '../core/skills/skill-errors.ts';
 import { isValidSkillName } from '../core/skills/skill-name.ts';
 import { skillPathSegments } from '../core/skills/skill-relative-path.ts';
 import type { SkillListing, SkillProblem, SkillSource } from '../core/skills/skill-source.ts';
@@ -143,7 +143,7 @@ export function createFsSkillSource(
     const key = `${stat.ino}:${stat.size}:${stat.mtimeMs}:${file}`;
     const cached = heads.get(skillFile);
     if (cached?.key === key) {
-      if (cached.parsed instanceof CtxkitError) throw cached.parsed;
+      if (CtxkitError.isInstance(cached.parsed)) throw cached.parsed;
       return cached.parsed;
     }
     let parsed: SkillFrontMatter | CtxkitError;
@@ -159,11 +159,11 @@ export function createFsSkillSource(
         await handle.close();
       }
     } catch (error) {
-      if (!(error instanceof CtxkitError)) throw error;
+      if (!CtxkitError.isInstance(error)) throw error;
       parsed = error;
     }
     heads.set(skillFile, { key, parsed });
-    if (parsed instanceof CtxkitError) throw parsed;
+    if (CtxkitError.isInstance(parsed)) throw parsed;
     return parsed;
   }
 
@@ -225,7 +225,7 @@ export function createFsSkillSource(
         // Later directories win; within one, names are directory names and so unique.
         found.set(name, { real, file, directory, description });
       } catch (error) {
-        if (!(error instanceof CtxkitError)) {
+        if (!CtxkitError.isInstance(error)) {
           problems.push({
             path: file,
             code: 'unreadable',

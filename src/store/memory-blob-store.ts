@@ -1,6 +1,6 @@
+import { BlobIntegrityError, BlobNotFoundError } from '../core/errors/index.ts';
 import { sha256OfText } from '../core/sha256-of-text.ts';
 import type { BlobInfo, BlobKind, BlobStore } from './blob-store.ts';
-import { BlobIntegrityError, BlobNotFoundError } from './blob-store-errors.ts';
 import { blobRef, parseBlobRef, validateBlobKind, validateBlobName } from './blob-store-ids.ts';
 
 export interface MemoryBlobRecord {

@@ -3,13 +3,12 @@ import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { CtxkitError } from '../core/errors.ts';
 import {
+  InvalidMemoryEntryError,
   InvalidMemoryPathError,
-  type MemoryEntry,
   MemoryNoteNotFoundError,
-  type MemorySink,
-} from '../core/memory-sink.ts';
+} from '../core/errors/index.ts';
+import type { MemoryEntry, MemorySink } from '../core/memory-sink.ts';
 import { DEFAULT_MEMORY_SEARCH_LIMIT, type MemoryIndex, type StoredMemoryEntry } from './memory-index.ts';
 import { parseMemoryQuery } from './memory-query.ts';
 import { readBoundedText } from './read-bounded.ts';
@@ -89,13 +88,6 @@ export interface FileMemorySink extends MemorySink {
   /** Rebuilds the search index from the daily files (after a restore, a hand edit, a lost database). */
   reindex(): Promise<MemoryReindexReport>;
   close(): Promise<void>;
-}
-
-/** A memory entry or session id the sink cannot file: names the field. */
-export class InvalidMemoryEntryError extends CtxkitError {
-  constructor(field: string, reason: string) {
-    super('invalid_memory_entry', `memory entry ${field}: ${reason}`, { field, reason });
-  }
 }
 
 const MEMORY_PATH_FORMS = `${MEMORY_INDEX_FILE} or a daily file ${MEMORY_DAILY_DIR}/YYYY-MM-DD.md`;

@@ -1,10 +1,10 @@
-import { CtxkitError } from '../core/errors.ts';
-import { parseSkillFile, SKILL_FILE, SKILL_FILE_MAX_BYTES } from '../core/skills/parse-skill-file.ts';
 import {
+  CtxkitError,
   InvalidSkillError,
   SkillFileNotFoundError,
   SkillNotFoundError,
-} from '../core/skills/skill-errors.ts';
+} from '../core/errors/index.ts';
+import { parseSkillFile, SKILL_FILE, SKILL_FILE_MAX_BYTES } from '../core/skills/parse-skill-file.ts';
 import { isValidSkillName } from '../core/skills/skill-name.ts';
 import { skillPathSegments } from '../core/skills/skill-relative-path.ts';
 import type { SkillListing, SkillProblem, SkillSource } from '../core/skills/skill-source.ts';
@@ -33,7 +33,7 @@ export function createMemorySkillSource(...trees: SkillTree[]): SkillSource {
         const parsed = parseSkillFile(content, { file, directory });
         catalog.set(parsed.name, { tree: treeIndex, directory, description: parsed.description });
       } catch (error) {
-        if (!(error instanceof CtxkitError)) throw error;
+        if (!CtxkitError.isInstance(error)) throw error;
         problems.push({ path: file, code: error.code, message: error.message });
       }
     }

@@ -1,8 +1,8 @@
 import type postgres from 'postgres';
 import { z } from 'zod';
+import { StoredDataInvalidError } from '../core/errors/index.ts';
 import type { MemoryIndex, MemoryIndexSearch, StoredMemoryEntry } from './memory-index.ts';
 import { migratePostgres, openPostgres, type PostgresSource } from './postgres-source.ts';
-import { StoredDataInvalidError } from './stored-data-errors.ts';
 
 /**
  * Memory search on PostgreSQL: entries in `ctxkit_memory_entries`, with a stored `tsvector` over title

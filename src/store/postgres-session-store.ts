@@ -10,9 +10,15 @@
  * backstop: a unique violation (23505), or a serialization failure (40001) under a stricter isolation
  * level, is reported as the conflict it is.
  */
+
 import postgres from 'postgres';
 import { z } from 'zod';
-import { CtxkitError } from '../core/errors.ts';
+import {
+  CorruptSessionError,
+  CtxkitError,
+  SchemaTooNewError,
+  StoreClosedError,
+} from '../core/errors/index.ts';
 import {
   assertPositions,
   assertWritable,
@@ -28,7 +34,6 @@ import {
   type SessionStore,
   type StoredSession,
 } from './session-store.ts';
-import { CorruptSessionError, SchemaTooNewError, StoreClosedError } from './session-store-errors.ts';
 import {
   CREATE_MIGRATIONS_TABLE,
   MIGRATIONS_TABLE,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { StoredDataInvalidError } from '../core/errors/index.ts';
 import { migratePostgres, openPostgres, type PostgresSource } from './postgres-source.ts';
-import { StoredDataInvalidError } from './stored-data-errors.ts';
 import { createTraceStore, type TraceStore } from './trace-store.ts';
 
 /**

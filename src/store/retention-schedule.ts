@@ -1,10 +1,5 @@
-import {
-  DAY_MS,
-  InvalidRetentionError,
-  type RetentionOptions,
-  type RetentionReport,
-  sweepIdleSessions,
-} from './retention.ts';
+import { InvalidRetentionError } from '../core/errors/index.ts';
+import { DAY_MS, type RetentionOptions, type RetentionReport, sweepIdleSessions } from './retention.ts';
 
 /**
  * Seed 000: "Sessions older than 30 days are automatically cleaned up". One call for the agent and the

@@ -16,7 +16,7 @@
  *
  * A dry run deletes nothing and reports exactly what a real run would remove, with counts.
  */
-import { CtxkitError } from '../core/errors.ts';
+import { CtxkitError, InvalidRetentionError } from '../core/errors/index.ts';
 import type { BlobStore } from './blob-store.ts';
 import { validateBlobName } from './blob-store-ids.ts';
 import type { SessionListing, SessionStore } from './session-store.ts';
@@ -71,12 +71,6 @@ export interface RetentionReport {
   failures: RetentionFailure[];
 }
 
-export class InvalidRetentionError extends CtxkitError {
-  constructor(field: string, reason: string) {
-    super('invalid_retention', `retention ${field}: ${reason}`, { field, reason });
-  }
-}
-
 const hasBlobName = (sessionId: string): boolean => {
   try {
     validateBlobName('sessionId', sessionId);
@@ -88,7 +82,7 @@ const hasBlobName = (sessionId: string): boolean => {
 };
 
 function failureOf(sessionId: string, error: unknown): RetentionFailure {
-  if (error instanceof CtxkitError) return { sessionId, code: error.code, message: error.message };
+  if (CtxkitError.isInstance(error)) return { sessionId, code: error.code, message: error.message };
   const code =
     typeof error === 'object' && error !== null && 'code' in error
       ? String((error as { code: unknown }).code)

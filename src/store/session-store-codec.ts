@@ -7,11 +7,11 @@
  * the parsed JSON itself, so nothing is dropped. The type assertions at the bottom keep them in step
  * with `core/message.ts` and `core/edit.ts`: a new part or edit type fails to compile here.
  */
+
 import { z } from 'zod';
 import type { Edit } from '../core/edit.ts';
+import { CorruptSessionError, InvalidAppendError } from '../core/errors/index.ts';
 import type { Message } from '../core/message.ts';
-import { InvalidAppendError } from './session-store.ts';
-import { CorruptSessionError } from './session-store-errors.ts';
 
 const mediaPart = z.object({
   type: z.literal('media'),

@@ -1,3 +1,4 @@
+import { CtxkitError } from '../core/errors/index.ts';
 /**
  * The session stores' schema, as an ordered list of migrations applied on open. SQLite and PostgreSQL
  * share the statements where they can (plain TEXT, INTEGER and DOUBLE PRECISION columns mean the same
@@ -8,8 +9,6 @@
  * whose recorded version is above `SESSION_STORE_SCHEMA_VERSION` was written by a newer ctxkit and is
  * refused with `SchemaTooNewError`.
  */
-
-import { CtxkitError } from '../core/errors.ts';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 

@@ -1,6 +1,8 @@
 /** The rows both SQL stores read back (`ctxkit_sessions` and a resume's), validated before use. */
+
 import { z } from 'zod';
 import { type Edit, editReach } from '../core/edit.ts';
+import { CorruptSessionError } from '../core/errors/index.ts';
 import {
   contentIdAt,
   type PositionedWrite,
@@ -16,7 +18,6 @@ import {
   encodeEdit,
   encodeMessage,
 } from './session-store-codec.ts';
-import { CorruptSessionError } from './session-store-errors.ts';
 import { parseStoredTokenCount } from './stored-token-count.ts';
 
 export const sessionRowSchema = z.object({

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Edit } from '../core/edit.ts';
+import { SequenceConflictError } from '../core/errors/index.ts';
 import type { Message } from '../core/message.ts';
 import { MAX_SESSION_ID_LENGTH } from '../core/session-id.ts';
 import { assistant, callsTo, numbered, result, user } from '../testing/build-messages.ts';
 import { HOSTILE_IDS } from './blob-store.conformance.ts';
 import type { SessionStore } from './session-store.ts';
-import { SequenceConflictError } from './session-store.ts';
 import type { SessionDatabase, SessionStoreHarness } from './testing/session-store-harness.ts';
 
 export type { SessionDatabase, SessionStoreHarness } from './testing/session-store-harness.ts';

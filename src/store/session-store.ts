@@ -1,5 +1,5 @@
 import { type Edit, editReach, firstVisibleSeq } from '../core/edit.ts';
-import { CtxkitError } from '../core/errors.ts';
+import { InvalidAppendError, SequenceConflictError } from '../core/errors/index.ts';
 import type { Message } from '../core/message.ts';
 import { idProblem, MAX_SESSION_ID_LENGTH } from '../core/session-id.ts';
 import { isStoredTokenCount, type StoredTokenCount } from './stored-token-count.ts';
@@ -111,22 +111,6 @@ export interface SessionStore {
   list(filter?: SessionListFilter): Promise<SessionListing[]>;
   delete(sessionId: string): Promise<void>;
   close(): Promise<void>;
-}
-
-export class SequenceConflictError extends CtxkitError {
-  constructor(sessionId: string, what: 'messages' | 'edits', expected: number, actual: number) {
-    super(
-      'sequence_conflict',
-      `session ${sessionId}: another writer appended ${what} first (expected position ${expected}, found ${actual}); re-read and retry`,
-      { sessionId, what, expected, actual },
-    );
-  }
-}
-
-export class InvalidAppendError extends CtxkitError {
-  constructor(sessionId: string, reason: string) {
-    super('invalid_append', `session ${sessionId}: ${reason}`, { sessionId });
-  }
 }
 
 /** Checks that messages are numbered from expectedSeq on, one by one; shared by every store. */

@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { StoredDataInvalidError } from '../core/errors/index.ts';
 import type { MemoryIndex, MemoryIndexSearch, StoredMemoryEntry } from './memory-index.ts';
 import { toFts5Query } from './memory-query.ts';
 import { openSqlite, type SqliteSource } from './sqlite-source.ts';
-import { StoredDataInvalidError } from './stored-data-errors.ts';
 
 /**
  * Memory search on SQLite: entries in `ctxkit_memory_entries`, indexed by an FTS5 table over their title

@@ -8,10 +8,17 @@
  * writers on one session never lose or duplicate a message: the one that comes second gets a
  * `SequenceConflictError` and can re-read and retry.
  */
+
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
+import {
+  CorruptSessionError,
+  SchemaTooNewError,
+  StoreBusyError,
+  StoreClosedError,
+} from '../core/errors/index.ts';
 import {
   assertPositions,
   assertWritable,
@@ -27,12 +34,6 @@ import {
   type SessionStore,
   type StoredSession,
 } from './session-store.ts';
-import {
-  CorruptSessionError,
-  SchemaTooNewError,
-  StoreBusyError,
-  StoreClosedError,
-} from './session-store-errors.ts';
 import {
   CREATE_MIGRATIONS_TABLE,
   MIGRATIONS_TABLE,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { StoredDataInvalidError } from '../core/errors/index.ts';
 import { openSqlite, type SqliteSource } from './sqlite-source.ts';
-import { StoredDataInvalidError } from './stored-data-errors.ts';
 import { createTraceStore, type TraceRow, type TraceStore } from './trace-store.ts';
 
 /** The trace on SQLite: its own table, `ctxkit_trace_events`, in any database file (the sessions' one is fine). */

@@ -8,10 +8,14 @@
  * Export is JSONL: one event per line, exactly the JSON object that was appended (its own `sessionId`,
  * `at` and `type` included), in append order; the same lines a `ContextEventListener` saw.
  */
+
 import { z } from 'zod';
-import { CtxkitError } from '../core/errors.ts';
+import {
+  InvalidTraceEventError,
+  StoredDataInvalidError,
+  TraceStoreClosedError,
+} from '../core/errors/index.ts';
 import type { ContextEvent, ContextEventListener, ContextEventType } from '../core/events.ts';
-import { StoredDataInvalidError } from './stored-data-errors.ts';
 import { contextEventSchema } from './trace-event-schema.ts';
 
 export interface TraceQuery {
@@ -43,19 +47,6 @@ export interface TraceStore {
 
 /** Rows read per page when listing or exporting. */
 export const TRACE_PAGE_SIZE = 1_000;
-
-/** An event that is not a ContextEvent the trace can keep: names the field. */
-export class InvalidTraceEventError extends CtxkitError {
-  constructor(reason: string) {
-    super('invalid_trace_event', `not a trace event: ${reason}`, { reason });
-  }
-}
-
-export class TraceStoreClosedError extends CtxkitError {
-  constructor(location: string) {
-    super('store_closed', `trace store ${location} is closed`, { location });
-  }
-}
 
 /** What a backend stores per event: the indexed columns and the event's JSON text. */
 export interface TraceRow {

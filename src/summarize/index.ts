@@ -1,4 +1,3 @@
-export * from './errors.ts';
 export * from './extractive-summarizer.ts';
 export * from './model-summarizer.ts';
 export * from './render-summary.ts';

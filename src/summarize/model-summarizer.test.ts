@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseCorpusJsonl } from '../adapters/corpus.ts';
+import { ModelCallError, SummarizerError } from '../core/errors/index.ts';
 import type { Message } from '../core/message.ts';
 import { createExactCounter } from '../core/tokens/exact-counter.ts';
-import { ModelCallError } from '../providers/model-client.ts';
 import { createOpenAICompatibleClient } from '../providers/openai-compatible-client.ts';
 import { type FakeProviderServer, startFakeProviderServer } from '../testing/fake-provider-server.ts';
 import { openAIErrors } from '../testing/fake-provider-server-errors.ts';
 import { openAIReply } from '../testing/fake-provider-server-replies.ts';
-import { SummarizerError } from './errors.ts';
 import { createExtractiveSummarizer, summarizeExtractively } from './extractive-summarizer.ts';
 import {
   createModelSummarizer,

@@ -1,9 +1,9 @@
 import type { Summary } from '../core/edit.ts';
-import { InvalidPolicyError } from '../core/errors.ts';
+import { InvalidPolicyError, SummarizerError } from '../core/errors/index.ts';
 import { type Message, textOf, type Usage } from '../core/message.ts';
+import { isContextOverflow } from '../providers/is-context-overflow.ts';
 import type { ModelClient, ModelRequest } from '../providers/model-client.ts';
 import { cutHead, cutToTokens, oneLine } from './cut-text.ts';
-import { SummarizerError } from './errors.ts';
 import { fitSummary, orderByPriority } from './fit-summary.ts';
 import { parseSummaryText } from './parse-summary-text.ts';
 import { remergePrevious } from './remerge-previous.ts';
@@ -80,7 +80,7 @@ export function createModelSummarizer(options: ModelSummarizerOptions): Summariz
       try {
         return await summarizeWithModel(name, options, input);
       } catch (error) {
-        if (!(error instanceof SummarizerError) || error.failure === 'aborted' || !options.fallback)
+        if (!SummarizerError.isInstance(error) || error.failure === 'aborted' || !options.fallback)
           throw error;
         options.onFallback?.(error);
         const summary = await options.fallback.summarize(input);
@@ -138,7 +138,13 @@ async function summarizeWithModel(
     const aborted = input.signal?.aborted === true;
     const error = new SummarizerError(
       aborted ? 'summarization aborted' : `summary model call failed: ${describe(cause)}`,
-      { summarizer: name, failure: aborted ? 'aborted' : 'model_call_failed', cause, model: options.model },
+      {
+        summarizer: name,
+        failure: aborted ? 'aborted' : 'model_call_failed',
+        cause,
+        overflow: isContextOverflow(cause),
+        model: options.model,
+      },
     );
     report(undefined, options.model, error.message);
     throw error;

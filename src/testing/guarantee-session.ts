@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
 import type { Edit } from '../core/edit.ts';
 import { isPrefixEdit } from '../core/edit.ts';
+import { ContextBudgetError, ModelCallError } from '../core/errors/index.ts';
 import type { ContextEvent } from '../core/events.ts';
 import type { Message, MessageInput, Part } from '../core/message.ts';
 import { estimateToolDefinitionTokens } from '../core/tokens/estimate-tool-definition-tokens.ts';
@@ -15,10 +16,8 @@ import { findPairingViolations } from '../core/view/tool-pairing-repair.ts';
 import { assembleRequest, reminderPlacementFor } from '../engine/assemble-request.ts';
 import type { PrepareRequest } from '../engine/call-context.ts';
 import { createContextManager } from '../engine/context-manager.ts';
-import { ContextBudgetError } from '../engine/errors.ts';
 import type { PrepareResult } from '../engine/prepare-call.ts';
 import { safeMessageBoundaries } from '../layers/safe-cut.ts';
-import { ModelCallError } from '../providers/model-client.ts';
 import type { SessionSpec } from './session-arbitraries.ts';
 import { materializeSession, type ResolvedRequest, type SessionScript } from './session-script.ts';
 
@@ -253,7 +252,7 @@ class GuaranteeSession {
       same(stats.tokens, result.stats.tokens, `${this.step}: stats() after prepare`);
     } else {
       this.lastPrepare = undefined;
-      if (!(failure instanceof ContextBudgetError)) throw failure;
+      if (!ContextBudgetError.isInstance(failure)) throw failure;
       if (fixed.total > window) this.report.fixedErrors++;
       else this.report.budgetErrors++;
       same(failure.code, 'context_budget_exceeded', `${this.step}: error code`);

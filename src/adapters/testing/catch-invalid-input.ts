@@ -1,6 +1,7 @@
 /** Test helper: runs `run`, which must throw an InvalidInputError, and returns the error. */
+
 import { expect } from 'vitest';
-import { InvalidInputError } from '../../core/errors.ts';
+import { InvalidInputError } from '../../core/errors/index.ts';
 
 export function catchInvalidInput(run: () => unknown): InvalidInputError {
   try {

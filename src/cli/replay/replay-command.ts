@@ -1,4 +1,5 @@
 import pc from 'picocolors';
+import { ReplayInputError } from '../../core/errors/index.ts';
 import type { ContextEvent } from '../../core/events.ts';
 import type { DisplayPolicy } from '../../core/policy/policy-schema.ts';
 import { computeReplayMetrics } from '../../replay/compute-replay-metrics.ts';
@@ -19,7 +20,7 @@ import {
   renderSideBySide,
   renderTotals,
 } from './render-replay.ts';
-import { parsePricing, parseSeed, type ReplayFlags, ReplayInputError } from './replay-flags.ts';
+import { parsePricing, parseSeed, type ReplayFlags } from './replay-flags.ts';
 import {
   loadReplayPolicies,
   loadReplaySessions,

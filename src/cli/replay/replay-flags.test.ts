@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { ReplayInputError } from '../../core/errors/index.ts';
 import { DEFAULT_CACHE_PRICING } from '../../replay/replay-types.ts';
 import { distinctShortNames, renderTable, shorten } from './render-table.ts';
-import { parsePricing, parseSeed, policyEntries, ReplayInputError } from './replay-flags.ts';
+import { parsePricing, parseSeed, policyEntries } from './replay-flags.ts';
 
 describe('replay flags', () => {
   it('splits --policy into presets, but never a file that exists', () => {

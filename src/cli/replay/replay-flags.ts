@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { CtxkitError } from '../../core/errors.ts';
+import { ReplayInputError } from '../../core/errors/index.ts';
 import { type CachePricing, DEFAULT_CACHE_PRICING } from '../../replay/replay-types.ts';
 import type { PolicyFlags } from '../policy-flags.ts';
 
@@ -19,13 +19,6 @@ export interface ReplayFlags extends PolicyFlags {
   /** `sqlite` (default: the embedded stores under --data-dir) or `memory` (nothing written). */
   store?: string;
   dataDir?: string;
-}
-
-/** Bad `ctxkit replay` input (no sessions, a malformed flag): exit status 2, with what to fix. */
-export class ReplayInputError extends CtxkitError {
-  constructor(message: string, details: Record<string, unknown> = {}) {
-    super('invalid_replay_input', message, details);
-  }
 }
 
 /**

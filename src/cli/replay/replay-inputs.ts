@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { loadTranscripts } from '../../adapters/load-transcript.ts';
+import { NoSessionsError, ReplayInputError } from '../../core/errors/index.ts';
 import type { Transcript } from '../../core/message.ts';
 import type { Policy } from '../../core/policy/policy-schema.ts';
 import type { ToolDefinition } from '../../core/tool-definition.ts';
@@ -9,9 +10,8 @@ import {
   DEMO_MAX_OUTPUT_TOKENS,
   generateDemoSession,
 } from '../../replay/demo-session.ts';
-import { NoSessionsError } from '../no-sessions-error.ts';
 import { loadConfigFromFlags } from '../policy-flags.ts';
-import { policyEntries, type ReplayFlags, ReplayInputError } from './replay-flags.ts';
+import { policyEntries, type ReplayFlags } from './replay-flags.ts';
 
 /** The model replays assume when none is given: its tokenizer (o200k) is the one the metrics count with. */
 export const DEFAULT_REPLAY_MODEL = 'gpt-4o';

@@ -1,10 +1,10 @@
 import type { Summary } from '../../core/edit.ts';
+import { ModelCallError } from '../../core/errors/index.ts';
 import type { ContextEvent } from '../../core/events.ts';
 import type { Message, MessageInput, ToolResultPart } from '../../core/message.ts';
 import { textOf, toolResultOf } from '../../core/message.ts';
 import type { Policy } from '../../core/policy/policy-schema.ts';
 import { type ContextManagerOptions, createContextManager } from '../../engine/context-manager.ts';
-import { ModelCallError } from '../../providers/model-client.ts';
 import { createExtractiveSummarizer } from '../../summarize/extractive-summarizer.ts';
 import type { SummarizeInput, Summarizer } from '../../summarize/summarizer.ts';
 import { loadCorpusSession } from '../../testing/corpus.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidPolicyError } from '../errors.ts';
+import { InvalidPolicyError } from '../errors/index.ts';
 import { deepMerge, mergeOverrides, mergePolicy } from './merge-policy.ts';
 import { parsePolicy } from './parse-policy.ts';
 import { DEFAULT_POLICY, DIGITORN_POLICY } from './presets/index.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidPolicyError } from '../errors.ts';
+import { InvalidPolicyError } from '../errors/index.ts';
 import { parsePolicy, parsePolicyWithOrigins } from './parse-policy.ts';
 
 function errorOf(run: () => unknown): InvalidPolicyError {

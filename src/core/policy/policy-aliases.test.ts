@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidPolicyError } from '../errors.ts';
+import { InvalidPolicyError } from '../errors/index.ts';
 import { parsePolicy } from './parse-policy.ts';
 import type { PolicyDialect } from './policy-aliases.ts';
 

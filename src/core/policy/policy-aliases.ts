@@ -1,4 +1,4 @@
-import { InvalidPolicyError } from '../errors.ts';
+import { InvalidPolicyError } from '../errors/index.ts';
 import { seedValueError } from './policy-issues.ts';
 import { PICOCLAW_UNSET_MAX_TOKENS } from './presets/picoclaw.ts';
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { InvalidPolicyError } from '../errors.ts';
+import { InvalidPolicyError } from '../errors/index.ts';
 import { didYouMean, nearestNames } from './nearest-name.ts';
 import { formatPath, keysAt, type PolicyPath } from './policy-paths.ts';
 

@@ -1,4 +1,4 @@
-import { InvalidPolicyError } from '../errors.ts';
+import { InvalidPolicyError } from '../errors/index.ts';
 import {
   ARCHIVE_STRATEGY_ALIASES,
   DIGITORN_STRATEGIES,

@@ -1,5 +1,4 @@
 export * from './parse-skill-file.ts';
-export * from './skill-errors.ts';
 export * from './skill-name.ts';
 export * from './skill-relative-path.ts';
 export type * from './skill-source.ts';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidSkillError } from '../errors/index.ts';
 import {
   parseSkillFile,
   parseSkillFrontMatter,
   SKILL_DESCRIPTION_MAX_CHARS,
   SKILL_FRONT_MATTER_MAX_CHARS,
 } from './parse-skill-file.ts';
-import { InvalidSkillError } from './skill-errors.ts';
 import { isValidSkillName, skillNameProblem } from './skill-name.ts';
 import { skillPathSegments } from './skill-relative-path.ts';
 

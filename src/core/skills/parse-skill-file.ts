@@ -1,5 +1,5 @@
 import { parse as parseYaml, YAMLError } from 'yaml';
-import { InvalidSkillError } from './skill-errors.ts';
+import { InvalidSkillError } from '../errors/index.ts';
 import { skillNameProblem } from './skill-name.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { InvalidSkillPathError } from './skill-errors.ts';
+import { InvalidSkillPathError } from '../errors/index.ts';
 
 /** Longest path inside a skill that is accepted; real ones are a few segments. */
 export const SKILL_PATH_MAX_CHARS = 1_024;

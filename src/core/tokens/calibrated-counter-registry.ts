@@ -1,3 +1,4 @@
+import { InvalidTokenCounterError } from '../errors/index.ts';
 import {
   type CalibratedCounterOptions,
   CalibratedTokenCounter,
@@ -5,7 +6,6 @@ import {
   type CalibrationState,
   type CalibrationUpdate,
 } from './calibrated-counter.ts';
-import { InvalidTokenCounterError } from './errors.ts';
 
 /** Settings shared by every counter the registry creates; the model is supplied per lookup. */
 export type CalibrationDefaults = Omit<CalibratedCounterOptions, 'model' | 'state'>;

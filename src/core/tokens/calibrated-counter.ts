@@ -1,4 +1,4 @@
-import { InvalidTokenCounterError } from './errors.ts';
+import { InvalidTokenCounterError } from '../errors/index.ts';
 import { assertCharsPerToken } from './heuristic-counter.ts';
 import { type TokenCounter, tokensForUnits } from './token-counter.ts';
 import { countTokenUnits } from './token-units.ts';

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { TokenTallyRangeError } from '../errors/index.ts';
 import type { Message } from '../message.ts';
 import { CalibratedTokenCounter } from './calibrated-counter.ts';
 import { ContextTokenTally } from './context-token-tally.ts';
-import { TokenTallyRangeError } from './errors.ts';
 import { estimateContextTokens } from './estimate-context-tokens.ts';
 import { createExactCounter } from './exact-counter.ts';
 import { measureRequest } from './measure-request.ts';

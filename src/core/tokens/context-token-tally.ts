@@ -1,5 +1,5 @@
+import { TokenTallyRangeError } from '../errors/index.ts';
 import { isAgentVisible, type Message } from '../message.ts';
-import { TokenTallyRangeError } from './errors.ts';
 import { type ContextTokenEstimate, contextEstimateFrom } from './estimate-context-tokens.ts';
 import { type AnchorUsable, findUsageAnchor, isUsageCandidate } from './find-usage-anchor.ts';
 import { measuredRunes, measuredUnits } from './measure-message.ts';

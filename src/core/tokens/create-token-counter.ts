@@ -1,5 +1,5 @@
+import { InvalidTokenCounterError } from '../errors/index.ts';
 import { type CalibratedCounterOptions, CalibratedTokenCounter } from './calibrated-counter.ts';
-import { InvalidTokenCounterError } from './errors.ts';
 import { createExactCounter, EXACT_ENCODINGS, type ExactEncoding } from './exact-counter.ts';
 import { createHeuristicCounter } from './heuristic-counter.ts';
 import type { TokenCounter } from './token-counter.ts';

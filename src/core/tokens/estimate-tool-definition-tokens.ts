@@ -1,5 +1,5 @@
+import { InvalidTokenCounterError } from '../errors/index.ts';
 import type { ToolDefinition } from '../tool-definition.ts';
-import { InvalidTokenCounterError } from './errors.ts';
 import type { TokenCounter } from './token-counter.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { encode as encodeO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { InvalidTokenCounterError } from './errors.ts';
+import { InvalidTokenCounterError } from '../errors/index.ts';
 import { createExactCounter, EXACT_COUNT_MEMO_MIN_CHARS, EXACT_COUNT_MEMO_SLOTS } from './exact-counter.ts';
 
 describe('exact counters (gpt-tokenizer)', () => {

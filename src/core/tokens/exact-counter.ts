@@ -1,9 +1,9 @@
 import cl100kRanks from 'gpt-tokenizer/bpeRanks/cl100k_base';
 import o200kRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
 import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
+import { InvalidTokenCounterError } from '../errors/index.ts';
 import { buildRankTable, type RawRankTable } from './bpe-rank-table.ts';
 import { createBpeTokenCounter } from './count-bpe-tokens.ts';
-import { InvalidTokenCounterError } from './errors.ts';
 import type { TokenCounter } from './token-counter.ts';
 
 /** o200k: GPT-4o, GPT-4.1, GPT-5, o-series. cl100k: GPT-4, GPT-3.5. */

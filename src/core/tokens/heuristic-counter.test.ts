@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CtxkitError } from '../errors.ts';
+import { CtxkitError, InvalidTokenCounterError } from '../errors/index.ts';
 import { countRunes } from './count-runes.ts';
-import { InvalidTokenCounterError } from './errors.ts';
 import {
   CHARS_PER_TOKEN_SEED_001,
   CHARS_PER_TOKEN_SEED_004,

@@ -1,5 +1,5 @@
+import { InvalidTokenCounterError } from '../errors/index.ts';
 import { countRunes } from './count-runes.ts';
-import { InvalidTokenCounterError } from './errors.ts';
 import { type TokenCounter, tokensForRunes } from './token-counter.ts';
 
 /** Seeds 001 and 003: `ceil(chars / 4)`. */

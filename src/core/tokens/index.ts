@@ -5,7 +5,6 @@ export * from './context-token-tally.ts';
 export * from './count-runes.ts';
 export * from './counted-text.ts';
 export * from './create-token-counter.ts';
-export * from './errors.ts';
 export * from './estimate-context-tokens.ts';
 export * from './estimate-message-tokens.ts';
 export * from './estimate-tool-definition-tokens.ts';

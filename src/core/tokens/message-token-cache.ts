@@ -1,5 +1,5 @@
+import { InvalidTokenCounterError } from '../errors/index.ts';
 import type { Message } from '../message.ts';
-import { InvalidTokenCounterError } from './errors.ts';
 import { estimateMessageTokensResolved } from './estimate-message-tokens.ts';
 import { linearBreakdown, type MessageMeasure, measureMessage } from './measure-message.ts';
 import { type MessageFingerprintMode, messageFingerprint } from './message-fingerprint.ts';

@@ -1,4 +1,4 @@
-import { InvalidTokenCounterError } from './errors.ts';
+import { InvalidTokenCounterError } from '../errors/index.ts';
 
 /**
  * Role label and JSON structure around each message (`{"role":"tool","tool_call_id":…,"content":…}`).

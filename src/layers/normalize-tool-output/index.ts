@@ -5,7 +5,6 @@ export {
   MIN_LINES_FOR_MARKER,
   type OutputLimits,
 } from './apply-output-limits.ts';
-export { SpillMismatchError } from './errors.ts';
 export { countLines, measureText, type TextMeasure, utf8Length } from './measure-text.ts';
 export { type NormalizeEditInput, normalizeEdit, type StoredSpill } from './normalize-edit.ts';
 export {

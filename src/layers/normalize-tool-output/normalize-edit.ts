@@ -1,5 +1,5 @@
 import type { EvictEdit, ReplaceResultEdit } from '../../core/edit.ts';
-import { SpillMismatchError } from './errors.ts';
+import { SpillMismatchError } from '../../core/errors/index.ts';
 import type { NormalizedToolOutput } from './normalize-tool-output.ts';
 
 /** What BlobStore.put reported for a spilled output (kept structural: layers do not import stores). */

@@ -1,4 +1,4 @@
-import { InvalidPolicyError } from '../../core/errors.ts';
+import { InvalidPolicyError } from '../../core/errors/index.ts';
 
 /**
  * Options of the normalize-tool-output layer. Defaults reproduce seed 001's `ToolOutputLimits` and seed

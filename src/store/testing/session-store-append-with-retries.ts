@@ -1,6 +1,6 @@
+import { SequenceConflictError } from '../../core/errors/index.ts';
 import { user } from '../../testing/build-messages.ts';
 import type { SessionStore } from '../session-store.ts';
-import { SequenceConflictError } from '../session-store.ts';
 
 export interface WriterOutcome {
   /** Each append the store acknowledged: where it landed and the ids it carried, in order. */
@@ -32,7 +32,7 @@ export async function appendWithRetries(
         outcome.acknowledged.push({ seq, ids });
         break;
       } catch (error) {
-        if (!(error instanceof SequenceConflictError)) throw error;
+        if (!SequenceConflictError.isInstance(error)) throw error;
         outcome.conflicts++;
       }
     }

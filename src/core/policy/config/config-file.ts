@@ -1,4 +1,4 @@
-import { InvalidConfigError, InvalidPolicyError } from '../../errors.ts';
+import { InvalidConfigError, InvalidPolicyError } from '../../errors/index.ts';
 import { didYouMean, nearestNames } from '../nearest-name.ts';
 import { parsePolicyWithOrigins } from '../parse-policy.ts';
 import { POLICY_DIALECTS, type PolicyDialect } from '../policy-aliases.ts';
@@ -94,7 +94,7 @@ export function readConfigFile(
         locate: (key) => locate(writtenKeyOf(key, origins)),
       };
     } catch (error) {
-      if (error instanceof InvalidPolicyError && error.key === '(policy)') {
+      if (InvalidPolicyError.isInstance(error) && error.key === '(policy)') {
         const reason = typeof error.details.reason === 'string' ? error.details.reason : error.message;
         throw new InvalidConfigError(formatPath(prefix) || '(file)', reason, where(formatPath(prefix)));
       }

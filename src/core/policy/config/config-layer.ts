@@ -1,4 +1,4 @@
-import { InvalidConfigError, InvalidPolicyError } from '../../errors.ts';
+import { InvalidConfigError, InvalidPolicyError } from '../../errors/index.ts';
 import { parsePolicyWithOrigins } from '../parse-policy.ts';
 import { formatPath, leafKind, parsePath, schemaAt } from '../policy-paths.ts';
 import type { PolicyOverride } from '../policy-schema.ts';
@@ -41,7 +41,7 @@ export function configError(
   locate: (key: string) => ConfigLocation | undefined,
   fullKey: (key: string) => string = (key) => key,
 ): unknown {
-  if (!(error instanceof InvalidPolicyError) || error instanceof InvalidConfigError) return error;
+  if (!InvalidPolicyError.isInstance(error) || InvalidConfigError.isInstance(error)) return error;
   const where = locate(error.key);
   if (where === undefined) return error;
   const reason = typeof error.details.reason === 'string' ? error.details.reason : error.message;

@@ -1,4 +1,4 @@
-import { InvalidConfigError } from '../../errors.ts';
+import { InvalidConfigError } from '../../errors/index.ts';
 import { didYouMean, nearestNames } from '../nearest-name.ts';
 import { leafPaths, parsePath, schemaAt } from '../policy-paths.ts';
 import { type ConfigLayer, layerFromTextSettings, type TextSetting } from './config-layer.ts';

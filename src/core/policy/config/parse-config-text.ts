@@ -1,5 +1,5 @@
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
-import { InvalidInputError } from '../../errors.ts';
+import { InvalidInputError } from '../../errors/index.ts';
 import type { PolicyPath } from '../policy-paths.ts';
 
 /**

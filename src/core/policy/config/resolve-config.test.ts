@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidConfigError, InvalidInputError, InvalidPolicyError } from '../../errors.ts';
+import { InvalidConfigError, InvalidInputError, InvalidPolicyError } from '../../errors/index.ts';
 import { DIGITORN_POLICY, TIANCAI_POLICY } from '../presets/index.ts';
 import { envNameFor, policyEnvNames } from './env-overrides.ts';
 import { resolveConfig } from './resolve-config.ts';

@@ -1,4 +1,4 @@
-import { InvalidConfigError } from '../../errors.ts';
+import { InvalidConfigError } from '../../errors/index.ts';
 import { mergePolicy } from '../merge-policy.ts';
 import type { PolicyDialect } from '../policy-aliases.ts';
 import { leafPaths } from '../policy-paths.ts';

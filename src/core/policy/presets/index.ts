@@ -1,4 +1,4 @@
-import { InvalidPolicyError } from '../../errors.ts';
+import { InvalidPolicyError } from '../../errors/index.ts';
 import { nearestName } from '../nearest-name.ts';
 import type { Policy } from '../policy-schema.ts';
 import { COWAGENT_POLICY } from './cowagent.ts';

@@ -1,7 +1,9 @@
-import { CtxkitError } from '../errors.ts';
+import { CtxkitError } from './ctxkit-error.ts';
+import type { ErrorCode } from './error-codes.ts';
 
 /** A token counter spec or setting that cannot work (unknown kind or encoding, a ratio ≤ 0): names the field. */
 export class InvalidTokenCounterError extends CtxkitError {
+  static override readonly code: ErrorCode = 'invalid_token_counter';
   readonly field: string;
 
   constructor(field: string, reason: string, details: Record<string, unknown> = {}) {
@@ -12,6 +14,7 @@ export class InvalidTokenCounterError extends CtxkitError {
 
 /** A position outside a token tally (replace or truncate past its end). */
 export class TokenTallyRangeError extends CtxkitError {
+  static override readonly code: ErrorCode = 'token_tally_range';
   constructor(index: number, length: number) {
     super('token_tally_range', `index ${index} is outside the tally (length ${length})`, { index, length });
   }

@@ -1,42 +1,9 @@
-/**
- * Every error ctxkit throws on purpose is a CtxkitError with a stable `code`, so callers (and the CLI,
- * which maps them to exit code 2) can tell them apart without parsing messages.
- */
-export class CtxkitError extends Error {
-  readonly code: string;
-  readonly details: Record<string, unknown>;
-
-  constructor(code: string, message: string, details: Record<string, unknown> = {}) {
-    super(message);
-    this.name = new.target.name;
-    this.code = code;
-    this.details = details;
-  }
-}
-
-/** Input that does not match a format: names the file, the line (1-based) and the field when known. */
-export class InvalidInputError extends CtxkitError {
-  readonly file: string | undefined;
-  readonly line: number | undefined;
-  readonly field: string | undefined;
-
-  constructor(reason: string, where: { file?: string; line?: number; field?: string } = {}) {
-    const location = [
-      where.file,
-      where.line !== undefined ? `line ${where.line}` : undefined,
-      where.field !== undefined ? `field ${where.field}` : undefined,
-    ]
-      .filter((piece) => piece !== undefined)
-      .join(', ');
-    super('invalid_input', location ? `${location}: ${reason}` : reason, { ...where, reason });
-    this.file = where.file;
-    this.line = where.line;
-    this.field = where.field;
-  }
-}
+import { CtxkitError } from './ctxkit-error.ts';
+import type { ErrorCode } from './error-codes.ts';
 
 /** A policy or config value that is not accepted: names the key. */
 export class InvalidPolicyError extends CtxkitError {
+  static override readonly code: ErrorCode = 'invalid_policy';
   readonly key: string;
 
   constructor(key: string, reason: string, details: Record<string, unknown> = {}) {
@@ -47,6 +14,7 @@ export class InvalidPolicyError extends CtxkitError {
 
 /** A model name that no profile knows, with no context window configured to stand in for it. */
 export class UnknownModelError extends CtxkitError {
+  static override readonly code: ErrorCode = 'unknown_model';
   constructor(model: string, suggestion?: string) {
     super(
       'unknown_model',
@@ -64,7 +32,8 @@ export class UnknownModelError extends CtxkitError {
  * so callers that handle policy errors handle these too; the code tells the two apart.
  */
 export class InvalidConfigError extends InvalidPolicyError {
-  override readonly code: string = 'invalid_config';
+  static override readonly code: ErrorCode = 'invalid_config';
+  override readonly code: ErrorCode = 'invalid_config';
   /** Where the value came from: `file:ctxkit.yaml#summarize.trigger`, `env:CTXKIT_…`, `flag:--window`. */
   readonly source: string;
   readonly file: string | undefined;
@@ -86,5 +55,14 @@ export class InvalidConfigError extends InvalidPolicyError {
         ? `${where.file}${where.line !== undefined ? `:${where.line}` : ''}`
         : where.source);
     this.message = `${location}: ${key}: ${reason}`;
+  }
+}
+
+export class MissingApiKeyError extends CtxkitError {
+  static override readonly code: ErrorCode = 'missing_api_key';
+  constructor(variable: string) {
+    super('missing_api_key', `summarize.model.apiKeyEnv: environment variable ${variable} is not set`, {
+      variable,
+    });
   }
 }

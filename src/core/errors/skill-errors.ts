@@ -1,10 +1,12 @@
-import { CtxkitError } from '../errors.ts';
+import { CtxkitError } from './ctxkit-error.ts';
+import type { ErrorCode } from './error-codes.ts';
 
 /**
  * A SKILL.md that cannot be used: names the file and the field (`front matter`, `name`, `description`,
  * `file`), so the author knows what to fix.
  */
 export class InvalidSkillError extends CtxkitError {
+  static override readonly code: ErrorCode = 'invalid_skill';
   readonly file: string;
   readonly field: string;
 
@@ -17,6 +19,7 @@ export class InvalidSkillError extends CtxkitError {
 
 /** No skill by that name among the agent's skills. */
 export class SkillNotFoundError extends CtxkitError {
+  static override readonly code: ErrorCode = 'skill_not_found';
   constructor(name: string) {
     super('skill_not_found', `no skill named ${JSON.stringify(name)}`, { name });
   }
@@ -27,6 +30,7 @@ export class SkillNotFoundError extends CtxkitError {
  * that leads out of the skill's directory (a symlink). Paths come from the model and are never trusted.
  */
 export class InvalidSkillPathError extends CtxkitError {
+  static override readonly code: ErrorCode = 'invalid_skill_path';
   constructor(path: string, reason: string) {
     super('invalid_skill_path', `skill file path ${JSON.stringify(path)}: ${reason}`, { path, reason });
   }
@@ -34,6 +38,7 @@ export class InvalidSkillPathError extends CtxkitError {
 
 /** A well-formed path inside a skill with no readable text file there. */
 export class SkillFileNotFoundError extends CtxkitError {
+  static override readonly code: ErrorCode = 'skill_file_not_found';
   constructor(name: string, path: string, reason = 'no such file') {
     super(
       'skill_file_not_found',
