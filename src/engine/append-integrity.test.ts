@@ -304,7 +304,7 @@ describe('contextWindow and maxOutputTokens as options', () => {
     expect(manager.policy.budget.contextWindow).toBe(32_000);
     expect(manager.policy.budget.maxOutputTokens).toBe(4_000);
     expect(manager.policy.budget.reserveTokens).toBe(policy.budget.reserveTokens);
-    expect(createContextManager({ policy }).policy).toBe(policy);
+    expect(createContextManager({ policy }).policy).toEqual(policy);
   });
 
   it('are refused unless positive integers with the output below the window', () => {

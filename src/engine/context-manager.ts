@@ -4,13 +4,13 @@ import type { ContextEvent, ContextEventListener } from '../core/events.ts';
 import type { MemorySink } from '../core/memory-sink.ts';
 import type { Message, MessageInput } from '../core/message.ts';
 import { isAgentVisible, toolCallsOf } from '../core/message.ts';
+import { validatePolicy } from '../core/policy/merge-policy.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import { assertValidSessionId } from '../core/session-id.ts';
 import type { SkillSource } from '../core/skills/skill-source.ts';
 import { assignStableIds } from '../core/stable-id.ts';
 import { MessageTokenCache } from '../core/tokens/message-token-cache.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
-import { toolInjectionOf } from '../core/tool-definition.ts';
 import { startsTurn } from '../core/turns/parse-turn-boundaries.ts';
 import { historyAsShown } from '../core/view/history-as-shown.ts';
 import { projectMessage } from '../core/view/project-view.ts';
@@ -45,6 +45,7 @@ import { restoreEdits } from './restore-session.ts';
 import { SessionRuntime } from './session-runtime.ts';
 import { type SessionStats, sessionStats } from './session-stats.ts';
 import { validateMessageInputs } from './validate-message-input.ts';
+import { validatePrepareRequest } from './validate-prepare-request.ts';
 
 export interface ContextManagerOptions {
   policy: Policy;
@@ -144,7 +145,7 @@ export class ContextManager {
   readonly #traceStore: TraceStore | undefined;
 
   constructor(options: ContextManagerOptions) {
-    this.policy = withBudgetOptions(options.policy, options);
+    this.policy = withBudgetOptions(validatePolicy(options?.policy), options);
     this.store = options.store ?? createMemorySessionStore();
     this.blobs = options.blobs ?? createMemoryBlobStore();
     this.memory = options.memory ?? createMemoryMemorySink();
@@ -277,8 +278,9 @@ export class ContextManager {
    */
   prepare(sessionId: string, request: PrepareRequest = {}): Promise<PrepareResult> {
     try {
-      // Checked here, not first at the compaction whose snapshot records it (seed 003).
-      request.tools?.forEach(toolInjectionOf);
+      // Checked before the session remembers any of it (and a tool's injection mode here, not first at the
+      // compaction whose snapshot records it).
+      validatePrepareRequest(request);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -364,6 +366,11 @@ export class ContextManager {
 
   /** Context statistics: messages, roles, characters, tokens by category, pressure and thresholds. */
   stats(sessionId: string, request: PrepareRequest = {}): Promise<SessionStats> {
+    try {
+      validatePrepareRequest(request);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.#exclusive(sessionId, async (runtime) => {
       const call = await this.#callContext(runtime, request);
       const compactor = this.#compactor(runtime, call);

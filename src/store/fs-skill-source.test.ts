@@ -38,6 +38,14 @@ describeSkillSourceConformance('file system', async (trees) => {
 });
 
 describe('file-system skill source', () => {
+  it('refuses directories that are not an array of paths, naming the argument', () => {
+    for (const dirs of ['/tmp', [42], [''], null]) {
+      expect(() => createFsSkillSource(dirs as never)).toThrow(
+        expect.objectContaining({ code: 'invalid_input', field: 'createFsSkillSource(dirs)' }),
+      );
+    }
+  });
+
   const withBase = (test: (base: string) => Promise<void>) => async () => {
     const base = await tempDir();
     try {

@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import {
   CtxkitError,
+  InvalidInputError,
   InvalidSkillError,
   InvalidSkillPathError,
   SkillFileNotFoundError,
@@ -91,6 +92,10 @@ export function createFsSkillSource(
   dirs: readonly string[],
   options: FsSkillSourceOptions = {},
 ): SkillSource {
+  if (!Array.isArray(dirs) || dirs.some((dir) => typeof dir !== 'string' || dir === ''))
+    throw new InvalidInputError('must be an array of directory paths, e.g. ["./skills"]', {
+      field: 'createFsSkillSource(dirs)',
+    });
   const roots = dirs.map((dir) => path.resolve(dir));
   const refreshMs = options.refreshMs ?? DEFAULT_SKILL_LIST_REFRESH_MS;
   const clock = options.clock ?? Date.now;

@@ -1,3 +1,4 @@
+import { InvalidPolicyError } from '../errors/index.ts';
 import { policyErrorFromZod } from './policy-issues.ts';
 import { type Policy, type PolicyOverride, PolicySchema } from './policy-schema.ts';
 
@@ -42,5 +43,22 @@ export function mergePolicy(base: Policy, override: PolicyOverride): Policy {
   const merged = deepMerge(base, override);
   const result = PolicySchema.safeParse(merged);
   if (!result.success) throw policyErrorFromZod(result.error, merged);
+  return result.data;
+}
+
+/**
+ * A complete policy handed in by a library caller (`{ ...PRESETS.default, model }`, or one built by
+ * hand), checked as a config file is: the same schema and cross-field rules, an InvalidPolicyError naming
+ * the key (`summarize.trigger`, `budget`) for anything else. Returns the policy as parsed (defaults filled).
+ */
+export function validatePolicy(policy: unknown): Policy {
+  if (typeof policy !== 'object' || policy === null || Array.isArray(policy))
+    throw new InvalidPolicyError(
+      'policy',
+      `must be a policy object (a preset such as PRESETS.default), got ${policy === null ? 'null' : Array.isArray(policy) ? 'an array' : typeof policy}`,
+    );
+  const result = PolicySchema.safeParse(policy);
+  if (!result.success) throw policyErrorFromZod(result.error, policy);
+  // As parsed: a hook condition left without its threshold gets the schema's default.
   return result.data;
 }
