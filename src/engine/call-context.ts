@@ -155,8 +155,6 @@ const counterState = (counter: TokenCounter): string =>
 export interface PromptIndexes {
   skills: RenderedIndex;
   memory: RenderedIndex;
-  /** What the memory index adds to the system prompt, in the call's counter: reported as `memory`. */
-  memoryTokens: number;
 }
 
 export interface FixedRegionMemo {
@@ -170,6 +168,8 @@ export interface FixedRegionMemo {
   };
   window?: { key: string; contextWindow: number; maxOutputTokens: number; source: WindowSource };
   system?: { text: string; counter: string; tokens: number };
+  /** The system prompt without the memory index: what is left of it is the index's own share. */
+  systemBeforeMemory?: { text: string; counter: string; tokens: number };
   tools?: { tools: readonly ToolDefinition[]; key: string; counter: string; tokens: number };
   request?: PrepareRequest;
 }
@@ -194,6 +194,18 @@ export function resolveCallContext(
   });
   const tools = effective.tools ?? [];
   const promptTokens = systemTokens(memo, system, counter, policy.tokens.messageOverhead);
+  // The index's share is what it adds to the prompt, counted as sent (its own count would differ by the
+  // token merged across the seam), so system and memory add up to the prompt exactly.
+  const memoryIndexTokens = indexes.memory.text
+    ? promptTokens -
+      systemTokens(
+        memo,
+        systemWithIndexes(effective.system ?? '', { skills: indexes.skills.text }),
+        counter,
+        policy.tokens.messageOverhead,
+        'systemBeforeMemory',
+      )
+    : 0;
   return {
     model,
     contextWindow: window.contextWindow,
@@ -203,8 +215,7 @@ export function resolveCallContext(
     tools,
     systemTokens: promptTokens,
     indexes,
-    // Counted apart from the whole prompt: never more than it, so system − memory stays ≥ 0.
-    memoryIndexTokens: Math.min(indexes.memoryTokens, promptTokens),
+    memoryIndexTokens,
     ...(sources.unavailable ? { indexesUnavailable: sources.unavailable } : {}),
     toolTokens: toolTokens(memo, tools, counter),
     counter,
@@ -262,9 +273,7 @@ function windowFallback(
 }
 
 const NOTHING: RenderedIndex = { text: '', omitted: 0 };
-const NO_INDEXES: PromptIndexes = { skills: NOTHING, memory: NOTHING, memoryTokens: 0 };
-/** The blank line `systemWithIndexes` puts before a section. */
-const SECTION_SEPARATOR = '\n\n';
+const NO_INDEXES: PromptIndexes = { skills: NOTHING, memory: NOTHING };
 
 /**
  * The skills and memory indexes as the policy shows them, each clipped to its cap (0 = none) by the call's
@@ -296,17 +305,13 @@ function promptIndexes(
     return held.rendered;
   const count = (text: string) => counter.count(text);
   const cap = (maxTokens: number) => (maxTokens > 0 ? maxTokens : Number.POSITIVE_INFINITY);
-  const shown = {
+  const rendered: PromptIndexes = {
     skills: showSkills
       ? renderSkillsIndex(sources.skills ?? [], { maxTokens: cap(skills.maxTokens), count })
       : NOTHING,
     memory: showMemory
       ? renderMemoryIndex(sources.memoryIndex ?? '', { maxTokens: cap(memory.maxTokens), count })
       : NOTHING,
-  };
-  const rendered: PromptIndexes = {
-    ...shown,
-    memoryTokens: shown.memory.text ? count(`${SECTION_SEPARATOR}${shown.memory.text}`) : 0,
   };
   memo.indexes = {
     counter: counterState(counter),
@@ -327,13 +332,19 @@ function sameSkills(a: readonly SkillSummary[] | undefined, b: readonly SkillSum
   );
 }
 
-function systemTokens(memo: FixedRegionMemo, text: string, counter: TokenCounter, overhead: number): number {
+function systemTokens(
+  memo: FixedRegionMemo,
+  text: string,
+  counter: TokenCounter,
+  overhead: number,
+  slot: 'system' | 'systemBeforeMemory' = 'system',
+): number {
   if (text.length === 0) return 0;
-  const cached = memo.system;
+  const cached = memo[slot];
   const state = counterState(counter);
   if (cached && cached.counter === state && cached.text === text) return cached.tokens;
   const tokens = counter.count(text) + overhead;
-  memo.system = { text, counter: state, tokens };
+  memo[slot] = { text, counter: state, tokens };
   return tokens;
 }
 

@@ -17,6 +17,9 @@ const quiet = (value: number) => (value === 0 ? pc.dim('·') : String(value));
 /** The must-be-zero figures: green when 0, red and bold otherwise. */
 const mustBeZero = (value: number) => (value === 0 ? pc.green('0') : pc.red(pc.bold(String(value))));
 const saving = (billed: number, withCache: number) => (billed > 0 ? 1 - withCache / billed : 0);
+/** What the cache does to the bill: a saving in green (−57.6%), a cost in red (+18.1%). */
+const cacheChange = (saved: number) =>
+  saved >= 0 ? pc.green(`−${percent(saved)}`) : pc.red(`+${percent(-saved)}`);
 
 /** Figures over several replays (sessions) of one system. */
 export interface ReplayAggregate {
@@ -138,7 +141,7 @@ export function renderTotals(figures: ReplayAggregate, pricing: CachePricing): s
   const perCall = figures.calls > 0 ? figures.inputTokens / figures.calls : 0;
   return [
     `${label('input tokens')}${number(figures.inputTokens)} sent · ${number(perCall)} per call · peak pressure ${percent(figures.peakPressure)}`,
-    `${label('billed')}${number(figures.billed)} at list price · ${pc.bold(number(figures.billedWithCache))} with prompt cache (read ${pricing.readMultiplier}×, write ${pricing.writeMultiplier}×): ${pc.green(`−${percent(saving(figures.billed, figures.billedWithCache))}`)}`,
+    `${label('billed')}${number(figures.billed)} at list price · ${pc.bold(number(figures.billedWithCache))} with prompt cache (read ${pricing.readMultiplier}×, write ${pricing.writeMultiplier}×): ${cacheChange(saving(figures.billed, figures.billedWithCache))}`,
     `${label('compaction')}${figures.compactions} compactions · ${figures.summaryCalls} summary model calls · ${figures.edits} edits`,
     `${label('overflows')}${mustBeZero(figures.overflows)}  ${pc.dim('(requests over the window; must be 0)')}`,
     `${label('orphans')}${mustBeZero(figures.orphans)}  ${pc.dim('(tool calls or results without their pair; must be 0)')}`,

@@ -58,4 +58,13 @@ describe('renderMemoryIndex', () => {
   it('shows nothing when even its framing does not fit the cap', () => {
     expect(renderMemoryIndex(INDEX, { maxTokens: 5, count })).toEqual({ text: '', omitted: 4 });
   });
+
+  it('shows control characters and bidi overrides of a note as escapes, never as controls', () => {
+    const index =
+      '# Memory index\n\n- [memory/2025-03-14.md] evil \u001b[2J title \u202egnp.exe · session s\n';
+    const { text } = renderMemoryIndex(index, { maxTokens: 1_000, count: (line) => line.length });
+    expect(text).toContain('evil \\u001b[2J title \\u202egnp.exe');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters.
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u202e]/);
+  });
 });

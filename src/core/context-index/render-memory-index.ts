@@ -16,7 +16,7 @@ const CLOSE_TAG = '</memory_index>';
 const PREAMBLE = [
   '## Memory',
   '',
-  `Your long-term memory index (${MEMORY_INDEX_PATH}) is below, one line per note. A note's text is not in this conversation: read it with the ${READ_MEMORY_TOOL} tool, passing the path the index gives it (e.g. {"path": "memory/2025-03-14.md"}).`,
+  `Your long-term memory index (${MEMORY_INDEX_PATH}) is below, one line per note: its title and first words. A note's whole text is not in this conversation: read it with the ${READ_MEMORY_TOOL} tool, passing the path the index gives it (e.g. {"path": "memory/2025-03-14.md"}).`,
   '',
   OPEN_TAG,
 ].join('\n');
@@ -43,7 +43,7 @@ export function renderMemoryIndex(
     .trimEnd()
     .split('\n')
     // Any spelling a reader could take for the closing tag (`</memory_index>`, `</ MEMORY_INDEX >`, …).
-    .map((line) => line.replace(/<\s*\/(\s*memory_index)/gi, '<\\/$1'));
+    .map((line) => visibleControls(line).replace(/<\s*\/(\s*memory_index)/gi, '<\\/$1'));
   if (lines.length === 1 && lines[0]?.trim() === '') return { text: '', omitted: 0 };
   const framing = options.count(`${PREAMBLE}\n${CLOSE_TAG}`);
   if (framing >= options.maxTokens) return { text: '', omitted: lines.length };
@@ -56,4 +56,13 @@ export function renderMemoryIndex(
   });
   if (clipped.lines.length === 0) return { text: '', omitted: clipped.omitted };
   return { text: `${PREAMBLE}\n${clipped.lines.join('\n')}\n${CLOSE_TAG}`, omitted: clipped.omitted };
+}
+
+// C0 and C1 controls but the tab, and the bidirectional overrides: nothing a note's title or text holds
+// (written from tool output, say) may reach the prompt as a control; each is shown as its escape.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+function visibleControls(line: string): string {
+  return line.replace(CONTROLS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

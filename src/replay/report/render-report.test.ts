@@ -69,6 +69,14 @@ describe('renderReplayReport', () => {
     expect(embedded(html)).toEqual(JSON.parse(JSON.stringify([replay])));
   });
 
+  it('shows controls and bidi overrides in names as escapes, never as characters the page obeys', () => {
+    const replay = fixtureReplay({ session: 'evil\u001b[31m name \u202egnp.exe\u0007' });
+    const html = renderReplayReport([replay], { title: 'report' });
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters.
+    expect(html.replace(/<script[\s\S]*?<\/script>/g, '')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u202e]/);
+    expect(html).toContain('evil\\u001b[31m name \\u202egnp.exe\\u0007');
+  });
+
   it('allows a URL only inside escaped user text', () => {
     const url = 'https://example.com/a?b=1&c=2';
     const replay = withEvents({ session: `from ${url}` });
