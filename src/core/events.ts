@@ -1,3 +1,4 @@
+import type { BudgetRegions } from './budget/context-budget.ts';
 import type { EditReason, LayerName } from './edit.ts';
 import type { Usage } from './message.ts';
 import type { EmergencyStep } from './policy/policy-schema.ts';
@@ -60,7 +61,7 @@ export type ContextEvent =
       code: string;
       message: string;
     }
-  | {
+  | ({
       /**
        * The proactive check before a call (seed 004's isOverContextBudget: message_tokens + tool_def_tokens
        * + MaxTokens > ContextWindow), on every call whether or not anything is then compacted: the regions
@@ -69,14 +70,8 @@ export type ContextEvent =
       type: 'budget-checked';
       sessionId: string;
       at: number;
-      contextWindow: number;
-      maxOutputTokens: number;
-      system: number;
-      toolDefinitions: number;
-      summary: number;
-      history: number;
       over: boolean;
-    }
+    } & BudgetRegions)
   | {
       /**
        * An appended tool result the view leaves out, because providers reject a result that answers no
