@@ -1,80 +1,77 @@
 /**
- * ctxkit's library surface. The ContextManager (engine) is the entry point; the rest is what it is made
- * of, exported so agents, frameworks and tools can use the pieces on their own: the message model and
- * converters, token counting, budget arithmetic, policies and presets, summarizers, stores, clients.
+ * ctxkit: what a user of the library needs, by name. The ContextManager with its options and results,
+ * the presets, the store openers, the converters to and from the providers' shapes, the events, the
+ * errors and the agent's read tools. The building blocks are subpath exports: `ctxkit/core`,
+ * `ctxkit/tokens`, `ctxkit/layers`, `ctxkit/stores`, `ctxkit/adapters`, `ctxkit/providers`,
+ * `ctxkit/summarize`, `ctxkit/agent` and `ctxkit/testing` (the fake provider server and the store
+ * conformance suites, for people who write their own store). `src/public-api.test.ts` pins the lists.
  */
 
+export { fromAnthropicMessage, toAnthropicMessage } from './adapters/anthropic-message.ts';
+// Converters: the providers' shapes to ctxkit's messages and back.
 export {
-  type FromAnthropicMessageOptions,
-  fromAnthropicMessage,
-  toAnthropicMessage,
-} from './adapters/anthropic-message.ts';
-// Message formats
-export {
-  ANTHROPIC_RAW_ARGS_KEY,
-  type FromAnthropicOptions,
   fromAnthropicMessages,
   fromAnthropicResponse,
   toAnthropicMessages,
-  usageFromAnthropic,
 } from './adapters/anthropic-messages.ts';
-export type * from './adapters/anthropic-messages-schema.ts';
-export { type CorpusMessage, parseCorpusJsonl, toCorpusJsonl } from './adapters/corpus.ts';
+export { loadTranscriptFile } from './adapters/load-transcript.ts';
+export { fromOpenAIChat, fromOpenAIChatCompletion, toOpenAIChat } from './adapters/openai-chat.ts';
+export { fromOpenAIChatMessage, toOpenAIChatMessage } from './adapters/openai-chat-message.ts';
+export { ToolCallNames } from './adapters/tool-call-names.ts';
+export { toAnthropicTool, toOpenAITool } from './adapters/tool-definitions.ts';
 export {
-  detectMessagesFormat,
-  type ParsedTranscript,
-  parseTranscriptText,
-  TRANSCRIPT_FORMATS,
-  type TranscriptFormat,
-} from './adapters/detect-format.ts';
-export * from './adapters/load-transcript.ts';
-export { FILE_ID_REF_PREFIX, UNKNOWN_IMAGE_MEDIA_TYPE, UNKNOWN_MEDIA_TYPE } from './adapters/media-ref.ts';
+  createReadMemoryHandler,
+  handleReadMemory,
+  readMemoryResultPart,
+  readMemoryTool,
+} from './agent/read-memory-tool.ts';
+// The agent's read tools: what was offloaded, its memory notes, its skills.
 export {
-  DEFAULT_TO_OPENAI_CHAT_OPTIONS,
-  type FromOpenAIChatOptions,
-  fromOpenAIChat,
-  fromOpenAIChatCompletion,
-  type ToOpenAIChatOptions,
-  toOpenAIChat,
-  usageFromOpenAI,
-} from './adapters/openai-chat.ts';
+  createReadOffloadedHandler,
+  handleReadOffloaded,
+  readOffloadedResultPart,
+  readOffloadedTool,
+} from './agent/read-offloaded-tool.ts';
 export {
-  type FromOpenAIChatMessageOptions,
-  fromOpenAIChatMessage,
-  toOpenAIChatMessage,
-} from './adapters/openai-chat-message.ts';
-export type * from './adapters/openai-chat-schema.ts';
-export * from './adapters/tool-call-names.ts';
-export * from './adapters/tool-definitions.ts';
-// The agent's read tools: memory notes and skills (the indexes in every request, seed 002), and the
-// read-back tool (follows every pointer ctxkit leaves)
-export * from './agent/read-memory-tool.ts';
-export * from './agent/read-offloaded-tool.ts';
-export * from './agent/read-skill-tool.ts';
-// Core: messages, edits, views, turns, tokens, budget, policy
-export * from './core/budget/index.ts';
-export { canonicalJson } from './core/canonical-json.ts';
-export * from './core/context-index/index.ts';
-export * from './core/edit.ts';
+  createReadSkillHandler,
+  handleReadSkill,
+  readSkillResultPart,
+  readSkillTool,
+} from './agent/read-skill-tool.ts';
+export { type ContextLevel, contextLevel } from './core/budget/context-level.ts';
+export type { Edit, Summary } from './core/edit.ts';
+// Errors: every one a CtxkitError with a stable code; tell them apart with isInstance.
 export * from './core/errors/index.ts';
-export * from './core/events.ts';
-export * from './core/find-tool-pairing-problems.ts';
-export * from './core/memory-sink.ts';
-export * from './core/message.ts';
-export * from './core/policy/index.ts';
-export {
-  isValidSessionId,
-  MAX_SESSION_ID_LENGTH,
-} from './core/session-id.ts';
-export * from './core/skills/index.ts';
-export * from './core/stable-id.ts';
-export * from './core/summary-report.ts';
-export * from './core/tokens/index.ts';
-export * from './core/tool-definition.ts';
-export * from './core/turns/index.ts';
-export * from './core/view/index.ts';
-export type { CallContext, PrepareRequest, PromptIndexes } from './engine/call-context.ts';
-// Engine
+// Events.
+export type { ContextEvent, ContextEventListener, ContextEventType } from './core/events.ts';
+export type { MemoryEntry, MemorySink } from './core/memory-sink.ts';
+// Messages and tools.
+export type {
+  MediaPart,
+  Message,
+  MessageInput,
+  MessageKind,
+  MessageMeta,
+  Part,
+  ReasoningPart,
+  Role,
+  TextPart,
+  ToolCallPart,
+  ToolResultPart,
+  Transcript,
+  Usage,
+} from './core/message.ts';
+export { textOf, toolCallsOf, toolResultOf } from './core/message.ts';
+// Policies and presets.
+export { mergePolicy, validatePolicy } from './core/policy/merge-policy.ts';
+export { parsePolicy } from './core/policy/parse-policy.ts';
+export type { Policy, PolicyOverride } from './core/policy/policy-schema.ts';
+export { getPreset, PRESET_NAMES, PRESETS, type PresetName } from './core/policy/presets/index.ts';
+export { resolvePolicy } from './core/policy/resolve-policy.ts';
+export type { SkillSource } from './core/skills/skill-source.ts';
+export type { ToolDefinition, ToolInjectionMode } from './core/tool-definition.ts';
+// The manager.
+export type { PrepareRequest } from './engine/call-context.ts';
 export {
   type AfterTurnResult,
   type AppendResult,
@@ -89,43 +86,26 @@ export type { FinalGuardReport } from './engine/final-guard.ts';
 export type { PrepareResult, PrepareStats } from './engine/prepare-call.ts';
 export type { PointerKind, PointerLocation, RequestPointer } from './engine/request-ledger.ts';
 export type { SessionStats, TokenCategories } from './engine/session-stats.ts';
-// Layers and summarizers
-export {
-  type NormalizedToolOutput,
-  type NormalizeToolOutputInput,
-  type NormalizeToolOutputOptions,
-  normalizeEdit,
-  normalizeToolOutput,
-  renderToolOutput,
-  stripTerminalControls,
-} from './layers/normalize-tool-output/index.ts';
-// Providers
-export * from './providers/anthropic-client.ts';
-export * from './providers/is-context-overflow.ts';
-export * from './providers/model-client.ts';
-export * from './providers/model-profiles.ts';
-export * from './providers/openai-compatible-client.ts';
-export * from './providers/resolve-context-window.ts';
-// Stores
-export * from './store/blob-store.ts';
-export * from './store/fs-blob-store.ts';
-export * from './store/fs-skill-source.ts';
-export * from './store/memory-blob-store.ts';
-export {
-  createFileMemorySink,
-  type FileMemorySink,
-  type FileMemorySinkOptions,
-  MEMORY_READ_MAX_BYTES,
-  memoryFilePath,
-} from './store/memory-files.ts';
-export * from './store/memory-memory-sink.ts';
-export * from './store/memory-session-store.ts';
-export * from './store/memory-skill-source.ts';
-export * from './store/open-embedded-stores.ts';
-export * from './store/postgres-session-store.ts';
-export * from './store/retention.ts';
-export * from './store/retention-schedule.ts';
-export * from './store/session-store.ts';
-export * from './store/sqlite-session-store.ts';
-export * from './store/trace-store.ts';
-export * from './summarize/index.ts';
+// Model clients, for model-backed summaries (and the agent).
+export { createAnthropicClient } from './providers/anthropic-client.ts';
+export { isContextOverflow } from './providers/is-context-overflow.ts';
+export type { ModelClient } from './providers/model-client.ts';
+export { createOpenAICompatibleClient } from './providers/openai-compatible-client.ts';
+export type { BlobStore } from './store/blob-store.ts';
+export { createFsBlobStore } from './store/fs-blob-store.ts';
+export { createFsSkillSource } from './store/fs-skill-source.ts';
+export { createMemoryBlobStore } from './store/memory-blob-store.ts';
+export { createFileMemorySink } from './store/memory-files.ts';
+export { createMemoryMemorySink } from './store/memory-memory-sink.ts';
+export { createMemorySessionStore } from './store/memory-session-store.ts';
+export { createMemorySkillSource } from './store/memory-skill-source.ts';
+// Stores: the embedded defaults in one call, or each on its own.
+export { type EmbeddedStores, openEmbeddedStores } from './store/open-embedded-stores.ts';
+export { createPostgresSessionStore } from './store/postgres-session-store.ts';
+export { type RetentionReport, sweepIdleSessions } from './store/retention.ts';
+export { type RetentionSchedule, startRetention } from './store/retention-schedule.ts';
+export type { SessionStore } from './store/session-store.ts';
+export { createSqliteSessionStore } from './store/sqlite-session-store.ts';
+export { createSqliteTraceStore } from './store/sqlite-trace-store.ts';
+export { createMemoryTraceStore, type TraceStore } from './store/trace-store.ts';
+export type { Summarizer } from './summarize/summarizer.ts';

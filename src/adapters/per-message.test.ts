@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../core/errors/index.ts';
 import type { Message, MessageInput, Part } from '../core/message.ts';
+import { canonicalJson } from '../entries/core.ts';
 import {
-  canonicalJson,
   createContextManager,
   fromAnthropicMessage,
   fromAnthropicMessages,

@@ -2,13 +2,12 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_READ_MEMORY_LIMIT, isReadMemoryCall } from '../entries/agent.ts';
 import {
   createContextManager,
   createFileMemorySink,
   createReadMemoryHandler,
-  DEFAULT_READ_MEMORY_LIMIT,
   handleReadMemory,
-  isReadMemoryCall,
   PRESETS,
   readMemoryResultPart,
   readMemoryTool,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_READ_OFFLOADED_LIMIT } from '../entries/agent.ts';
 import {
   createContextManager,
   createReadOffloadedHandler,
-  DEFAULT_READ_OFFLOADED_LIMIT,
   handleReadOffloaded,
   PRESETS,
   readOffloadedResultPart,

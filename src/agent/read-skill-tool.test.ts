@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { isReadSkillCall } from '../entries/agent.ts';
 import {
   createContextManager,
   createMemorySkillSource,
   createReadSkillHandler,
   handleReadSkill,
-  isReadSkillCall,
   PRESETS,
   readSkillResultPart,
   readSkillTool,

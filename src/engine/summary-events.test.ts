@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { SummarizeInput } from '../entries/summarize.ts';
+import { createHeuristicCounter } from '../entries/tokens.ts';
 import {
   type ContextEvent,
   createContextManager,
-  createHeuristicCounter,
   type MessageInput,
   PRESETS,
-  type SummarizeInput,
   type Summarizer,
 } from '../index.ts';
 import { callsTo, result, user } from '../testing/build-messages.ts';

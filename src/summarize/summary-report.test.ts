@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import type { SummaryReport } from '../entries/core.ts';
 import {
   createExtractiveSummarizer,
   createModelSummarizer,
-  type Message,
-  type ModelClient,
   type SummarizeInput,
-  type Summarizer,
-  type SummaryReport,
   withSummaryReports,
-} from '../index.ts';
+} from '../entries/summarize.ts';
+import type { Message, ModelClient, Summarizer } from '../index.ts';
 import { callsTo, numbered, result, user } from '../testing/build-messages.ts';
 
 const countTokens = (text: string) => Math.ceil(text.length / 4);

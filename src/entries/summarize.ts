@@ -1,0 +1,3 @@
+/** `ctxkit/summarize`: the summarizers (extractive and model-backed) and their reports. */
+
+export * from '../summarize/index.ts';

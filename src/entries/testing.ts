@@ -1,0 +1,14 @@
+/**
+ * `ctxkit/testing`: what people who build on ctxkit test with. A local HTTP server that speaks the
+ * providers' real wire formats (OpenAI chat completions, Anthropic messages), with their replies and
+ * error shapes, and the conformance suites every store of ctxkit passes, for a store of your own
+ * (they register vitest tests).
+ */
+
+export * from '../store/blob-store.conformance.ts';
+export * from '../store/session-store.conformance.ts';
+export * from '../store/skill-source.conformance.ts';
+export * from '../store/trace-store.conformance.ts';
+export * from '../testing/fake-provider-server.ts';
+export * from '../testing/fake-provider-server-errors.ts';
+export * from '../testing/fake-provider-server-replies.ts';

@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import pkg from '../package.json' with { type: 'json' };
+
+/**
+ * The package's export lists, pinned: a name added to or removed from an entry fails here until
+ * `src/public-api.json` says so too, so the public API changes only on purpose. The root stays the few
+ * names a README user needs; building blocks live in the subpath entries.
+ */
+const pinned = JSON.parse(readFileSync(new URL('./public-api.json', import.meta.url), 'utf8')) as Record<
+  string,
+  string[]
+>;
+
+describe('the public API', () => {
+  it('has the entries package.json names, each pinned', () => {
+    expect(Object.keys(pkg.exports).sort()).toEqual(Object.keys(pinned).sort());
+  });
+
+  for (const [entry, file] of Object.entries(pkg.exports)) {
+    it(`${entry === '.' ? 'ctxkit' : `ctxkit/${entry.slice(2)}`} exports exactly its pinned names`, async () => {
+      const module = (await import(/* @vite-ignore */ new URL(`../${file}`, import.meta.url).href)) as object;
+      expect(Object.keys(module).sort()).toEqual(pinned[entry]);
+    });
+  }
+
+  it('keeps the root small: the manager, presets, stores, converters, events, errors and read tools', () => {
+    const root = pinned['.'] ?? [];
+    expect(root.length).toBeLessThan(120);
+    for (const name of [
+      'createContextManager',
+      'PRESETS',
+      'openEmbeddedStores',
+      'toOpenAIChat',
+      'fromAnthropicMessages',
+      'readOffloadedTool',
+      'CtxkitError',
+      'startRetention',
+    ])
+      expect(root).toContain(name);
+    // Every error class is reachable from the root, so `isInstance` is at hand wherever one is caught.
+    expect(pinned['./core']?.filter((name) => name.endsWith('Error') && !root.includes(name))).toEqual([]);
+  });
+});
