@@ -279,8 +279,8 @@ function evaluate(sessions: Session[], target: string): Evaluation {
       online.observe(anchorFor(session, sums, target, end));
     });
     requests.get('calibrated online (every earlier request)').addSession(onlineErrors);
-    requests.get('seed 001 anchored: last usage + chars/4 tail').addSession(anchoredFour);
-    requests.get('seed 001 anchored: last usage + calibrated tail').addSession(anchoredCalibrated);
+    requests.get('tiancai anchored: last usage + chars/4 tail').addSession(anchoredFour);
+    requests.get('tiancai anchored: last usage + calibrated tail').addSession(anchoredCalibrated);
     progress.tick();
   }
   progress.done();

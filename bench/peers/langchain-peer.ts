@@ -9,7 +9,7 @@
  *   4000, LangChain's summary prompt);
  * - context editing: `ClearToolUsesEdit` with its documented defaults (keep the 3 newest results,
  *   `[cleared]` placeholder, tool inputs kept, approximate counting); its trigger, 100k tokens by default,
- *   scaled to the window as `{ fraction: 0.6 }`, the figure seed 002 wires this same middleware with, so
+ *   scaled to the window as `{ fraction: 0.6 }`, the figure deepagents wires this same middleware with, so
  *   clearing (cheap) runs before summarization (a model call);
  * - a checkpointer (`MemorySaver`) and one thread per session, as the short-term memory docs show.
  */

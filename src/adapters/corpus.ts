@@ -1,5 +1,5 @@
 /**
- * The corpus JSONL form (`../shared/corpus`): one message per line,
+ * The corpus JSONL form (`fixtures/corpus`, see its MANIFEST.md): one message per line,
  * `{role, content, tool_calls?: [{id, name, arguments}], tool_call_id?, reasoning?}`.
  *
  * Mapping:

@@ -1,5 +1,5 @@
 /**
- * The memory read tool (seed 002: "The memory index MEMORY.md … Individual notes enter only when read"):
+ * The memory read tool (deepagents: "The memory index MEMORY.md … Individual notes enter only when read"):
  * every request shows the memory index, one line per note with the path of the daily file holding it;
  * this tool reads that file, or the whole index when the request shows only part of it. Its name is the
  * one the index's preamble and clip notice use. A path is `MEMORY.md` or `memory/YYYY-MM-DD.md`; anything

@@ -1,5 +1,5 @@
 /**
- * The skill read tool (seed 002's progressive disclosure: "every skill's name and description. Skill
+ * The skill read tool (deepagents's progressive disclosure: "every skill's name and description. Skill
  * bodies are not in the context until the agent reads one"): every request lists the skills; this tool
  * reads one skill's instructions, a file beside them, or, with no name, the list of every skill (when
  * the request's index was clipped). Its name is the one the skills index's preamble uses.

@@ -40,7 +40,7 @@ import {
 import { NOT_APPLICABLE_000 } from './support/seeds-000-002-not-applicable.ts';
 
 /**
- * Seed 000 (cowagent, "Short-term Memory"), statement by statement, with the `cowagent` preset, through
+ * cowagent (cowagent, "Short-term Memory"), statement by statement, with the `cowagent` preset, through
  * the public ContextManager API, on corpus sessions. The model is gpt-4o (a 128k window), so every
  * figure the seed gives (20,000 characters, 20 turns, 50,000 tokens, 5 turns, 10K) is what fires a rule,
  * never the window.
@@ -64,7 +64,7 @@ const SWE_ONE_TURN = 'swe-agent__ctf_i_got_id_demo.jsonl';
 
 const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-describe('seed 000 (cowagent): not applicable here', () => {
+describe('cowagent: not applicable here', () => {
   it('lists each statement that cannot apply, with its reason', () => {
     expect(NOT_APPLICABLE_000.length).toBeGreaterThan(0);
     for (const entry of NOT_APPLICABLE_000) {
@@ -74,7 +74,7 @@ describe('seed 000 (cowagent): not applicable here', () => {
   });
 });
 
-describe('seed 000 (cowagent): context structure', () => {
+describe('cowagent: context structure', () => {
   it('"Conversation context is the Agent\'s short-term memory, containing all messages in the current session (user input, Agent replies, tool calls and results)"', async () => {
     const manager = seedManager(COWAGENT);
     const inputs = corpusInputs(TAU_TOOLS);
@@ -125,7 +125,7 @@ describe('seed 000 (cowagent): context structure', () => {
   });
 });
 
-describe('seed 000 (cowagent): compression strategy', () => {
+describe('cowagent: compression strategy', () => {
   it('"When context exceeds limits, the system automatically compresses to free space"', async () => {
     const manager = seedManager(COWAGENT);
     const compactions: string[] = [];
@@ -448,7 +448,7 @@ describe('seed 000 (cowagent): compression strategy', () => {
   });
 });
 
-describe('seed 000 (cowagent): session persistence (what the engine does in memory)', () => {
+describe('cowagent: session persistence (what the engine does in memory)', () => {
   it('"Conversation messages are persisted … automatically restored after service restart" (a second manager over the same store)', async () => {
     const store = createMemorySessionStore();
     const before = seedManager(COWAGENT, { store });
@@ -477,7 +477,7 @@ describe('seed 000 (cowagent): session persistence (what the engine does in memo
   });
 });
 
-describe('seed 000 (cowagent): commands', () => {
+describe('cowagent: commands', () => {
   it('"/context | View current context statistics (message count, role distribution, total characters)"', async () => {
     const manager = seedManager(COWAGENT);
     const inputs = corpusInputs(TAU_TOOLS);
@@ -583,7 +583,7 @@ describe('seed 000 (cowagent): commands', () => {
   });
 });
 
-describe('seed 000 (cowagent): on disk, with the embedded stores', () => {
+describe('cowagent: on disk, with the embedded stores', () => {
   let dataDir: string;
   beforeEach(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'ctxkit-000-'));

@@ -46,7 +46,7 @@ import {
 import { NOT_APPLICABLE_001 } from './support/seeds-000-002-not-applicable.ts';
 
 /**
- * Seed 001 (tiancai, pkg/compact + pkg/agent), statement by statement, with the `tiancai` preset through
+ * tiancai (tiancai, pkg/compact + pkg/agent), statement by statement, with the `tiancai` preset through
  * the public ContextManager API on corpus sessions. The model is gpt-4o; where a statement is about the
  * effective token limit the window is set per call, so `window − ReserveTokens` is a figure the test
  * controls.
@@ -140,7 +140,7 @@ const digests = (messages: readonly Message[]) =>
 /** pi-mono's turns 9–10: the agent implements a plan, dozens of reads, edits and checks in a row. */
 const MANY_RESULTS = corpusInputs(LONG_SESSION, 51, 188);
 
-describe('seed 001 (tiancai): not applicable here', () => {
+describe('tiancai: not applicable here', () => {
   it('lists each statement that cannot apply, with its reason', () => {
     expect(NOT_APPLICABLE_001.length).toBeGreaterThan(0);
     for (const entry of NOT_APPLICABLE_001) {
@@ -150,7 +150,7 @@ describe('seed 001 (tiancai): not applicable here', () => {
   });
 });
 
-describe('seed 001 (tiancai): triggering rules', () => {
+describe('tiancai: triggering rules', () => {
   it('"If AutoCompact == false: do not compact."', async () => {
     const off = seedManager(tiancai({ AutoCompact: false }));
     const on = seedManager(TIANCAI);
@@ -232,7 +232,7 @@ describe('seed 001 (tiancai): triggering rules', () => {
   });
 });
 
-describe('seed 001 (tiancai): message visibility', () => {
+describe('tiancai: message visibility', () => {
   it('"If visibility flags are unset, visibility defaults to true."', async () => {
     const manager = seedManager(TIANCAI);
     const inputs = corpusInputs('tau-bench__gpt-4o-airline_task11_trial0.jsonl');
@@ -279,7 +279,7 @@ describe('seed 001 (tiancai): message visibility', () => {
   });
 });
 
-describe('seed 001 (tiancai): tool output processing', () => {
+describe('tiancai: tool output processing', () => {
   const bigSource = resultContents(corpusInputs(LONG_SESSION, 0, 7)).join('\n');
 
   it('"Tool results are normalized … before being stored. This is called for both successful output and error output"', async () => {
@@ -356,7 +356,7 @@ describe('seed 001 (tiancai): tool output processing', () => {
   });
 });
 
-describe('seed 001 (tiancai): tool result summarization during loops', () => {
+describe('tiancai: tool result summarization during loops', () => {
   it('"Trigger condition: visible toolResult count > ToolCallCutoff"', async () => {
     const manager = seedManager(TIANCAI);
     const inputs = corpusInputs(SWE_ONE_TURN);
@@ -532,7 +532,7 @@ describe('seed 001 (tiancai): tool result summarization during loops', () => {
   });
 });
 
-describe('seed 001 (tiancai): session compaction', () => {
+describe('tiancai: session compaction', () => {
   it('"Prefer token-budget split when KeepRecentTokens > 0"', async () => {
     const manager = seedManager(TIANCAI);
     await manager.append('s', PI_TEN_TURNS);
@@ -699,7 +699,7 @@ describe('seed 001 (tiancai): session compaction', () => {
   });
 });
 
-describe('seed 001 (tiancai): automatic and recovery compaction paths', () => {
+describe('tiancai: automatic and recovery compaction paths', () => {
   it('"Auto compaction after turns (Agent.tryAutoCompact) - Runs after each TurnEnd event. - Uses ShouldCompact() thresholds."', async () => {
     const manager = seedManager(TIANCAI);
     const inputs = corpusInputs(TAU_TOOLS);
@@ -783,7 +783,7 @@ describe('seed 001 (tiancai): automatic and recovery compaction paths', () => {
   });
 });
 
-describe('seed 001 (tiancai): token estimation', () => {
+describe('tiancai: token estimation', () => {
   it('"Compactor.EstimateContextTokens() uses: 1. last assistant usage totals (if available and valid), plus 2. estimated tokens for trailing messages"', async () => {
     const manager = seedManager(TIANCAI);
     const inputs = corpusInputs(TAU_TOOLS, 0, 20);

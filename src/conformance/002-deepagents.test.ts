@@ -38,7 +38,7 @@ import {
 import { NOT_APPLICABLE_002 } from './support/seeds-000-002-not-applicable.ts';
 
 /**
- * Seed 002 (a deepagents-based agent, "Context handling"), statement by statement, with the `deepagents`
+ * deepagents (a deepagents-based agent, "Context handling"), statement by statement, with the `deepagents`
  * preset through the public ContextManager API on corpus sessions. The thresholds are fractions of the
  * model's whole window, so most tests set one (64k, 4k reserved for the reply: clearing at 38,400 input
  * tokens, summarization at 54,400) and replay pi-mono's long coding session against it.
@@ -102,7 +102,7 @@ function callsById(messages: readonly Pick<Message, 'parts'>[]): Map<string, str
   return calls;
 }
 
-describe('seed 002 (deepagents): not applicable here', () => {
+describe('deepagents: not applicable here', () => {
   it('lists each statement that cannot apply, with its reason', () => {
     expect(NOT_APPLICABLE_002.length).toBeGreaterThan(0);
     for (const entry of NOT_APPLICABLE_002) {
@@ -112,7 +112,7 @@ describe('seed 002 (deepagents): not applicable here', () => {
   });
 });
 
-describe('seed 002 (deepagents): what enters the context', () => {
+describe('deepagents: what enters the context', () => {
   it('"Every turn, the model receives: The system prompt, assembled per session" (passed per call, never stored in history)', async () => {
     const manager = seedManager(DEEPAGENTS);
     const system = 'You are a simulation agent. Ground rules: …';
@@ -174,7 +174,7 @@ describe('seed 002 (deepagents): what enters the context', () => {
   });
 });
 
-describe('seed 002 (deepagents): the skills index and the memory index', () => {
+describe('deepagents: the skills index and the memory index', () => {
   const SYSTEM = 'You are a simulation agent. Ground rules: …';
   const REQUEST = { system: SYSTEM, ...WINDOW };
   let dir: string;
@@ -317,7 +317,7 @@ describe('seed 002 (deepagents): the skills index and the memory index', () => {
   });
 });
 
-describe('seed 002 (deepagents): persistence (what the engine does in memory)', () => {
+describe('deepagents: persistence (what the engine does in memory)', () => {
   it('"the agent is rebuilt with the new model on the same checkpoint thread, and the conversation carries over" (mid-session model switching)', async () => {
     const store = createMemorySessionStore();
     const first = seedManager(DEEPAGENTS, { store });
@@ -339,7 +339,7 @@ describe('seed 002 (deepagents): persistence (what the engine does in memory)', 
   });
 });
 
-describe('seed 002 (deepagents): growth and its limits', () => {
+describe('deepagents: growth and its limits', () => {
   let steps: Step[] = [];
   let manager: ReturnType<typeof seedManager>;
   const allEvents: ContextEvent[] = [];
@@ -493,7 +493,7 @@ describe('seed 002 (deepagents): growth and its limits', () => {
   });
 });
 
-describe('seed 002 (deepagents): eviction of a large single result', () => {
+describe('deepagents: eviction of a large single result', () => {
   const source = resultContents(corpusInputs(LONG_SESSION, 0, 7)).join('\n');
 
   it('"Any tool result over ~20k tokens is written to large_tool_results/<id> under the session state dir and replaced inline with a head/tail preview plus a pointer"', async () => {
@@ -567,7 +567,7 @@ describe('seed 002 (deepagents): eviction of a large single result', () => {
   });
 });
 
-describe('seed 002 (deepagents): clearing details', () => {
+describe('deepagents: clearing details', () => {
   it('"The attempt log is never cleared, since the agent refers back to it by value." (its tool named in exclude_tools)', async () => {
     const manager = seedManager(deepagents({ exclude_tools: ['attempt_log'] }));
     const attempt = 'attempt 1: NUTS, 4 chains, r_hat 1.31 (diverged); attempt 2: reparametrized, r_hat 1.01';
@@ -588,7 +588,7 @@ describe('seed 002 (deepagents): clearing details', () => {
   });
 });
 
-describe('seed 002 (deepagents): /context, the window, /compact, usage', () => {
+describe('deepagents: /context, the window, /compact, usage', () => {
   it('"/context shows measured usage by category (the last call\'s usage_metadata is exactly what the conversation costs to send) plus both the clearing and the summarization thresholds"', async () => {
     const manager = seedManager(DEEPAGENTS);
     const system = 'You are a coding agent.';
@@ -759,7 +759,7 @@ describe('seed 002 (deepagents): /context, the window, /compact, usage', () => {
   });
 });
 
-describe('seed 002 (deepagents): persistence on disk (the embedded SQLite stores)', () => {
+describe('deepagents: persistence on disk (the embedded SQLite stores)', () => {
   let dataDir: string;
   beforeEach(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'ctxkit-002-'));

@@ -1,5 +1,5 @@
 /**
- * Conformance: seed 003 (digitorn, "Context Management"), run with the `digitorn` preset on corpus
+ * Conformance: digitorn (digitorn, "Context Management"), run with the `digitorn` preset on corpus
  * sessions. Each test quotes the behaviour statement it checks; statements that cannot apply to a
  * library are listed in NOT_APPLICABLE with the reason.
  */
@@ -42,7 +42,7 @@ import {
   userText,
 } from './support/seeds-003-004-helpers.ts';
 
-/** Statements of seed 003 that a context-management library cannot carry out, and why. */
+/** Statements of digitorn that a context-management library cannot carry out, and why. */
 // biome-ignore lint/suspicious/noExportsInTest: the conformance suites publish what they cannot test, beside the tests
 export const NOT_APPLICABLE: readonly { statement: string; reason: string }[] = [
   {
@@ -135,7 +135,7 @@ function contentOf(message: { content?: unknown }): string {
   return typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
 }
 
-describe('seed 003 (digitorn): statements that do not apply', () => {
+describe('digitorn: statements that do not apply', () => {
   it('lists each with a reason', () => {
     expect(NOT_APPLICABLE.length).toBeGreaterThan(0);
     for (const entry of NOT_APPLICABLE) {
@@ -145,7 +145,7 @@ describe('seed 003 (digitorn): statements that do not apply', () => {
   });
 });
 
-describe('seed 003 (digitorn): the context and its pressure', () => {
+describe('digitorn: the context and its pressure', () => {
   it("keeps the agent's input under the model's limit by automatic compaction", async () => {
     const maxTokens = 10_000;
     const { cm, summarizer } = manager(digitorn({ max_tokens: maxTokens }));
@@ -206,7 +206,7 @@ describe('seed 003 (digitorn): the context and its pressure', () => {
     expect((await cm.stats('s', { model: 'claude-sonnet-4-5' })).maxOutputTokens).toBe(4_096);
 
     // A custom endpoint or niche local model reports no window: max_tokens is set for it (without it,
-    // ctxkit falls back to 4 × the output reserve, DESIGN.md's rule when only the reserve is known).
+    // ctxkit falls back to 4 × the output reserve, docs/ARCHITECTURE.md's rule when only the reserve is known).
     const local = manager(policy);
     await local.cm.append('s', FOUR_TURNS);
     expect((await local.cm.stats('s', { model: 'my-niche-local-model' })).contextWindow).toBe(4 * 4_096);
@@ -311,7 +311,7 @@ describe('seed 003 (digitorn): the context and its pressure', () => {
   });
 });
 
-describe('seed 003 (digitorn): the auto-compact hook', () => {
+describe('digitorn: the auto-compact hook', () => {
   it('"the runtime auto-injects a hook equivalent to: id _auto_compact, on turn_start, context_pressure threshold 0.75, compact_context summarize keep_recent 10 summary_max_tokens 1024, cooldown 30.0"', async () => {
     expect(effectiveHooks(DIGITORN_POLICY)).toEqual([
       {
@@ -448,7 +448,7 @@ describe('seed 003 (digitorn): the auto-compact hook', () => {
   });
 });
 
-describe('seed 003 (digitorn): strategy summarize, through a model', () => {
+describe('digitorn: strategy summarize, through a model', () => {
   let fake: FakeSummaryModel;
   let prepared: Awaited<ReturnType<ReturnType<typeof createContextManager>['prepare']>>;
   let summaryRequests: number;
@@ -507,7 +507,7 @@ describe('seed 003 (digitorn): strategy summarize, through a model', () => {
   });
 });
 
-describe('seed 003 (digitorn): summary size and the summary brain', () => {
+describe('digitorn: summary size and the summary brain', () => {
   it('"The summary is hard-capped at summary_max_tokens to prevent the summary itself from growing unbounded"', async () => {
     const rambling = `${FAKE_SUMMARY_REPLY}\n${Array.from({ length: 400 }, (_, i) => `- fact ${i}: ${'detail '.repeat(12)}`).join('\n')}`;
     const fake = await startFakeSummaryModel(rambling);
@@ -632,7 +632,7 @@ describe('seed 003 (digitorn): summary size and the summary brain', () => {
   });
 });
 
-describe('seed 003 (digitorn): strategy truncate', () => {
+describe('digitorn: strategy truncate', () => {
   /** The airline session up to the 5th request: 47 messages, a 12-call turn in the middle. */
   const FIVE_TURNS = airline.inputs.slice(0, 47);
 
@@ -686,7 +686,7 @@ describe('seed 003 (digitorn): strategy truncate', () => {
   });
 });
 
-describe('seed 003 (digitorn): emergency compaction (overflow recovery)', () => {
+describe('digitorn: emergency compaction (overflow recovery)', () => {
   /** The provider's refusal, without figures (ctxkit then assumes its estimate missed by a tenth of the window). */
   const overflow = () =>
     new ModelCallError(
@@ -832,7 +832,7 @@ describe('seed 003 (digitorn): emergency compaction (overflow recovery)', () => 
   });
 });
 
-describe('seed 003 (digitorn): manual triggers and tuning', () => {
+describe('digitorn: manual triggers and tuning', () => {
   it('"REST API - the daemon\'s session-compact endpoint triggers emergency_compact from outside the runtime": "Halves keep_recent (minimum 4) and runs an aggressive truncate compaction (no LLM call - the LLM is refusing)"', async () => {
     // The agent's main brain is a model on a fake provider: any request it receives fails the test below.
     const brain = await startFakeSummaryModel();
@@ -962,7 +962,7 @@ describe('seed 003 (digitorn): manual triggers and tuning', () => {
   });
 });
 
-describe('seed 003 (digitorn): per-agent override', () => {
+describe('digitorn: per-agent override', () => {
   const APP = `
 preset: digitorn
 runtime:
@@ -1029,7 +1029,7 @@ agents:
   });
 });
 
-describe('seed 003 (digitorn): persistence, what the engine does in memory', () => {
+describe('digitorn: persistence, what the engine does in memory', () => {
   /** Digitorn's tool_injection modes, one tool each, and one tool that does not say (direct). */
   const TOOLS = [
     {
@@ -1049,7 +1049,7 @@ describe('seed 003 (digitorn): persistence, what the engine does in memory', () 
     const { cm } = manager(digitorn({ max_tokens: windowForPressure(input, 0.8) }));
     await cm.append('s', FOUR_TURNS);
     const before = await cm.prepare('s', request);
-    cm.evict('s');
+    cm.unload('s');
     const after = await cm.prepare('s', request);
     const note = after.messages.find((message) => textOf(message).startsWith('[Session resumed]'));
     return { cm, before, after, note: note ? textOf(note) : '' };
@@ -1118,7 +1118,7 @@ describe('seed 003 (digitorn): persistence, what the engine does in memory', () 
     });
     expect(finished(events)).toHaveLength(1);
 
-    cm.evict('s');
+    cm.unload('s');
     const reloaded: ContextEvent[] = [];
     cm.on((event) => reloaded.push(event));
     const after = await cm.prepare('s', { system: SYSTEM });

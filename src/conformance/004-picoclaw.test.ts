@@ -1,5 +1,5 @@
 /**
- * Conformance: seed 004 (picoclaw, agent-refactor "Context"), run with the `picoclaw` preset on corpus
+ * Conformance: picoclaw (picoclaw, agent-refactor "Context"), run with the `picoclaw` preset on corpus
  * sessions. Each test quotes the behaviour statement it checks. The seed's "known gaps" are closed by
  * ctxkit: those tests run with ctxkit's `default` preset and check that they are closed. Statements that
  * cannot apply to a library are listed in NOT_APPLICABLE with the reason.
@@ -46,7 +46,7 @@ import {
   userWithImage,
 } from './support/seeds-003-004-helpers.ts';
 
-/** Statements of seed 004 that a context-management library cannot carry out, and why. */
+/** Statements of picoclaw that a context-management library cannot carry out, and why. */
 // biome-ignore lint/suspicious/noExportsInTest: the conformance suites publish what they cannot test, beside the tests
 export const NOT_APPLICABLE: readonly { statement: string; reason: string }[] = [
   {
@@ -199,7 +199,7 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-describe('seed 004 (picoclaw): statements that do not apply', () => {
+describe('picoclaw: statements that do not apply', () => {
   it('lists each with a reason', () => {
     expect(NOT_APPLICABLE.length).toBeGreaterThan(0);
     for (const entry of NOT_APPLICABLE) {
@@ -209,7 +209,7 @@ describe('seed 004 (picoclaw): statements that do not apply', () => {
   });
 });
 
-describe('seed 004 (picoclaw): context window regions', () => {
+describe('picoclaw: context window regions', () => {
   it('"Four regions fill it": system prompt (not stored), summary (separate from history), session history (stored), tool definitions (injected at call time, not stored)', async () => {
     const { cm } = manager(PICOCLAW_POLICY);
     const turns = throughRequest(AIRLINE.inputs, 6);
@@ -271,7 +271,7 @@ describe('seed 004 (picoclaw): context window regions', () => {
   });
 });
 
-describe('seed 004 (picoclaw): ContextWindow vs MaxTokens', () => {
+describe('picoclaw: ContextWindow vs MaxTokens', () => {
   it('"MaxTokens — maximum tokens the LLM may generate in one response. Sent as the max_tokens request parameter."', async () => {
     const { cm } = manager(picoclaw({ MaxTokens: 8_192 }));
     await cm.append('s', throughRequest(AIRLINE.inputs, 2));
@@ -327,7 +327,7 @@ describe('seed 004 (picoclaw): ContextWindow vs MaxTokens', () => {
   });
 });
 
-describe('seed 004 (picoclaw): MaxTokens not configured', () => {
+describe('picoclaw: MaxTokens not configured', () => {
   it('"Current default when not explicitly configured: ContextWindow = MaxTokens * 4" — a MaxTokens of 0 is not configured: 8192, so a window of 32,768', async () => {
     for (const settings of [{ MaxTokens: 0 }, { max_tokens: 0 }]) {
       expect(picoclaw(settings).budget.maxOutputTokens).toBe(8_192);
@@ -352,7 +352,7 @@ describe('seed 004 (picoclaw): MaxTokens not configured', () => {
   });
 });
 
-describe('seed 004 (picoclaw): session history', () => {
+describe('picoclaw: session history', () => {
   it('"Session history stores only conversation messages: user, assistant (may include ToolCalls), tool"', async () => {
     const { cm } = manager(picoclaw({ MaxTokens: 2_048 }));
     await replaySession(cm, 's', AIRLINE.messages, { system: SYSTEM, tools: TOOLS });
@@ -414,7 +414,7 @@ describe('seed 004 (picoclaw): session history', () => {
   });
 });
 
-describe('seed 004 (picoclaw): Turn', () => {
+describe('picoclaw: Turn', () => {
   it('"A Turn is one complete cycle: user message -> LLM iterations (possibly including tool calls) -> final assistant response" — "Turn boundaries are identified by user-role messages"', () => {
     const messages = AIRLINE.messages;
     const starts = parseTurnBoundaries(messages);
@@ -468,7 +468,7 @@ describe('seed 004 (picoclaw): Turn', () => {
   });
 });
 
-describe('seed 004 (picoclaw): Turn boundaries without a user message', () => {
+describe('picoclaw: Turn boundaries without a user message', () => {
   it('"findSafeBoundary(history, targetIndex) snaps a target cut point to the nearest Turn boundary" — with no Turn boundary at all (no user message), the target comes back unchanged', () => {
     const noUser = AIRLINE.messages.filter((message) => message.role !== 'user');
     expect(parseTurnBoundaries(noUser)).toEqual([]);
@@ -480,7 +480,7 @@ describe('seed 004 (picoclaw): Turn boundaries without a user message', () => {
   });
 });
 
-describe('seed 004 (picoclaw): 1. async summarization', () => {
+describe('picoclaw: 1. async summarization', () => {
   it('"maybeSummarize runs after each Turn completes. Triggers when message count exceeds a threshold"', async () => {
     for (const [count, scheduled] of [
       [20, false],
@@ -582,7 +582,7 @@ describe('seed 004 (picoclaw): 1. async summarization', () => {
   });
 });
 
-describe('seed 004 (picoclaw): 2. proactive budget check', () => {
+describe('picoclaw: 2. proactive budget check', () => {
   it('"isOverContextBudget runs before each LLM call. Uses the full budget formula: message_tokens + tool_def_tokens + MaxTokens > ContextWindow"', async () => {
     const regions = {
       contextWindow: 10_000,
@@ -703,7 +703,7 @@ describe('seed 004 (picoclaw): 2. proactive budget check', () => {
   });
 });
 
-describe('seed 004 (picoclaw): 3. emergency compression (reactive)', () => {
+describe('picoclaw: 3. emergency compression (reactive)', () => {
   const overflowAt = (limit: number, requested: number) =>
     new ModelCallError(
       `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${requested} tokens. Please reduce the length of the messages.`,
@@ -866,7 +866,7 @@ describe('seed 004 (picoclaw): 3. emergency compression (reactive)', () => {
   });
 });
 
-describe('seed 004 (picoclaw): compression paths, in order of preference', () => {
+describe('picoclaw: compression paths, in order of preference', () => {
   it('"Three compression paths exist, in order of preference": async first; the proactive check only when async did not keep up; reactive only on a provider error', async () => {
     const maxTokens = 2_048;
     const withAsync = manager(picoclaw({ MaxTokens: maxTokens }));
@@ -895,7 +895,7 @@ describe('seed 004 (picoclaw): compression paths, in order of preference', () =>
   });
 });
 
-describe('seed 004 (picoclaw): token estimation', () => {
+describe('picoclaw: token estimation', () => {
   it('"Estimation uses a heuristic of ~2.5 characters per token (chars * 2 / 5)"', async () => {
     expect(PICOCLAW_POLICY.tokens.charsPerToken).toBe(2.5);
     const { cm } = manager(PICOCLAW_POLICY);
@@ -971,7 +971,7 @@ describe('seed 004 (picoclaw): token estimation', () => {
   });
 
   it('"estimateMessageTokens counts: Media items — flat per-item token estimate, added directly to the final count (not through the character heuristic)"', async () => {
-    // picoclaw's own figure (mediaTokensPerItem = 256), not the ~1200 of seed 001.
+    // picoclaw's own figure (mediaTokensPerItem = 256), not the ~1200 of tiancai.
     expect(MEDIA).toBe(256);
     const text = 'Here is a screenshot of the error on the booking page.';
     const textOnly = estimate([{ type: 'text', text }]);
@@ -1015,7 +1015,7 @@ describe('seed 004 (picoclaw): token estimation', () => {
   });
 });
 
-describe('seed 004 (picoclaw): interface boundaries', () => {
+describe('picoclaw: interface boundaries', () => {
   it('"Context budget functions (parseTurnBoundaries, findSafeBoundary, estimateMessageTokens, isOverContextBudget) are pure functions"', () => {
     const messages = deepFreeze(structuredClone(AIRLINE.messages));
     const counter = createHeuristicCounter(CHARS_PER_TOKEN);
@@ -1054,7 +1054,7 @@ describe('seed 004 (picoclaw): interface boundaries', () => {
   });
 });
 
-describe('seed 004 (picoclaw): known gaps, closed by ctxkit', () => {
+describe('picoclaw: known gaps, closed by ctxkit', () => {
   it('"Summarization trigger does not use the full budget formula" — closed: ctxkit\'s default triggers on system prompt + tool definitions + summary + history against the window less MaxTokens', async () => {
     // Offloading (default's cheapest layer) would bring pressure down first; this is about the trigger.
     const base = resolvePolicy('default');

@@ -4,7 +4,8 @@
  * figures before and after, so each one can be explained (and undone by dropping it).
  *
  * Targets are log sequence numbers (`Message.seq`), never array indices: the log only grows, so a seq
- * means the same message forever.
+ * means the same message forever. What each word for making the history smaller means (offload, spill,
+ * clear, archive, trim, drop, snip, truncate, compress, hide, reset): GLOSSARY.md beside this file.
  */
 import type { ToolInjectionMode } from './tool-definition.ts';
 
@@ -57,7 +58,7 @@ export interface ReplaceResultEdit extends EditBase {
   originalChars: number;
 }
 
-/** Replaces one message's text parts with a clipped version (seed 000's emergency caps, seed 003's snip). */
+/** Replaces one message's text parts with a clipped version (cowagent's emergency caps, digitorn's snip). */
 export interface ReplaceTextEdit extends EditBase {
   type: 'truncate-text';
   target: number;
@@ -88,7 +89,7 @@ export interface EvictEdit extends EditBase {
   content: string;
 }
 
-/** Replaces old tool results with a placeholder (seed 002); the newest ones stay verbatim. */
+/** Replaces old tool results with a placeholder (deepagents); the newest ones stay verbatim. */
 export interface ClearEdit extends EditBase {
   type: 'clear';
   targets: number[];
@@ -97,7 +98,7 @@ export interface ClearEdit extends EditBase {
   clearInputs: boolean;
 }
 
-/** Hides old tool results from the agent and adds one digest message (seed 001). */
+/** Hides old tool results from the agent and adds one digest message (tiancai). */
 export interface ArchiveEdit extends EditBase {
   type: 'archive';
   targets: number[];
@@ -106,7 +107,7 @@ export interface ArchiveEdit extends EditBase {
   digestAfterSeq: number;
 }
 
-/** Each turn in the range keeps only its first user text and its final reply (seed 000). */
+/** Each turn in the range keeps only its first user text and its final reply (cowagent). */
 export interface CompressTextEdit extends EditBase {
   type: 'compress-text';
   fromSeq: number;
@@ -128,7 +129,7 @@ export interface Summary {
   /** Log messages covered: everything with seq ≤ throughSeq. */
   throughSeq: number;
   tokens: number;
-  /** Where the summarized transcript was offloaded (seed 002), when it was. */
+  /** Where the summarized transcript was offloaded (deepagents), when it was. */
   historyRef?: string;
   /** Which summarizer produced it: `extractive`, or the model's name. */
   producer: string;
@@ -136,12 +137,12 @@ export interface Summary {
 
 /**
  * What an agent had at a compaction, recorded with it so a resumed session picks up with the same
- * tools, memory and tool-call examples (seed 003's durable compaction event).
+ * tools, memory and tool-call examples (digitorn's durable compaction event).
  */
 export interface CompactionSnapshot {
   /**
    * The tools the last request offered: name, first line of the description, and how each reaches the
-   * model (seed 003: "current tool inventory + injection mode"). `injection` is absent only in snapshots
+   * model (digitorn: "current tool inventory + injection mode"). `injection` is absent only in snapshots
    * recorded before it was; read those as `DEFAULT_TOOL_INJECTION`.
    */
   tools: { name: string; description: string; injection?: ToolInjectionMode }[];
@@ -164,7 +165,7 @@ export interface SummarizeEdit extends EditBase {
 export interface DropEdit extends EditBase {
   type: 'drop';
   throughSeq: number;
-  /** Absent when a summary will follow (seed 000's trim: the summary lands a turn later). */
+  /** Absent when a summary will follow (cowagent's trim: the summary lands a turn later). */
   reminder?: string;
   snapshot?: CompactionSnapshot;
 }
@@ -177,7 +178,7 @@ export interface ResetEdit extends EditBase {
 }
 
 /**
- * Hides log messages from the view wherever they are, not only a prefix (seed 004's forceCompression on
+ * Hides log messages from the view wherever they are, not only a prefix (picoclaw's forceCompression on
  * a single turn keeps only its user message: the tool chain after it goes whole). Callers hide a call
  * with its result; the view's pairing repair covers any they do not.
  */

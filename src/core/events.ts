@@ -7,7 +7,7 @@ import type { SummaryReport } from './summary-report.ts';
 /** Why an appended tool result is not shown to the model (see the `tool-result-hidden` event). */
 export type ToolResultHiddenReason = 'no-call' | 'already-answered' | 'call-closed';
 
-/** Everything the manager did, as typed events named noun-verb (DESIGN.md, Records). JSON-safe. */
+/** Everything the manager did, as typed events named noun-verb (docs/ARCHITECTURE.md, Records). JSON-safe. */
 export type ContextEvent =
   | {
       type: 'compaction-started';
@@ -63,7 +63,7 @@ export type ContextEvent =
     }
   | ({
       /**
-       * The proactive check before a call (seed 004's isOverContextBudget: message_tokens + tool_def_tokens
+       * The proactive check before a call (picoclaw's isOverContextBudget: message_tokens + tool_def_tokens
        * + MaxTokens > ContextWindow), on every call whether or not anything is then compacted: the regions
        * it added up and whether the request was `over`. Only for policies with `budget.proactiveCheck`.
        */
@@ -97,7 +97,7 @@ export type ContextEvent =
     }
   | {
       /**
-       * Emergency compaction asked for from outside (`emergencyCompact`; seed 003's session-compact
+       * Emergency compaction asked for from outside (`emergencyCompact`; digitorn's session-compact
        * endpoint), the on-demand counterpart of `context-overflowed`: the emergency steps that ran, in
        * order, and what they freed. No model is called.
        */

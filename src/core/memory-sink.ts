@@ -1,4 +1,4 @@
-/** A note for long-term memory: summaries of trimmed turns, overflow emergencies, cleared context (seed 000). */
+/** A note for long-term memory: summaries of trimmed turns, overflow emergencies, cleared context (cowagent). */
 export interface MemoryEntry {
   at: number;
   title: string;
@@ -14,7 +14,7 @@ export interface MemorySink {
   /** Entries whose text or title mentions every word of the query, newest first. */
   search(sessionId: string, query: string): Promise<MemoryEntry[]>;
   /**
-   * The memory index (`MEMORY.md`), one line per note, as the request shows it (seed 002: "The memory
+   * The memory index (`MEMORY.md`), one line per note, as the request shows it (deepagents: "The memory
    * index MEMORY.md … Individual notes enter only when read"); undefined when there is none yet. Only a
    * sink that keeps an index implements it: without it, no memory index enters the request. The index is
    * the agent's, not a session's: memory outlives sessions.

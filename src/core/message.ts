@@ -6,7 +6,7 @@
  * - a `tool` message holds exactly one `tool-result` part;
  * - tool calls live only in `assistant` messages;
  * - media is a reference (URL, blob ref or data-URL ref), never inlined bytes in a text field;
- * - the system prompt is not part of history: it is supplied per call (seed 004).
+ * - the system prompt is not part of history: it is supplied per call (picoclaw).
  */
 
 export type Role = 'user' | 'assistant' | 'tool';
@@ -109,7 +109,7 @@ export type MessageInput = Omit<Message, 'id' | 'seq' | 'meta'> & {
   meta?: MessageMeta;
 };
 
-/** A recorded conversation: the system prompt(s) kept apart from the history, as seed 004 requires. */
+/** A recorded conversation: the system prompt(s) kept apart from the history, as picoclaw requires. */
 export interface Transcript {
   /** Leading system/developer instructions, in order. Empty when the source had none. */
   system: string[];

@@ -1,7 +1,7 @@
 import { InvalidInputError } from './errors/index.ts';
 
 /**
- * How a tool reaches the model, as seed 003's compaction snapshot records it ("_snapshot_tools - current
+ * How a tool reaches the model, as digitorn's compaction snapshot records it ("_snapshot_tools - current
  * tool inventory + injection mode"; digitorn's `tool_injection`):
  * - `direct`: its definition is in every request and the model calls it by name;
  * - `compact_direct`: called by name too, from a shortened definition;
@@ -23,7 +23,7 @@ export interface ToolDefinition {
   description?: string;
   /** JSON Schema of the arguments object. */
   parameters?: Record<string, unknown>;
-  /** How the tool reaches the model (seed 003); unset = {@link DEFAULT_TOOL_INJECTION}. */
+  /** How the tool reaches the model (digitorn); unset = {@link DEFAULT_TOOL_INJECTION}. */
   injection?: ToolInjectionMode;
 }
 

@@ -323,7 +323,7 @@ describe('contextWindow and maxOutputTokens as options', () => {
   });
 
   it("a window alone that leaves no room for the preset's reply reserve names the window", () => {
-    // picoclaw reserves 32,768 tokens for the reply (seed 004's MaxTokens).
+    // picoclaw reserves 32,768 tokens for the reply (picoclaw's MaxTokens).
     expect(() => createContextManager({ policy: PRESETS.picoclaw, contextWindow: 8_192 })).toThrow(
       /contextWindow.*8192 leaves no room.*maxOutputTokens 32768.*pass maxOutputTokens too/,
     );

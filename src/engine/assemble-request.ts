@@ -14,11 +14,11 @@ export interface AssembleInput {
   history: Message[];
   summary: Summary | undefined;
   placement: SummaryPlacement;
-  /** First line of the summary block (seed 001: "[Previous conversation summary]"). */
+  /** First line of the summary block (tiancai: "[Previous conversation summary]"). */
   prefix: string;
   reminder: string | undefined;
   /**
-   * Where a reminder (or compression note) goes: seed 003 injects "a single system message", seed 004
+   * Where a reminder (or compression note) goes: digitorn injects "a single system message", picoclaw
    * keeps its note in the system prompt; otherwise its own message.
    */
   reminderPlacement: 'system-prompt' | 'system-message' | 'own-message';
@@ -38,7 +38,7 @@ export function summaryBlock(summary: Summary, prefix: string): string {
 }
 
 /**
- * Places the summary where the policy says (DESIGN.md: `default` keeps it out of the system prompt so
+ * Places the summary where the policy says (docs/ARCHITECTURE.md: `default` keeps it out of the system prompt so
  * that stays byte-stable for prompt caches) and the drop reminder, and makes sure the history starts
  * with a user message (Anthropic rejects anything else; a cut inside a long agent turn can start it
  * with the assistant).

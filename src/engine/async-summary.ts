@@ -11,7 +11,7 @@ const purposeOf = (pending: Pick<PendingSummary, 'purpose'>): SummaryPurpose =>
     : { reason: 'context_pressure', layer: 'summarize' };
 
 /**
- * The async path (seed 004's maybeSummarize, seed 001's tryAutoCompact, seed 000's trim summary):
+ * The async path (picoclaw's maybeSummarize, tiancai's tryAutoCompact, cowagent's trim summary):
  * summarization runs in the background after a turn; a later prepare applies its result whole, or
  * drops it when a newer cut made it stale. Never half-applied.
  */
@@ -102,7 +102,7 @@ function track(
   return entry.promise;
 }
 
-/** Seed 000: the trimmed turns are summarized in the background, written to memory, injected from the next turn on. */
+/** cowagent: the trimmed turns are summarized in the background, written to memory, injected from the next turn on. */
 export function scheduleTrimSummary(
   compactor: Compactor,
   trimmed: Message[],

@@ -28,7 +28,7 @@ export interface PrepareRequest {
 
 /** A call, resolved: the window it has, the counter that measures it, and its fixed regions. */
 /**
- * Where the window came from. `max-context-tokens` and `unbounded` are seed 001's fallbacks for a model
+ * Where the window came from. `max-context-tokens` and `unbounded` are tiancai's fallbacks for a model
  * with no known window: compact at MaxTokens, else by message count (the policy must say so).
  */
 export type WindowSource = 'explicit' | 'profile' | 'max-output' | 'max-context-tokens' | 'unbounded';
@@ -41,7 +41,7 @@ export interface CallContext {
   contextWindow: number;
   windowSource: WindowSource;
   maxOutputTokens: number;
-  /** The system prompt as sent: the caller's, then the skills index and the memory index (seed 002). */
+  /** The system prompt as sent: the caller's, then the skills index and the memory index (deepagents). */
   system: string;
   tools: ToolDefinition[];
   /** Tokens of `system`, indexes included: every budget, the final guard and stats count them. */
@@ -253,7 +253,7 @@ function resolveWindow(
 }
 
 /**
- * Seed 001's EffectiveTokenLimit without a window: "else MaxTokens, else no token threshold" (and then
+ * tiancai's EffectiveTokenLimit without a window: "else MaxTokens, else no token threshold" (and then
  * MaxMessages). Only when the policy declares those fallbacks; otherwise an unknown window stays an error.
  */
 function windowFallback(

@@ -44,7 +44,7 @@ describe('choosing the summarizer', () => {
     expect(chooseSummarizer(PRESETS.default).name).toBe('extractive');
   });
 
-  it('routes summaries to summary_brain, not the main model (seed 003)', async () => {
+  it('routes summaries to summary_brain, not the main model (digitorn)', async () => {
     server = await startFakeProviderServer();
     server.enqueue(openAIReply({ content: SUMMARY_REPLY, model: 'deepseek-chat' }));
     const manager = createContextManager({
@@ -63,7 +63,7 @@ describe('choosing the summarizer', () => {
     expect(stats.summary?.producer).toBe('model:deepseek-chat');
   });
 
-  it('falls back to the drop layer when the summary model fails (seed 003)', async () => {
+  it('falls back to the drop layer when the summary model fails (digitorn)', async () => {
     server = await startFakeProviderServer();
     server.enqueue(providerError('overloaded'));
     const manager = createContextManager({

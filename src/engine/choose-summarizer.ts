@@ -30,9 +30,9 @@ export interface SummarizerChoice {
 }
 
 /**
- * Which summarizer compactions use (seed 003: `summary_brain` if set, else the agent's main brain;
+ * Which summarizer compactions use (digitorn: `summary_brain` if set, else the agent's main brain;
  * DESIGN: extractive when no model is configured). A model summarizer has no fallback of its own: when
- * it fails, the engine falls back to the drop layer, as seed 003 says.
+ * it fails, the engine falls back to the drop layer, as digitorn says.
  */
 export function chooseSummarizer(policy: Policy, choice: SummarizerChoice = {}): Summarizer {
   const dedicated = policy.summarize.model;

@@ -32,7 +32,7 @@ import { extendTranscript } from './transcript-markdown.ts';
 
 /** A compaction never repeats more than this many times in a row without the history shrinking. */
 export const MAX_CONSECUTIVE_COMPACTIONS = 6;
-/** Seed 003's context reminder: a recap, not a transcript. */
+/** digitorn's context reminder: a recap, not a transcript. */
 export const REMINDER_MAX_CHARS = 2_000;
 
 export interface CompactorDeps {
@@ -61,6 +61,9 @@ export interface CompactPrefixOptions {
   instructions?: string;
 }
 
+/** A summary's cap in tokens when the policy sets none (`summarize.maxSummaryTokens` 0). */
+export const DEFAULT_SUMMARY_MAX_TOKENS = 2_048;
+
 /**
  * Runs layers against one session for one call: builds their input, commits what they plan as edits
  * (each with compaction-started/finished events), and escalates, cheapest first, until the request fits.
@@ -85,7 +88,7 @@ export class Compactor {
     return this.deps.call;
   }
 
-  /** The policy's hooks plus the auto-compact hook (seed 003), for this call's window; computed once. */
+  /** The policy's hooks plus the auto-compact hook (digitorn), for this call's window; computed once. */
   hooks(): Hook[] {
     const key = `${this.call.contextWindow}:${this.call.maxOutputTokens}`;
     const cached = this.runtime.hooksFor;
@@ -109,7 +112,7 @@ export class Compactor {
   }
 
   /**
-   * Of the summary region, what memory and snapshot notes take (seed 003's resume note, carrying the
+   * Of the summary region, what memory and snapshot notes take (digitorn's resume note, carrying the
    * memory snapshot and the tools): stats report it apart, as `memory`.
    */
   memoryTokens(): number {
@@ -187,7 +190,7 @@ export class Compactor {
     return isOverContextBudget(this.regions()) || this.inputTokens() > this.tokenBudget();
   }
 
-  /** Seed 000: an absolute token budget for the context that applies whatever the window (50,000). */
+  /** cowagent: an absolute token budget for the context that applies whatever the window (50,000). */
   tokenBudget(): number {
     const { budget } = this.policy;
     return budget.maxContextTokens > 0 && budget.maxContextTokensWhen === 'always'
@@ -250,7 +253,7 @@ export class Compactor {
       return { keepRecentMessages: override.keepRecentMessages, cutAt: summarize.cutAt };
     }
     if (summarize.keepRecentTokens > 0) {
-      // Seed 001's EffectiveTokenLimit: window − reserve, else MaxTokens, else none.
+      // tiancai's EffectiveTokenLimit: window − reserve, else MaxTokens, else none.
       const windowKnown =
         this.call.windowSource !== 'max-context-tokens' && this.call.windowSource !== 'unbounded';
       const limit = effectiveTokenLimit({
@@ -281,7 +284,7 @@ export class Compactor {
 
   /**
    * Summarizes (or drops) everything before the recent window. Strategy `summarize` costs one
-   * summarizer call; if that fails, falls back to a drop with a reminder (seed 003).
+   * summarizer call; if that fails, falls back to a drop with a reminder (digitorn).
    */
   async compactPrefix(options: CompactPrefixOptions): Promise<boolean> {
     const split = this.split(options.keep ?? this.keepOptions(options));
@@ -347,7 +350,8 @@ export class Compactor {
       historyRef = stored.ref;
     }
     const maxTokens =
-      options.maxTokens ?? (summarize.maxSummaryTokens > 0 ? summarize.maxSummaryTokens : 2_048);
+      options.maxTokens ??
+      (summarize.maxSummaryTokens > 0 ? summarize.maxSummaryTokens : DEFAULT_SUMMARY_MAX_TOKENS);
     const previous = this.runtime.view.summary;
     return this.deps.summarizer.summarize({
       messages: older,
@@ -405,8 +409,8 @@ export class Compactor {
   }
 
   /**
-   * Drops everything up to throughSeq with no model call. With a reminder (seed 003), the agent keeps the
-   * goal and recent activity; without (seed 000's trim), a summary follows from the background.
+   * Drops everything up to throughSeq with no model call. With a reminder (digitorn), the agent keeps the
+   * goal and recent activity; without (cowagent's trim), a summary follows from the background.
    */
   async dropThroughSeq(
     throughSeq: number,
@@ -441,7 +445,7 @@ export class Compactor {
   }
 
   /**
-   * Seed 004's forceCompression: everything through `throughSeq` and the `hidden` log messages leave the
+   * picoclaw's forceCompression: everything through `throughSeq` and the `hidden` log messages leave the
    * view with no model call, and the note is appended to the session summary (picoclaw's SetSummary of
    * `existing + "\n\n" + note`), so the next request's summary says what happened; no reminder.
    */
@@ -511,7 +515,7 @@ export class Compactor {
   private noteWithinSummaryCap(summary: string | undefined, note: string): string {
     const { maxSummaryTokens } = this.policy.summarize;
     const cap = Math.min(
-      maxSummaryTokens > 0 ? maxSummaryTokens : 2_048,
+      maxSummaryTokens > 0 ? maxSummaryTokens : DEFAULT_SUMMARY_MAX_TOKENS,
       Math.max(64, Math.floor(this.call.contextWindow / 4)),
     );
     const count = (text: string) => this.call.counter.count(text);
@@ -532,7 +536,7 @@ export class Compactor {
     return left;
   }
 
-  /** A snapshot for the edit when the policy restores sessions from snapshots (seed 003). */
+  /** A snapshot for the edit when the policy restores sessions from snapshots (digitorn). */
   async snapshotIfKept(): Promise<{ snapshot?: CompactionSnapshot }> {
     if (this.policy.restore.mode !== 'snapshot') return {};
     return { snapshot: await takeSnapshot(this.runtime, this.call.tools, this.deps.memory) };
@@ -556,7 +560,7 @@ export class Compactor {
   }
 
   /**
-   * `/context clear` (seed 000): the agent forgets the conversation. What it held is summarized into
+   * `/context clear` (cowagent): the agent forgets the conversation. What it held is summarized into
    * memory first, so memory search still finds it; the log keeps every message.
    */
   async clearContext(): Promise<void> {
@@ -576,7 +580,7 @@ export class Compactor {
     await this.resetTo(last.seq, false, 'clear_command');
   }
 
-  /** Seed 001: after a compaction, tool results beyond the cutoff in the kept window are archived behind a digest. */
+  /** tiancai: after a compaction, tool results beyond the cutoff in the kept window are archived behind a digest. */
   async digestRecentWindow(reason: EditReason): Promise<void> {
     if (!this.policy.summarize.recentToolDigest) return;
     const plan = planArchiveResults(this.input(), { toolCallCutoff: this.policy.archive.toolCallCutoff });
@@ -609,7 +613,7 @@ export class Compactor {
     }
   }
 
-  /** Memory sink write, for trimmed turns, emergencies and cleared context (seed 000). */
+  /** Memory sink write, for trimmed turns, emergencies and cleared context (cowagent). */
   async remember(title: string, text: string): Promise<void> {
     await this.deps.memory.write(this.runtime.id, { at: this.deps.clock(), title, text });
   }

@@ -3,7 +3,7 @@ import type { Policy } from '../core/policy/policy-schema.ts';
 import type { SkillSource, SkillSummary } from '../core/skills/skill-source.ts';
 
 /**
- * What the indexes in every request are made from (seed 002, "What enters the context": the skills index
+ * What the indexes in every request are made from (deepagents, "What enters the context": the skills index
  * and the memory index), read before each call so a skill added or a note written shows in the next
  * request. Only what the policy shows is read. Rendering and counting are `resolveCallContext`'s.
  */

@@ -62,7 +62,7 @@ export interface ContextManagerOptions {
   /** Fixes the token counter for every call; unset = chosen per model from the policy (`tokens.counter`). */
   counter?: TokenCounter;
   /**
-   * Default: a model summarizer for `summarize.model` (seed 003's summary_brain) when the policy sets
+   * Default: a model summarizer for `summarize.model` (digitorn's summary_brain) when the policy sets
    * one, else for `model` below, else the extractive summarizer (offline, deterministic).
    */
   summarizer?: Summarizer;
@@ -74,7 +74,7 @@ export interface ContextManagerOptions {
   store?: SessionStore;
   blobs?: BlobStore;
   /**
-   * Where summaries of trimmed turns and cleared context go (seed 000's daily memory file). A sink that
+   * Where summaries of trimmed turns and cleared context go (cowagent's daily memory file). A sink that
    * keeps an index (`createFileMemorySink`) also puts MEMORY.md in every request (policy
    * `indexes.memory`); `readMemory` reads a note.
    */
@@ -82,7 +82,7 @@ export interface ContextManagerOptions {
   /**
    * The agent's skills (`createFsSkillSource`, `createMemorySkillSource`): every skill's name and
    * description enters every request (policy `indexes.skills`), a skill's body only when the agent reads
-   * it (seed 002's progressive disclosure; the `read_skill` tool over `manager.skills`).
+   * it (deepagents's progressive disclosure; the `read_skill` tool over `manager.skills`).
    */
   skills?: SkillSource;
   /** Epoch ms; passed in so tests and replays control time. */
@@ -337,11 +337,11 @@ export class ContextManager {
   }
 
   /**
-   * Emergency compaction on demand (seed 003's session-compact endpoint, a "Free up context" button): the
+   * Emergency compaction on demand (digitorn's session-compact endpoint, a "Free up context" button): the
    * policy's emergency sequence now, as after an overflow, with no model call (digitorn: keep_recent
    * halved, minimum 4, the rest dropped with a reminder). Steps that summarize (000's memory note, 001's
    * compact) summarize extractively; when the policy's steps free nothing, or it has none, keep_recent is
-   * halved as seed 003 does. Edits are layer `emergency`, reason `manual`; ends with an
+   * halved as digitorn does. Edits are layer `emergency`, reason `manual`; ends with an
    * `emergency-compacted` event. The overflow count and the retry state are left as they were.
    */
   emergencyCompact(sessionId: string): Promise<{ compacted: boolean; events: ContextEvent[] }> {
@@ -395,7 +395,7 @@ export class ContextManager {
   /**
    * The history as people read it (export, transcripts, the dashboard): every log message, archived
    * tool results marked `agentVisible: false`, `kind: 'tool_result_archived'` (their `userVisible`
-   * kept), and each archive's `tool_summary` digest in its place (seed 001). See `historyAsShown`.
+   * kept), and each archive's `tool_summary` digest in its place (tiancai). See `historyAsShown`.
    */
   transcript(sessionId: string): Promise<Message[]> {
     return this.#exclusive(sessionId, async (runtime) => {
@@ -431,7 +431,7 @@ export class ContextManager {
   }
 
   /**
-   * Seed 000's automatic clean-up, in one call for an agent or a service: sessions idle past the policy's
+   * cowagent's automatic clean-up, in one call for an agent or a service: sessions idle past the policy's
    * `retention.maxIdleDays` are removed from this manager's store, blobs and trace now and then once a day
    * (see `startRetention`), and their in-memory state with them, so a removed session starts afresh if it
    * is used again. `maxIdleDays: 0` keeps everything. `stop()` ends the schedule.
@@ -447,14 +447,14 @@ export class ContextManager {
       maxIdleDays: this.policy.retention.maxIdleDays,
       ...options,
       onSweep: (outcome) => {
-        if (outcome.ok) for (const removed of outcome.report.removed) this.evict(removed.sessionId);
+        if (outcome.ok) for (const removed of outcome.report.removed) this.unload(removed.sessionId);
         options.onSweep?.(outcome);
       },
     });
   }
 
   /** Drops the in-memory state of a session (it reloads from the store on next use). */
-  evict(sessionId: string): void {
+  unload(sessionId: string): void {
     this.#runtimes.delete(sessionId);
   }
 

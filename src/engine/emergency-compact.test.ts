@@ -60,7 +60,7 @@ describe('emergencyCompact: emergency compaction on demand', () => {
       const event = events.find((found) => found.type === 'emergency-compacted');
       const sequence = PRESETS[preset].emergency.sequence;
       expect(event).toMatchObject({ sessionId: 's', compacted: true });
-      // Its own steps first; seed 003's truncate only when they freed nothing.
+      // Its own steps first; digitorn's truncate only when they freed nothing.
       expect(event?.type === 'emergency-compacted' && event.steps.slice(0, sequence.length)).toEqual(
         sequence,
       );

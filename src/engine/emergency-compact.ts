@@ -12,13 +12,13 @@ export const EMERGENCY_ON_DEMAND_REASON: EditReason = 'manual';
 
 /**
  * When the policy's own steps free nothing (no steps, as deepagents has; or `drop-to-fit` on a request that
- * fits), seed 003's: halve keep_recent (minimum `emergency.minKeepRecent`) and drop the rest with a
+ * fits), digitorn's: halve keep_recent (minimum `emergency.minKeepRecent`) and drop the rest with a
  * reminder. The caller asked for context to be freed; this frees it whenever there is more than that.
  */
 export const EMERGENCY_ON_DEMAND_FALLBACK: EmergencyStep = 'truncate';
 
 /**
- * Emergency compaction now, from outside the agent loop (seed 003: "the daemon's session-compact endpoint
+ * Emergency compaction now, from outside the agent loop (digitorn: "the daemon's session-compact endpoint
  * triggers emergency_compact from outside the runtime … when a user clicks a 'Free up context' button").
  * Runs the policy's emergency sequence, as the reactive path does, without counting an overflow or
  * touching the retry state. No model is called: the compactor must come with a summarizer that uses none

@@ -54,7 +54,7 @@ export function normalizeOptionsFrom(policy: Policy): Partial<NormalizeToolOutpu
 }
 
 /**
- * "Normalize tool output" as a result arrives (seeds 001, 002): the log keeps the result exactly as it
+ * "Normalize tool output" as a result arrives (tiancai, deepagents): the log keeps the result exactly as it
  * came; an edit records what the model sees instead — rendered, capped with a stats notice, or spilled
  * to a blob (sha256 + pointer the agent can follow). With `spillWhenTruncated`, what a cap cut is
  * stored too, so nothing is lost.

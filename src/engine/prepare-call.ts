@@ -264,7 +264,7 @@ function unansweredResults(runtime: Compactor['runtime']): number {
   return count;
 }
 
-/** Hooks for these moments, the auto-compact hook included (seed 003), each at most once per call. */
+/** Hooks for these moments, the auto-compact hook included (digitorn), each at most once per call. */
 export async function runHooks(compactor: Compactor, moments: Hook['on'][]): Promise<void> {
   const { policy, runtime } = compactor;
   for (const hook of compactor.hooks()) {
@@ -284,7 +284,7 @@ export async function runHooks(compactor: Compactor, moments: Hook['on'][]): Pro
   }
 }
 
-/** Seed 001 / 004: a message-count trigger beside (or instead of) the token one. */
+/** tiancai / 004: a message-count trigger beside (or instead of) the token one. */
 async function runMessageLimit(compactor: Compactor): Promise<void> {
   const { summarize } = compactor.policy;
   if (!summarize.auto || summarize.maxMessages <= 0 || summarize.runOn === 'turn_end') return;
@@ -298,7 +298,7 @@ async function runMessageLimit(compactor: Compactor): Promise<void> {
 }
 
 /**
- * The proactive path (seed 004's isOverContextBudget before every call): while the full formula says
+ * The proactive path (picoclaw's isOverContextBudget before every call): while the full formula says
  * the request cannot fit, escalate: summarize (or drop) the older part; compress turns to text (000);
  * keep only the newest turns that fit; snip oversized messages. Each step must shrink the history, and
  * the loop is capped, so it can never spin.
@@ -345,7 +345,7 @@ export async function fitProactively(compactor: Compactor): Promise<void> {
     },
     async () => {
       const budget = historyBudget({ ...compactor.regions() });
-      // Seed 003's oversized messages: first clip anything over its share of the budget (25 %), then halve.
+      // digitorn's oversized messages: first clip anything over its share of the budget (25 %), then halve.
       const fraction = policy.toolOutput.oversizedFraction > 0 ? policy.toolOutput.oversizedFraction : 0.5;
       let limit = Math.max(64, Math.floor(budget * fraction));
       let shrunk = false;
@@ -387,7 +387,7 @@ export async function fitProactively(compactor: Compactor): Promise<void> {
   if (isOverContextBudget(regions)) throw new ContextBudgetError('history', regions);
 }
 
-/** The proactive check, observable on every call (seed 004): the regions it adds up and whether they are over. */
+/** The proactive check, observable on every call (picoclaw): the regions it adds up and whether they are over. */
 function reportBudgetCheck(compactor: Compactor): void {
   const { contextWindow, maxOutputTokens, system, toolDefinitions, summary, history } = compactor.regions();
   compactor.events.push({

@@ -241,7 +241,7 @@ function messageFigures(
   framingGap: number,
 ): MessageFigures {
   if (!isAgentVisible(message)) return { fixed: 0, units: 0 };
-  // Seed 004 counts each call's type as text; the scorer leaves it to the framing: taken back out. (Media
+  // picoclaw counts each call's type as text; the scorer leaves it to the framing: taken back out. (Media
   // keep the policy's flat figure: nobody knows an image's cost better than the policy that sets it.)
   const calls = runtime.tokenCache.options.countToolCallType
     ? message.parts.filter((part) => part.type === 'tool-call').length

@@ -60,7 +60,7 @@ describe('restore after a restart', () => {
     expect(after.stats.tokens).toEqual(before.stats.tokens);
   });
 
-  it('text (seed 000): the most recent max(3, max_context_turns / 6) turns, user text and final reply only', async () => {
+  it('text (cowagent): the most recent max(3, max_context_turns / 6) turns, user text and final reply only', async () => {
     const policy = { ...PRESETS.cowagent, model: 'gpt-4o' };
     const { after } = await beforeAndAfterRestart(policy, { system: 'airline agent' });
     const keep = Math.max(3, Math.floor(policy.trim.maxTurns / 6));
@@ -74,7 +74,7 @@ describe('restore after a restart', () => {
     }
   });
 
-  it('snapshot (seed 003): the newest compaction snapshot is replayed with tools, memory and tool-call examples', async () => {
+  it('snapshot (digitorn): the newest compaction snapshot is replayed with tools, memory and tool-call examples', async () => {
     const policy = { ...PRESETS.digitorn, model: 'gpt-4o' };
     const request = { system: 'airline agent', tools, contextWindow: 6_000, maxOutputTokens: 500 };
     const { after, second } = await beforeAndAfterRestart(policy, request);
@@ -94,7 +94,7 @@ describe('restore after a restart', () => {
   });
 });
 
-describe("the snapshot records each tool's injection mode, and the resume note uses it (seed 003)", () => {
+describe("the snapshot records each tool's injection mode, and the resume note uses it (digitorn)", () => {
   const policy = { ...PRESETS.digitorn, model: 'gpt-4o' };
   const modes = [
     {

@@ -7,12 +7,12 @@ import { splitTurns } from '../core/turns/parse-turn-boundaries.ts';
 import type { View } from '../core/view/project-view.ts';
 import type { SessionRuntime } from './session-runtime.ts';
 
-/** Tool-call examples a snapshot keeps (seed 003: "recent tool call shapes"). */
+/** Tool-call examples a snapshot keeps (digitorn: "recent tool call shapes"). */
 export const SNAPSHOT_TOOL_EXAMPLES = 3;
 export const SNAPSHOT_MEMORY_NOTES = 5;
 export const SNAPSHOT_ARGS_MAX_CHARS = 300;
 
-/** What the agent has now, for a compaction to record (seed 003's _snapshot_tools, _snapshot_memory, _extract_tool_examples). */
+/** What the agent has now, for a compaction to record (digitorn's _snapshot_tools, _snapshot_memory, _extract_tool_examples). */
 export async function takeSnapshot(
   runtime: SessionRuntime,
   tools: readonly ToolDefinition[],
@@ -50,7 +50,7 @@ export const RESUME_TOOL_HEADINGS: Readonly<Record<'called-by-name' | 'discovery
 };
 
 /**
- * The system note a resumed session starts with (seed 003's build_system_note_from_payload). Tools are
+ * The system note a resumed session starts with (digitorn's build_system_note_from_payload). Tools are
  * grouped by how they reach the model, as digitorn's note tells a `direct` agent to call its tools by
  * name and a `discovery` agent to rediscover them first: told the wrong way, a resumed agent calls a tool
  * it cannot see, or searches for one it has.
@@ -77,7 +77,7 @@ export function systemNoteFromSnapshot(snapshot: CompactionSnapshot): string {
 }
 
 /**
- * The resume note in the view, when its newest cut is a snapshot restore (seed 003's memory and tool
+ * The resume note in the view, when its newest cut is a snapshot restore (digitorn's memory and tool
  * snapshot, replayed): what stats report as `memory`. Undefined otherwise (a drop's context reminder is
  * part of the summary).
  */

@@ -24,7 +24,7 @@ export interface PendingSummary {
   settled: boolean;
   result?: Summary;
   error?: unknown;
-  /** What to do with the result: a summarize edit (async path) or attach to a trim's drop (seed 000). */
+  /** What to do with the result: a summarize edit (async path) or attach to a trim's drop (cowagent). */
   purpose: 'summarize' | 'trim';
   /**
    * The summarizer calls it made, reported while it ran: the call that started it has already returned its
@@ -113,7 +113,7 @@ export class SessionRuntime {
   /** Counts of summary items and headings: a summary re-merges the previous one's items and counts them again. */
   readonly summaryCounts = new ShortTextCounts(SUMMARY_ITEM_MAX_CHARS);
   readonly #logIds = new Set<string>();
-  /** The last prepared request, kept so the usage reported for it can anchor estimates (seed 001). */
+  /** The last prepared request, kept so the usage reported for it can anchor estimates (tiancai). */
   #lastPrepared: { edits: number; fixedTokens: number; messages: Message[] } | undefined;
   /** Reported usage anchor: history tokens the provider counted, and our figure at that moment. */
   #anchor:
@@ -270,7 +270,7 @@ export class SessionRuntime {
   }
 
   /**
-   * The provider reported usage for the request we prepared last. It anchors later estimates (seed 001:
+   * The provider reported usage for the request we prepared last. It anchors later estimates (tiancai:
    * "last assistant usage totals, plus estimated tokens for trailing messages") and teaches a
    * calibrated counter its ratio. Only valid while no edit changed the prefix since.
    */

@@ -76,7 +76,7 @@ describe('tokens by category', () => {
     }
   });
 
-  it('memory: the resume note a snapshot restore puts in the request, taken out of summary (seed 003)', async () => {
+  it('memory: the resume note a snapshot restore puts in the request, taken out of summary (digitorn)', async () => {
     const counter = createHeuristicCounter(4);
     const stores = { store: createMemorySessionStore(), memory: createMemoryMemorySink() };
     const policy = { ...PRESETS.digitorn, model: 'gpt-4o' };

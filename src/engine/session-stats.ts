@@ -12,9 +12,9 @@ import type { SessionRuntime } from './session-runtime.ts';
 
 /**
  * The request's input tokens by category; `system + tools + summary + memory + history = input`.
- * `memory` is what memory and snapshot notes take as messages or blocks of the request (seed 003's resume
+ * `memory` is what memory and snapshot notes take as messages or blocks of the request (digitorn's resume
  * note, with the memory snapshot and the tool inventory), 0 when there are none; the summary region
- * without them is `summary`; the memory index (MEMORY.md, seed 002) is `memory` too, not `system`, though
+ * without them is `summary`; the memory index (MEMORY.md, deepagents) is `memory` too, not `system`, though
  * it is sent inside the system prompt.
  */
 export interface TokenCategories {
@@ -26,7 +26,7 @@ export interface TokenCategories {
   input: number;
 }
 
-/** What `/context` shows (seeds 000 and 002): counts, characters, tokens by category, and what fires when. */
+/** What `/context` shows (cowagent and deepagents): counts, characters, tokens by category, and what fires when. */
 export interface SessionStats {
   sessionId: string;
   /** Messages in the log (the record) and in the view (what the model sees). */
@@ -43,7 +43,7 @@ export interface SessionStats {
   maxOutputTokens: number;
   /** In the policy's measure (budget.pressureOf): what its thresholds are fractions of. */
   pressure: number;
-  /** Where clearing and summarization fire, as pressure and as input tokens (seed 002's /context). */
+  /** Where clearing and summarization fire, as pressure and as input tokens (deepagents's /context). */
   thresholds: {
     clearing: { pressure: number; tokens: number } | undefined;
     summarize: { pressure: number; tokens: number } | undefined;

@@ -17,7 +17,7 @@ function headingNotes(message: Message): string {
 }
 
 /**
- * A readable transcript, for `conversation_history/<session>.md` (seed 002). Pass the history as shown
+ * A readable transcript, for `conversation_history/<session>.md` (deepagents). Pass the history as shown
  * (`historyAsShown`) for archived results to read as archived; raw log messages render as logged.
  */
 export function transcriptMarkdown(messages: readonly Message[]): string {

@@ -54,7 +54,7 @@ function agentTurn(count: number, tail: Parameters<typeof numbered>[0] = []): Me
 const visibleResults = (view: ReturnType<typeof projectView>) =>
   view.entries.filter((entry) => entry.sourceSeq !== undefined && entry.message.role === 'tool');
 
-describe('planArchiveResults (seed 001 maybeSummarizeToolResults)', () => {
+describe('planArchiveResults (tiancai maybeSummarizeToolResults)', () => {
   it('"visible toolResult count > ToolCallCutoff": archives the oldest until "visible tool results are at or below cutoff"', () => {
     const log = agentTurn(13, [assistant('done')]);
     const input = layerInputFor(log);

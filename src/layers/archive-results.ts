@@ -9,7 +9,7 @@ import type { LayerInput } from './layer-input.ts';
 import { callsByResultIndex, toolNameOf } from './tool-call-lookup.ts';
 
 /**
- * Seed 001's `maybeSummarizeToolResults`: while more than `ToolCallCutoff` tool results are visible,
+ * tiancai's `maybeSummarizeToolResults`: while more than `ToolCallCutoff` tool results are visible,
  * the oldest is archived (hidden from the agent, its call with it) and one digest message takes their
  * place. Here the loop is done at once: every result to archive, oldest first, so that exactly the
  * cutoff stays visible. The digest is written by the caller: a model (the engine's job, with the caps

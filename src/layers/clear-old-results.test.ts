@@ -40,7 +40,7 @@ const contentOf = (edits: Parameters<typeof projectView>[1], seq: number) => {
   return entry ? toolResultOf(entry.message)?.content : undefined;
 };
 
-describe('planClearOldResults (seed 002, LangChain ClearToolUsesEdit)', () => {
+describe('planClearOldResults (deepagents, LangChain ClearToolUsesEdit)', () => {
   it('"the older tool results are replaced by a [cleared] placeholder while the most recent ones stay verbatim"', () => {
     const input = layerInputFor(session);
     const edit = planClearOldResults(input);

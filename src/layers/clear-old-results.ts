@@ -7,7 +7,7 @@ import type { LayerInput } from './layer-input.ts';
 import { callAnsweredAt, toolNameOf } from './tool-call-lookup.ts';
 
 /**
- * Seed 002's clearing of old tool results: LangChain's `ContextEditingMiddleware` with
+ * deepagents's clearing of old tool results: LangChain's `ContextEditingMiddleware` with
  * `ClearToolUsesEdit`. Its semantics, as its source has them (langchain_v1 `context_editing.py`):
  * - `trigger` (default 100k tokens) gates the edit: the caller's job here (pressure ≥ ~60 %);
  * - `keep` (default 3): the newest K tool results are never candidates; K counts every tool result,

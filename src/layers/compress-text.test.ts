@@ -41,7 +41,7 @@ function turns(count: number): Message[] {
 const texts = (messages: readonly Message[]) =>
   messages.map((message) => `${message.role}:${textOf(message)}`);
 
-describe('planTokenBudgetTrim (seed 000 stage 3)', () => {
+describe('planTokenBudgetTrim (cowagent stage 3)', () => {
   it('"Fewer than 5 turns: All turns undergo text compression — each turn keeps only the first user text and last Agent reply, removing intermediate tool call chains"', () => {
     const log = turns(3);
     const input = layerInputFor(log);

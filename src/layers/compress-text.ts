@@ -10,7 +10,7 @@ import type { LayerInput } from './layer-input.ts';
 import { cutPoints } from './safe-cut.ts';
 
 /**
- * Seed 000, stage 3 "Token Budget Trimming", run when tokens still exceed the budget after turn
+ * cowagent, stage 3 "Token Budget Trimming", run when tokens still exceed the budget after turn
  * trimming: with fewer than 5 turns, all turns undergo text compression (each keeps only the first user
  * text and the last agent reply, the tool call chains between them go); with 5 or more, the first half
  * of the turns is trimmed again (summarized to memory by the caller).

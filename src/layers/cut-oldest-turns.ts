@@ -13,7 +13,7 @@ export interface TurnsCut extends HistoryCut {
 
 /**
  * Cuts the oldest `fraction` of the view's turns (at least one, never the last), at a safe turn
- * boundary. Shared by seed 000's turn trimming and token-budget trimming and seed 004's
+ * boundary. Shared by cowagent's turn trimming and token-budget trimming and picoclaw's
  * `forceCompression`. Undefined with fewer than two turns: a single turn cannot be cut.
  */
 export function cutOldestTurns(input: LayerInput, fraction: number): TurnsCut | undefined {

@@ -6,7 +6,7 @@ import type { LayerInput } from './layer-input.ts';
 
 /**
  * Records a cut as a drop: everything through `cut.throughSeq` leaves the view, with a reminder, or
- * without one when a summary will follow (seed 000's trim: the summary lands a turn later).
+ * without one when a summary will follow (cowagent's trim: the summary lands a turn later).
  */
 export function dropEditForCut(
   input: LayerInput,

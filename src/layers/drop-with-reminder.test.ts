@@ -37,7 +37,7 @@ const log = numbered([
   assistant('Fixed.'), // 12
 ]);
 
-describe('planDrop (seed 003 truncate strategy)', () => {
+describe('planDrop (digitorn truncate strategy)', () => {
   it('"Drop everything before the split. Inject a single system message recapping the goal + recent activity"', () => {
     const input = layerInputFor(log);
     const edit = planDrop(input, { keepRecentMessages: 4 });

@@ -11,7 +11,7 @@ import { planRecentSplit, type RecentSplitOptions } from './split-recent.ts';
 import { callsByResultIndex, toolNameOf } from './tool-call-lookup.ts';
 
 /**
- * Seed 003's `truncate` strategy: find a safe split point, drop everything before it, and inject a
+ * digitorn's `truncate` strategy: find a safe split point, drop everything before it, and inject a
  * single message recapping the goal and the recent activity so the agent does not lose continuity
  * (`_build_context_reminder`). No model call: the cheap path, and the only one left when the model
  * refuses (003's emergency compaction halves keep_recent, minimum 4, and truncates).
@@ -101,7 +101,7 @@ export function buildContextReminder(
   );
 }
 
-/** Seed 003's truncate: the recent split (003 counts messages: keep_recent 10), dropped, with a reminder. */
+/** digitorn's truncate: the recent split (003 counts messages: keep_recent 10), dropped, with a reminder. */
 export function planDrop(
   input: LayerInput,
   splitOptions: RecentSplitOptions & EditOptions = {},

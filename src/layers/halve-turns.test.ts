@@ -61,7 +61,7 @@ function viewAfter(log: readonly Message[], edits: readonly Edit[], plan: DropOl
   return messagesOf(projectView(log, [...edits, dropThrough(plan.throughSeq), hide]));
 }
 
-describe('planDropOldestTurns (seed 004 forceCompression)', () => {
+describe('planDropOldestTurns (picoclaw forceCompression)', () => {
   it('"Drops the oldest ~50% of Turns. Stores a compression note in the session summary"', () => {
     const log = turns(6);
     const input = layerInputFor(log);

@@ -6,7 +6,7 @@ import type { LayerInput } from './layer-input.ts';
 import { snapCut } from './safe-cut.ts';
 
 /**
- * Seed 004's `forceCompression` (the reactive path, and the proactive path when over budget): drop the
+ * picoclaw's `forceCompression` (the reactive path, and the proactive path when over budget): drop the
  * oldest ~50 % of turns, and store a compression note in the session summary, not in history, so the
  * next request says what happened. What the seed leaves out is picoclaw's own (pkg/agent): a history of
  * two messages or fewer is left alone; with fewer than two turns the cut is the middle snapped as

@@ -3,8 +3,8 @@ import { safeBoundaries } from '../core/turns/find-safe-boundary.ts';
 import { pairToolCalls } from '../core/turns/pair-tool-calls.ts';
 
 /**
- * Where a cut may fall. `turn` (seed 004, the default): only at a turn boundary, so whole turns go.
- * `message` (seeds 001 and 003 split by message count): at any message that is not a tool result and
+ * Where a cut may fall. `turn` (picoclaw, the default): only at a turn boundary, so whole turns go.
+ * `message` (tiancai and digitorn split by message count): at any message that is not a tool result and
  * that no call/result pair straddles; a single long agent turn (one request, fifty tool calls) can
  * then still be compacted. Never between a tool call and its result either way.
  */
@@ -22,7 +22,7 @@ export function cutPoints(history: History, cutAt: CutAt = DEFAULT_CUT_AT): numb
 }
 
 /**
- * Snaps `target` to a cut point the way `findSafeBoundary` does (seed 004): the last point at or before
+ * Snaps `target` to a cut point the way `findSafeBoundary` does (picoclaw): the last point at or before
  * the target, else the first after it; 0 when there is none (nothing can be cut). A target at or past
  * the end is pulled back to the last message: a cut always keeps something to answer. `canStartAt`
  * rules out points the caller cannot cut at (a view's synthetic messages, which have no log seq).

@@ -32,7 +32,7 @@ const log = numbered([
   assistant('small'), // 5
 ]);
 
-describe('planSnipOversized (seed 003 truncate_oversized_messages / snip_oversized_messages)', () => {
+describe('planSnipOversized (digitorn truncate_oversized_messages / snip_oversized_messages)', () => {
   it('"clip the offending content with a marker indicating the truncation", head and tail kept', () => {
     const input = layerInputFor(log);
     const edits = planSnipOversized(input, { maxTokensPerMessage: 5_000 });
@@ -119,7 +119,7 @@ describe('planSnipOversized on tool-call arguments', () => {
   });
 });
 
-describe('planCapMessages (seed 000 emergency)', () => {
+describe('planCapMessages (cowagent emergency)', () => {
   it('"tool results limited to 10K chars, user text to 10K"; replies are not capped', () => {
     const input = layerInputFor(log);
     const edits = planCapMessages(input);

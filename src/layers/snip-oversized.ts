@@ -8,9 +8,9 @@ import type { LayerInput } from './layer-input.ts';
 import { clipReadBackPart, readBackPartOf } from './read-back-part.ts';
 
 /**
- * Clipping single messages too big for any budget. Seed 003's `truncate_oversized_messages` /
+ * Clipping single messages too big for any budget. digitorn's `truncate_oversized_messages` /
  * `snip_oversized_messages` ("a 200 KB tool result that wouldn't fit anywhere") clip the offending
- * content to a token limit with a marker; seed 000's emergency handling caps tool results and user
+ * content to a token limit with a marker; cowagent's emergency handling caps tool results and user
  * text at 10K characters. Both keep head and tail. The current turn is not spared: these run when the
  * request cannot be sent as it is.
  */
@@ -123,7 +123,7 @@ function clipArgs(
   return wrap(clipToTokens(input, args, 8, notice) ?? '');
 }
 
-/** Seed 000's emergency caps: tool results and user text over 10K characters keep head + tail. */
+/** cowagent's emergency caps: tool results and user text over 10K characters keep head + tail. */
 export function planCapMessages(input: LayerInput, options: CapMessagesOptions = {}): Edit[] {
   const toolMax = options.toolResultMaxChars ?? EMERGENCY_TOOL_RESULT_MAX_CHARS;
   const userMax = options.userTextMaxChars ?? EMERGENCY_USER_TEXT_MAX_CHARS;

@@ -56,7 +56,7 @@ describe('planRecentSplit', () => {
     if (split) expectCleanCut(log, [], split);
   });
 
-  it('counts turns (seeds 000 and 004)', () => {
+  it('counts turns (cowagent and picoclaw)', () => {
     const split = planRecentSplit(layerInputFor(log), { keepRecentTurns: 2 });
     expect(split?.cutIndex).toBe(7);
     expect(planRecentSplit(layerInputFor(log), { keepRecentTurns: 4 })).toBeUndefined();
@@ -81,7 +81,7 @@ describe('planRecentSplit', () => {
     expect(keepNothing?.cutIndex).toBe(8);
   });
 
-  it('cuts inside a long turn between complete tool exchanges with cutAt "message" (seeds 001, 003)', () => {
+  it('cuts inside a long turn between complete tool exchanges with cutAt "message" (tiancai, digitorn)', () => {
     const single = numbered([
       user('go'),
       ...Array.from({ length: 8 }, (_, n) => [

@@ -27,7 +27,7 @@ function turns(count: number): Message[] {
   return numbered(drafts);
 }
 
-describe('planTrimTurns (seed 000 stage 2)', () => {
+describe('planTrimTurns (cowagent stage 2)', () => {
   it('"When conversation turns exceed agent_max_context_turns: The oldest half of complete turns is trimmed (preserving tool call chain integrity)"', () => {
     const log = turns(DEFAULT_MAX_TURNS + 2);
     const plan = planTrimTurns(layerInputFor(log));

@@ -3,7 +3,7 @@ import { cutOldestTurns, type TurnsCut } from './cut-oldest-turns.ts';
 import type { LayerInput } from './layer-input.ts';
 
 /**
- * Seed 000, stage 2 "Turn Trimming": when conversation turns exceed `agent_max_context_turns`, the
+ * cowagent, stage 2 "Turn Trimming": when conversation turns exceed `agent_max_context_turns`, the
  * oldest half of complete turns is trimmed, preserving tool call chain integrity. The trimmed messages
  * are the caller's to summarize (to the daily memory file, and into the first kept user message once
  * ready); the cut is recorded as a drop without reminder until then (`dropEditForCut`).

@@ -21,7 +21,7 @@ const contentAt = (
   return entry ? toolResultOf(entry.message)?.content : undefined;
 };
 
-describe('planTruncateOldResults (seed 000 stage 1)', () => {
+describe('planTruncateOldResults (cowagent stage 1)', () => {
   const log = numbered([
     user('read the log'), // 0
     callsTo(['a', 'read_file', '{"path":"big.log"}']), // 1

@@ -8,13 +8,13 @@ import type { LayerInput } from './layer-input.ts';
 import { clipReadBackPart, readBackPartOf } from './read-back-part.ts';
 
 /**
- * Seed 000, stage 1 "Tool Result Truncation": before each decision loop, tool results in earlier turns
+ * cowagent, stage 1 "Tool Result Truncation": before each decision loop, tool results in earlier turns
  * over 20,000 characters keep their beginning and end with a truncation notice; the current turn's
  * results are not affected (the agent is still working with them). A truncated result fits the limit,
  * so it is left alone from then on.
  */
 
-/** Seed 000: "Results exceeding 20,000 characters are truncated". */
+/** cowagent: "Results exceeding 20,000 characters are truncated". */
 export const DEFAULT_OLD_RESULT_MAX_CHARS = 20_000;
 
 export interface TruncateOldResultsOptions extends EditOptions {

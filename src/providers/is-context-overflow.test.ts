@@ -374,7 +374,7 @@ describe('isContextOverflow on real provider errors', () => {
 });
 
 describe('isContextOverflow on other inputs', () => {
-  it("matches seed 003's patterns case-insensitively over message and code", () => {
+  it("matches digitorn's patterns case-insensitively over message and code", () => {
     for (const text of [
       'MAXIMUM CONTEXT LENGTH reached',
       'error code: context_length_exceeded',

@@ -1,6 +1,6 @@
 /**
  * Does a failed model call mean "the request does not fit the model's context window"? The reactive
- * compaction path (DESIGN.md: emergency) runs only on this answer, so both mistakes are costly: a missed
+ * compaction path (docs/ARCHITECTURE.md: emergency) runs only on this answer, so both mistakes are costly: a missed
  * overflow fails the turn; a rate limit taken for an overflow throws context away and skips the backoff
  * the caller should have done.
  *
@@ -11,7 +11,7 @@
  *    tokens, please wait") and must not reach step 3;
  * 2. an overflow by status or code: HTTP 413, `context_length_exceeded`, `request_too_large`,
  *    `exceed_context_size_error`;
- * 3. an overflow by wording: seed 003's patterns, then each provider's own message (see
+ * 3. an overflow by wording: digitorn's patterns, then each provider's own message (see
  *    OVERFLOW_PATTERNS, with the provider each one comes from).
  */
 import { ModelCallError } from '../core/errors/index.ts';
@@ -41,7 +41,7 @@ export const OVERFLOW_CODES: ReadonlySet<string> = new Set([
 ]);
 
 export const OVERFLOW_PATTERNS: readonly RegExp[] = [
-  // Seed 003 (is_context_overflow), as written there.
+  // digitorn (is_context_overflow), as written there.
   /maximum context length/i,
   /context[_ ]length[_ ]exceeded/i,
   /context window/i,

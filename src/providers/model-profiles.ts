@@ -3,7 +3,7 @@ import { nearestName } from '../core/policy/nearest-name.ts';
 /**
  * What ctxkit knows about common models: the context window (input capacity), the maximum output,
  * and the exact tokenizer when one is public. The window is what thresholds are measured against,
- * so a wrong figure either compacts too early or lets requests overflow (seed 002: size to the
+ * so a wrong figure either compacts too early or lets requests overflow (deepagents: size to the
  * model's real loaded window; a local server's loaded num_ctx wins over any table — set
  * budget.contextWindow).
  *

@@ -24,7 +24,7 @@ describe('resolveContextWindow', () => {
     }
   });
 
-  it('seed 004: with only max output known, the window defaults to 4 × max output', () => {
+  it('picoclaw: with only max output known, the window defaults to 4 × max output', () => {
     const resolved = resolveContextWindow({ model: 'my-local-model', maxOutputTokens: 8_192 });
     expect(resolved).toMatchObject({
       contextWindow: 32_768,

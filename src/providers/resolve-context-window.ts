@@ -4,13 +4,13 @@ import { findModelProfile, type ModelProfile, suggestModelName } from './model-p
 
 /**
  * The window and output reservation a session runs with. ContextWindow and MaxTokens are distinct
- * settings (seed 004): the window is the model's input capacity, max output what is reserved from
+ * settings (picoclaw): the window is the model's input capacity, max output what is reserved from
  * it for the reply.
  */
 
 /**
- * Output reserved when neither the policy nor a profile says: seed 003's `output_reserved: 4096`,
- * never more than a quarter of the window (seed 004's 4 × ratio read the other way).
+ * Output reserved when neither the policy nor a profile says: digitorn's `output_reserved: 4096`,
+ * never more than a quarter of the window (picoclaw's 4 × ratio read the other way).
  */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
 
@@ -39,7 +39,7 @@ function positive(value: number | undefined): number | undefined {
 /**
  * 1. An explicit window wins.
  * 2. Window 0/unset: the model profile's window (unless detectWindow is false).
- * 3. Only max output known: 4 × max output (seed 004: "ContextWindow = MaxTokens * 4").
+ * 3. Only max output known: 4 × max output (picoclaw: "ContextWindow = MaxTokens * 4").
  * 4. Otherwise: UnknownModelError with the nearest known name; never a silent default, because a
  *    guessed window either wastes the model or overflows it.
  * Max output: explicit, else the profile's (at most half the profile's window, at most a quarter of

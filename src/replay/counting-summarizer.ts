@@ -9,7 +9,7 @@ export interface CountingSummarizer extends Summarizer {
 /**
  * Wraps `inner` (default: the extractive summarizer, offline and deterministic). With `usesModel`, it
  * stands in for a model summarizer: the engine takes the paths it takes with one (model digests,
- * seed 001), and each call is a model call in the metrics, though the text is extractive.
+ * tiancai), and each call is a model call in the metrics, though the text is extractive.
  */
 export function countingSummarizer(
   options: { inner?: Summarizer; usesModel?: boolean } = {},

@@ -134,7 +134,7 @@ export function sanitizeBlobId(raw: string): string {
   return safe === '' ? hash : `${safe}-${hash}`;
 }
 
-/** Id of a session's offloaded transcript: `conversation_history/<session>.md` (DESIGN, seed 002). */
+/** Id of a session's offloaded transcript: `conversation_history/<session>.md` (DESIGN, deepagents). */
 export function conversationHistoryId(sessionId: string): string {
   validateBlobName('sessionId', sessionId);
   return `${sessionId}.md`;

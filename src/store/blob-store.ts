@@ -1,6 +1,6 @@
 /**
- * Where offloaded content lives: large tool results (`large_tool_results/<id>`, seeds 001/002) and
- * summarized transcripts (`conversation_history/<session>.md`, seed 002), each under its session's own
+ * Where offloaded content lives: large tool results (`large_tool_results/<id>`, tiancai/deepagents) and
+ * summarized transcripts (`conversation_history/<session>.md`, deepagents), each under its session's own
  * namespace and nowhere else. A ref is the blob's path relative to that namespace, so it only ever means
  * something inside the session that asks: offloaded content is readable only by the session that owns it.
  *

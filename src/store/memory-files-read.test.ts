@@ -38,7 +38,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
   return 'resolved';
 }
 
-describe('reading memory files back (seed 002: the memory index in every request, notes when read)', () => {
+describe('reading memory files back (deepagents: the memory index in every request, notes when read)', () => {
   it('has no index before the first note, then MEMORY.md as written, one line per note', () =>
     withSink(async (sink, dir) => {
       expect(await sink.readIndex()).toBeUndefined();

@@ -14,7 +14,7 @@ import { parseMemoryQuery } from './memory-query.ts';
 import { readBoundedText } from './read-bounded.ts';
 
 /**
- * Long-term memory as files (seed 000's daily memory file, seed 002's `MEMORY.md` index), searchable
+ * Long-term memory as files (cowagent's daily memory file, deepagents's `MEMORY.md` index), searchable
  * through a full-text index (SQLite FTS5 or PostgreSQL full-text search, `MemoryIndex`).
  *
  * One memory directory per agent, by default the data directory itself, never a session's directory:

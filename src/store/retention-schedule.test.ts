@@ -35,7 +35,7 @@ async function write(sessions: SessionStore, id: string, at: number): Promise<vo
 
 const ids = async (sessions: SessionStore) => (await sessions.list()).map((s) => s.id).sort();
 
-describe('startRetention (seed 000: "Sessions older than 30 days are automatically cleaned up")', () => {
+describe('startRetention (cowagent: "Sessions older than 30 days are automatically cleaned up")', () => {
   it('sweeps on start, then once a day, each time against the clock of that moment', async () => {
     const sessions = createMemorySessionStore();
     let now = START;

@@ -2,7 +2,7 @@ import { InvalidRetentionError } from '../core/errors/index.ts';
 import { DAY_MS, type RetentionOptions, type RetentionReport, sweepIdleSessions } from './retention.ts';
 
 /**
- * Seed 000: "Sessions older than 30 days are automatically cleaned up". One call for the agent and the
+ * cowagent: "Sessions older than 30 days are automatically cleaned up". One call for the agent and the
  * service: `startRetention` sweeps idle sessions at once (on start) and again every `everyMs` (a day)
  * until stopped. Sweeps never overlap; a sweep that fails is reported and the schedule goes on, since
  * the next sweep finishes what the last one left (see `sweepIdleSessions`).

@@ -1,5 +1,5 @@
 /**
- * Retention (seed 000: "sessions older than 30 days are automatically cleaned up"): a session nobody has
+ * Retention (cowagent: "sessions older than 30 days are automatically cleaned up"): a session nobody has
  * written to for more than `maxIdleDays` days is removed, with everything that belongs to it:
  *
  * - its blobs (offloaded tool results, its conversation_history transcript): `BlobStore.deleteSession`;
@@ -22,7 +22,7 @@ import { validateBlobName } from './blob-store-ids.ts';
 import type { SessionListing, SessionStore } from './session-store.ts';
 import type { TraceStore } from './trace-store.ts';
 
-/** Seed 000: sessions idle for longer are removed. */
+/** cowagent: sessions idle for longer are removed. */
 export const DEFAULT_RETENTION_MAX_IDLE_DAYS = 30;
 export const DAY_MS = 86_400_000;
 
@@ -34,7 +34,7 @@ export interface RetentionOptions {
   keepTrace?: boolean;
   /** Epoch ms; passed in, like every clock. */
   now: number;
-  /** Default 30 (seed 000); 0 = keep every session forever. */
+  /** Default 30 (cowagent); 0 = keep every session forever. */
   maxIdleDays?: number;
   /** List what would go; delete nothing. */
   dryRun?: boolean;

@@ -66,7 +66,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
 }
 
 /**
- * One suite for every SkillSource (in memory, on disk): what listing shows (seed 002's progressive
+ * One suite for every SkillSource (in memory, on disk): what listing shows (deepagents's progressive
  * disclosure: every skill's name and description, no body), which directory wins a shared name, what a
  * broken SKILL.md becomes, and which names and paths a read refuses. `make` lays the trees out (one
  * skills directory each, in order) and opens a source over them.

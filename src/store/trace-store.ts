@@ -2,7 +2,7 @@
  * The trace: an append-only record of everything the manager did (model usage, compactions, spills,
  * overflows, restores: the `ContextEvent` union), for people and scorers. It lives in its own table
  * (`ctxkit_trace_events`), apart from sessions, and nothing reads it back into a session: it is never
- * fed to the model (seed 002). Backends: memory, SQLite (`sqlite-trace-store.ts`), PostgreSQL
+ * fed to the model (deepagents). Backends: memory, SQLite (`sqlite-trace-store.ts`), PostgreSQL
  * (`postgres-trace-store.ts`); they share everything above the rows (`createTraceStore`).
  *
  * Export is JSONL: one event per line, exactly the JSON object that was appended (its own `sessionId`,

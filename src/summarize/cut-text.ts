@@ -1,7 +1,7 @@
 import { countRunes } from '../core/tokens/count-runes.ts';
 
 /**
- * Rune-aware cutting. Limits in the seeds are runes (seed 001: tool results cut to 1,800 runes for the
+ * Rune-aware cutting. Limits in the seeds are runes (tiancai: tool results cut to 1,800 runes for the
  * summary input), and a cut must never split a surrogate pair, or the text stops being valid UTF-16.
  */
 

@@ -31,7 +31,7 @@ export interface ExtractOptions {
 /** Messages ctxkit (or an earlier compaction) wrote itself: digests, reminders, summaries are not the user. */
 const SYNTHETIC_KINDS: ReadonlySet<string> = new Set(['summary', 'tool_summary', 'reminder', 'system_note']);
 /**
- * Summaries that other agents injected as plain user text (pi's `[compaction summary]`, seed 001's
+ * Summaries that other agents injected as plain user text (pi's `[compaction summary]`, tiancai's
  * `[Previous conversation summary]`, `[Compaction tool digest]`): not requests.
  */
 const SYNTHETIC_PREFIX =

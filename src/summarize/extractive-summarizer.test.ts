@@ -98,7 +98,7 @@ describe('extractive summarizer on corpus sessions', () => {
     expect(kept).toEqual(all.slice(-kept.length));
   });
 
-  it('embeds the offloaded transcript path (seed 002) and renders one heading per section', async () => {
+  it('embeds the offloaded transcript path (deepagents) and renders one heading per section', async () => {
     const summary = await createExtractiveSummarizer().summarize(
       input(loadSession(MARSHMALLOW), { historyRef: 'conversation_history/thread-1.md' }),
     );

@@ -3,7 +3,7 @@ import { cutHead, cutHeadTail } from './cut-text.ts';
 
 /**
  * One message as the summarizing model reads it: a `[#seq role]` line, then its content. Tool results are
- * cut to `toolResultMaxChars` (seed 001: 1,800 runes), head and tail; every other text to
+ * cut to `toolResultMaxChars` (tiancai: 1,800 runes), head and tail; every other text to
  * `messageMaxChars`, so no single message can take the whole input budget. Reasoning is left out: it is
  * the model thinking aloud, long, and what it concluded is in the text and the calls that follow.
  */

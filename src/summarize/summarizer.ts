@@ -3,8 +3,8 @@ import type { Message } from '../core/message.ts';
 import type { SummaryReport } from '../core/summary-report.ts';
 
 /**
- * The sections every summary fills, in this order (DESIGN.md: intent, decisions, files, errors, plan, next).
- * `facts` is seed 003's "key facts": what the agent learned (ids, values, constraints) that belongs to no
+ * The sections every summary fills, in this order (docs/ARCHITECTURE.md: intent, decisions, files, errors, plan, next).
+ * `facts` is digitorn's "key facts": what the agent learned (ids, values, constraints) that belongs to no
  * other section; the model-backed summarizer fills it, the extractive one only carries it over.
  */
 export const SUMMARY_SECTIONS = [
@@ -31,11 +31,11 @@ export interface SummarizeInput {
   throughSeq: number;
   /** Hard cap on the summary, in tokens of `countTokens`. */
   maxTokens: number;
-  /** Tool results are cut to this many characters (runes) in the summarizer's input (seed 001: 1,800). */
+  /** Tool results are cut to this many characters (runes) in the summarizer's input (tiancai: 1,800). */
   toolResultMaxChars: number;
   /** Extra instructions from a manual `/compact <instructions>`. */
   instructions?: string;
-  /** Where the summarized transcript was offloaded, to name in the summary (seed 002). */
+  /** Where the summarized transcript was offloaded, to name in the summary (deepagents). */
   historyRef?: string;
   /** The token counter of the session, as a function: summarizers stay independent of counter types. */
   countTokens: (text: string) => number;

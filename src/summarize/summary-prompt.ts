@@ -4,8 +4,8 @@ import { SECTION_TITLES } from './summary-sections.ts';
 /**
  * The summarization prompt. The model gets the previous summary as a block to update (not to rewrite),
  * the bounded transcript of what happened since, and a fixed reply format that `parseSummaryText` reads
- * back into sections. Written for ctxkit; the section list is DESIGN.md's (intent, decisions, files,
- * errors, plan/todo state, next steps) plus seed 003's key facts.
+ * back into sections. Written for ctxkit; the section list is docs/ARCHITECTURE.md's (intent, decisions, files,
+ * errors, plan/todo state, next steps) plus digitorn's key facts.
  */
 
 /** What each section should hold, as the model is told. */

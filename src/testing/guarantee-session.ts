@@ -15,6 +15,7 @@ import { projectView, type View } from '../core/view/project-view.ts';
 import { findPairingViolations } from '../core/view/tool-pairing-repair.ts';
 import { assembleRequest, reminderPlacementFor } from '../engine/assemble-request.ts';
 import type { PrepareRequest } from '../engine/call-context.ts';
+import { DEFAULT_SUMMARY_MAX_TOKENS } from '../engine/compactor.ts';
 import { createContextManager } from '../engine/context-manager.ts';
 import type { PrepareResult } from '../engine/prepare-call.ts';
 import { safeMessageBoundaries } from '../layers/safe-cut.ts';
@@ -35,8 +36,6 @@ const SNIPPED_TEXT_TOKENS = 160;
 const ASSEMBLY_SLACK_TOKENS = 40;
 /** The summary region is estimated per piece (prefix, summary, framing): never under, at most this over. */
 const SUMMARY_ESTIMATE_SLACK = 12;
-/** Compactor.summarize's cap when the policy sets none. */
-export const ENGINE_DEFAULT_SUMMARY_CAP = 2_048;
 
 export interface SessionReport {
   prepares: number;
@@ -543,7 +542,7 @@ class GuaranteeSession {
 
   summaryCap(): number {
     const { maxSummaryTokens } = this.script.policy.summarize;
-    const policyCap = maxSummaryTokens > 0 ? maxSummaryTokens : ENGINE_DEFAULT_SUMMARY_CAP;
+    const policyCap = maxSummaryTokens > 0 ? maxSummaryTokens : DEFAULT_SUMMARY_MAX_TOKENS;
     const window = Math.max(this.request.contextWindow, this.asyncWindow);
     return Math.min(policyCap, Math.max(64, Math.floor(window / 4)));
   }

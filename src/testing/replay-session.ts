@@ -41,7 +41,7 @@ export async function replaySession(
  * cheap layers find only what `prepare` just settled, and its triggers (pressure, turn and tool-call
  * counts, `turn_end` hooks) judge the request just sent instead of the turn that ended; it lags a reply
  * behind, and the session's last reply is never judged. The seeds run their after-turn work on the same
- * side of the reply (seed 001's tryAutoCompact after each TurnEnd, seed 004's maybeSummarize after each
+ * side of the reply (tiancai's tryAutoCompact after each TurnEnd, picoclaw's maybeSummarize after each
  * Turn completes). `hadCall`: false before the first call, when there is no reply yet.
  */
 export async function appendThenAfterTurn(

@@ -29,7 +29,7 @@ export interface LargestResult {
   chars: number;
   tokens: number;
   firstLine: string;
-  /** Archived (seed 001): kept in the history, no longer sent to the model. */
+  /** Archived (tiancai): kept in the history, no longer sent to the model. */
   archived?: true;
 }
 
@@ -91,7 +91,7 @@ function figures(transcript: Transcript, counter: TokenCounter, policy: Policy):
   return { system, messages, total: system + messages.total };
 }
 
-/** An archived tool result: marked so (seed 001's kind), or hidden from the model as archiving hides it. */
+/** An archived tool result: marked so (tiancai's kind), or hidden from the model as archiving hides it. */
 function isArchived(message: Message): boolean {
   return message.meta.kind === ARCHIVED_RESULT_KIND || !isAgentVisible(message);
 }

@@ -11,8 +11,8 @@ import { loadCorpusSession } from '../../testing/corpus.ts';
 import { asInput } from '../../testing/replay-session.ts';
 
 /**
- * Shared helpers of the conformance files for seeds 000–002 (cowagent, tiancai, deepagents). Names are
- * prefixed `seeds-000-002-` on disk so the files for seeds 003 and 004 can keep their own.
+ * Shared helpers of the conformance files for cowagent, tiancai and deepagents. Names are
+ * prefixed `seeds-000-002-` on disk so the files for digitorn and picoclaw can keep their own.
  */
 
 /** A statement of a seed that cannot apply to ctxkit's engine, and why. */

@@ -1,13 +1,13 @@
 import type { NotApplicable } from './seeds-000-002-harness.ts';
 
 /**
- * Statements of seeds 000–002 that cannot apply to ctxkit's engine, each with the reason; each seed's
+ * Statements of the cowagent, tiancai and deepagents seeds that cannot apply to ctxkit's engine, each with the reason; each seed's
  * conformance file checks its list. Everything ctxkit has built (the SQLite stores, the daily memory file,
  * restore, retention, the read-back tool) is tested in the seed's conformance file instead: keep this list
  * to what cannot apply, or is not built yet.
  */
 
-/** Seed 000 (cowagent). */
+/** cowagent. */
 export const NOT_APPLICABLE_000: readonly NotApplicable[] = [
   {
     statement: 'A single turn may include multiple tool calls (controlled by `agent_max_steps`).',
@@ -21,16 +21,16 @@ export const NOT_APPLICABLE_000: readonly NotApplicable[] = [
   },
 ];
 
-/** Seed 001 (tiancai). */
+/** tiancai. */
 export const NOT_APPLICABLE_001: readonly NotApplicable[] = [
   {
     statement: 'Directory: `os.TempDir()/ai_tool_outputs` (where a large output is spilled)',
     reason:
-      "ctxkit keeps offloaded outputs in the session's own blob store, on disk under <data>/sessions/<id>/large_tool_results/ (DESIGN.md: under the session's own directory and nowhere else), never a shared temporary directory another session could read. The saved path and SHA256 in the notice are tested in the seed’s conformance file.",
+      "ctxkit keeps offloaded outputs in the session's own blob store, on disk under <data>/sessions/<id>/large_tool_results/ (docs/ARCHITECTURE.md: under the session's own directory and nowhere else), never a shared temporary directory another session could read. The saved path and SHA256 in the notice are tested in the seed’s conformance file.",
   },
 ];
 
-/** Seed 002 (deepagents). */
+/** deepagents. */
 export const NOT_APPLICABLE_002: readonly NotApplicable[] = [
   {
     statement:

@@ -1,5 +1,5 @@
 /**
- * Helpers shared by the conformance tests of seeds 003 (digitorn) and 004 (picoclaw): a controllable
+ * Helpers shared by the conformance tests of digitorn and picoclaw: a controllable
  * clock, summarizers that count their calls (locally, or through the fake provider server so the test
  * sees the wire request through the engine's own model routing), corpus sessions as append-ready inputs, and crafted messages.
  */
@@ -123,7 +123,7 @@ export async function startFakeSummaryModel(reply: string = FAKE_SUMMARY_REPLY):
   };
 }
 
-/** A corpus session as inputs ready for `append`, with its system prompt apart (seed 004: not in history). */
+/** A corpus session as inputs ready for `append`, with its system prompt apart (picoclaw: not in history). */
 export function corpusInputs(name: string): { system: string; messages: Message[]; inputs: MessageInput[] } {
   const transcript = loadCorpusSession(name);
   return {
@@ -133,7 +133,7 @@ export function corpusInputs(name: string): { system: string; messages: Message[
   };
 }
 
-/** A tool call and its result of `chars` characters (seed 003: "a 200 KB tool result"). */
+/** A tool call and its result of `chars` characters (digitorn: "a 200 KB tool result"). */
 export function hugeToolExchange(callId: string, chars: number, name = 'bash'): MessageInput[] {
   const line = 'ERROR 2024-08-06T08:55:14Z worker-7 request failed: upstream timeout after 30000 ms\n';
   const content = line.repeat(Math.ceil(chars / line.length)).slice(0, chars);

@@ -19,7 +19,7 @@ const regions = {
   history: 90_000,
 };
 
-describe('budget regions (seed 004)', () => {
+describe('budget regions (picoclaw)', () => {
   it('history_budget = ContextWindow - system_prompt - summary - tool_definitions - MaxTokens', () => {
     expect(historyBudget(regions)).toBe(128_000 - 3_000 - 1_000 - 5_000 - 16_000);
   });
@@ -72,7 +72,7 @@ describe('budget regions (seed 004)', () => {
   });
 });
 
-describe('effective token limit (seed 001)', () => {
+describe('effective token limit (tiancai)', () => {
   it('is contextWindow - ReserveTokens when the context window is set and positive', () => {
     expect(
       effectiveTokenLimit({ contextWindow: 128_000, reserveTokens: 16_384, maxContextTokens: 8_000 }),
@@ -93,7 +93,7 @@ describe('effective token limit (seed 001)', () => {
   });
 });
 
-describe('context window vs max output (seed 004)', () => {
+describe('context window vs max output (picoclaw)', () => {
   it('Current default when not explicitly configured: ContextWindow = MaxTokens * 4', () => {
     expect(windowFromSettings({ maxOutputTokens: 8_192 })).toBe(32_768);
     expect(windowFromSettings({ contextWindow: 200_000, maxOutputTokens: 8_192 })).toBe(200_000);

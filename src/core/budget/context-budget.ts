@@ -1,5 +1,5 @@
 /**
- * The context window divided into regions (seed 004):
+ * The context window divided into regions (picoclaw):
  *   historyBudget = contextWindow − system − summary − toolDefinitions − maxOutputTokens
  * All figures are tokens. Pure arithmetic: callers supply the counts.
  */
@@ -35,7 +35,7 @@ export function historyBudget(regions: Omit<BudgetRegions, 'history'>): number {
   );
 }
 
-/** Pressure as DESIGN.md defines it: input over the part of the window input may use. */
+/** Pressure as docs/ARCHITECTURE.md defines it: input over the part of the window input may use. */
 export function contextPressure(inputTokens: number, contextWindow: number, maxOutputTokens: number): number {
   const usable = contextWindow - maxOutputTokens;
   if (usable <= 0) return inputTokens > 0 ? Number.POSITIVE_INFINITY : 0;
@@ -43,7 +43,7 @@ export function contextPressure(inputTokens: number, contextWindow: number, maxO
 }
 
 /**
- * The proactive check with the full formula (seed 004):
+ * The proactive check with the full formula (picoclaw):
  *   message + system + summary + tool definitions + maxOutputTokens > contextWindow
  */
 export function isOverContextBudget(regions: BudgetRegions): boolean {

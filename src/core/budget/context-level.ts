@@ -1,4 +1,4 @@
-/** How full the context looks to a person: the status-bar colour of seed 002 (ok, yellow, red). */
+/** How full the context looks to a person: the status-bar colour of deepagents (ok, yellow, red). */
 export type ContextLevel = 'ok' | 'warn' | 'danger';
 
 /** The policy's `display` settings: the pressures at which the level turns warn and danger. */
@@ -9,7 +9,7 @@ export interface ContextLevelThresholds {
 
 /**
  * The level of a pressure (in the policy's own measure, as stats report it): `danger` from dangerAt,
- * `warn` from warnAt, else `ok`. Seed 002's status bar: yellow at 70 %, red at 90 %. An infinite
+ * `warn` from warnAt, else `ok`. deepagents's status bar: yellow at 70 %, red at 90 %. An infinite
  * pressure (input with no room left) is `danger`; one that is not a number has no fullness to show: `ok`.
  */
 export function contextLevel(pressure: number, display: ContextLevelThresholds): ContextLevel {

@@ -1,8 +1,8 @@
-/** Seed 004: "Current default when not explicitly configured: ContextWindow = MaxTokens * 4." */
+/** picoclaw: "Current default when not explicitly configured: ContextWindow = MaxTokens * 4." */
 export const CONTEXT_WINDOW_PER_MAX_OUTPUT = 4;
 
 /**
- * ContextWindow and MaxTokens are distinct settings (seed 004): the window is the model's input
+ * ContextWindow and MaxTokens are distinct settings (picoclaw): the window is the model's input
  * capacity, max output the generation limit reserved from it. An explicit window wins; otherwise a
  * known max output implies a window of 4 × max output; otherwise it is unknown here (the caller looks
  * the model up or reports an error).

@@ -1,5 +1,5 @@
 /**
- * Seed 001's compaction threshold, `Compactor.EffectiveTokenLimit()`:
+ * tiancai's compaction threshold, `Compactor.EffectiveTokenLimit()`:
  *   1. contextWindow − reserveTokens, when the window is set and positive;
  *   2. else maxTokens (a configured budget);
  *   3. else no token threshold (the caller falls back to a message count).
@@ -15,7 +15,7 @@ export function effectiveTokenLimit(settings: {
   return budget > 0 ? budget : undefined;
 }
 
-/** Seed 001: "KeepRecentTokens is also clamped to at most half of the effective token limit." */
+/** tiancai: "KeepRecentTokens is also clamped to at most half of the effective token limit." */
 export function clampKeepRecentTokens(keepRecentTokens: number, tokenLimit: number | undefined): number {
   if (tokenLimit === undefined) return keepRecentTokens;
   return Math.min(keepRecentTokens, Math.floor(tokenLimit / 2));

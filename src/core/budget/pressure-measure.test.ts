@@ -25,7 +25,7 @@ describe('measurePressure', () => {
     expect(measurePressure('history/window', regions)).toBe(10_000 / 32_768);
   });
 
-  it('input/usable is the budget report’s pressure (DESIGN.md’s formula)', () => {
+  it('input/usable is the budget report’s pressure (docs/ARCHITECTURE.md’s formula)', () => {
     expect(measurePressure('input/usable', regions)).toBe(budgetReport(regions).pressure);
   });
 

@@ -5,11 +5,11 @@ import type { BudgetRegions } from './context-budget.ts';
  * thresholds (clearing, summarize, `context_pressure` hooks, what `/context` shows) are fractions of
  * its own measure, so the same 0.85 means what the seed meant by it:
  * - `input/usable`: everything sent (system + tools + summary + history) over the window less the
- *   output reserve. DESIGN.md's formula and ctxkit's default: the reserve is never input's to use, so
- *   100 % is exactly the largest request that fits. Seed 003's `used / (max_tokens − output_reserved)`.
- * - `input/window`: everything sent over the model's whole window. Seed 002: "passes ~60 % of the
+ *   output reserve. docs/ARCHITECTURE.md's formula and ctxkit's default: the reserve is never input's to use, so
+ *   100 % is exactly the largest request that fits. digitorn's `used / (max_tokens − output_reserved)`.
+ * - `input/window`: everything sent over the model's whole window. deepagents: "passes ~60 % of the
  *   model's window", "reaches ~85 % of the window".
- * - `history/window`: the session history alone over the whole window. Seed 004's maybeSummarize:
+ * - `history/window`: the session history alone over the whole window. picoclaw's maybeSummarize:
  *   "estimated history tokens exceed a percentage of ContextWindow", whatever MaxTokens is.
  */
 export const PRESSURE_MEASURES = ['input/usable', 'input/window', 'history/window'] as const;

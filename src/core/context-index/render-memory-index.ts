@@ -29,7 +29,7 @@ export interface RenderedIndex {
 }
 
 /**
- * The memory index as the request shows it (seed 002: "The memory index MEMORY.md … Individual notes
+ * The memory index as the request shows it (deepagents: "The memory index MEMORY.md … Individual notes
  * enter only when read"): MEMORY.md inside a tagged block after a line saying how to read a note,
  * clipped to `maxTokens` with a notice. An empty index shows nothing. A line of the index that would
  * close the block is neutralized, so the index cannot end its own section.

@@ -18,7 +18,7 @@ export function skillIndexLine(skill: SkillSummary): string {
 }
 
 /**
- * The skills index as the request shows it (seed 002: "every skill's name and description. Skill
+ * The skills index as the request shows it (deepagents: "every skill's name and description. Skill
  * bodies are not in the context until the agent reads one"): one line per skill, in the order given,
  * clipped to `maxTokens` from the end with a notice. No skills show nothing.
  */

@@ -1,5 +1,5 @@
 /**
- * The system prompt as sent: the caller's, then the skills index, then the memory index, in seed 002's
+ * The system prompt as sent: the caller's, then the skills index, then the memory index, in deepagents's
  * order ("the system prompt … the skills index … the memory index … the conversation"), each after a
  * blank line. Appended where deepagents' SkillsMiddleware and MemoryMiddleware append them, and after the
  * caller's prompt, so that prompt stays a byte-stable prefix for prompt caches: a new memory note changes

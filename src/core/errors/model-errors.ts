@@ -73,7 +73,7 @@ export type SummarizerFailure =
 
 /**
  * A summarizer could not produce a summary. The engine catches it and falls back to the drop layer
- * (seed 003: truncate without a model call), so it carries the cause rather than a half-made summary.
+ * (digitorn: truncate without a model call), so it carries the cause rather than a half-made summary.
  */
 export class SummarizerError extends CtxkitError {
   static override readonly code: ErrorCode = 'summarizer_failed';

@@ -2,7 +2,7 @@ import { pressureDenominator, reachableThreshold } from '../budget/pressure-meas
 import type { Hook, Policy } from './policy-schema.ts';
 
 /**
- * Seed 003: "When runtime.context.auto_compact: true (default), the runtime auto-injects a hook
+ * digitorn: "When runtime.context.auto_compact: true (default), the runtime auto-injects a hook
  * equivalent to: id _auto_compact, on turn_start, condition context_pressure (threshold =
  * compression_trigger), action compact_context (strategy, keep_recent, summary_max_tokens),
  * cooldown 30.0 … The injection is skipped when an explicit compact_context hook already exists."
@@ -18,7 +18,7 @@ export interface HookWindow {
   contextWindow: number;
   maxOutputTokens: number;
   /**
-   * `false` when the model's window is unknown and the window stands in for seed 001's MaxTokens
+   * `false` when the model's window is unknown and the window stands in for tiancai's MaxTokens
    * fallback: the limit is then MaxTokens itself, not window − ReserveTokens. Default true.
    */
   known?: boolean;

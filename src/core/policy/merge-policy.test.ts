@@ -12,7 +12,7 @@ const hook = (id: string) => ({
   action: { type: 'compact_context' as const },
 });
 
-describe('mergePolicy (seed 003 "Per-agent override")', () => {
+describe('mergePolicy (digitorn "Per-agent override")', () => {
   it('overrides field by field: unspecified fields fall back to the app-level values', () => {
     const merged = mergePolicy(DEFAULT_POLICY, { summarize: { trigger: 0.7 } });
     expect(merged.summarize.trigger).toBe(0.7);
@@ -76,7 +76,7 @@ describe('mergePolicy (seed 003 "Per-agent override")', () => {
 });
 
 describe('resolvePolicy', () => {
-  it("applies the seed 003 example: app-level context, then each agent's block", () => {
+  it("applies the digitorn example: app-level context, then each agent's block", () => {
     const app = { runtime: { context: { max_tokens: 200_000, keep_recent: 10, strategy: 'summarize' } } };
     const explorer = resolvePolicy('digitorn', app, {
       context: { max_tokens: 65_536, keep_recent: 15, strategy: 'truncate' },

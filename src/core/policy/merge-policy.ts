@@ -3,7 +3,7 @@ import { policyErrorFromZod } from './policy-issues.ts';
 import { type Policy, type PolicyOverride, PolicySchema } from './policy-schema.ts';
 
 /**
- * Seed 003, "Per-agent override": the agent-level block "fully overrides runtime.context for that
+ * digitorn, "Per-agent override": the agent-level block "fully overrides runtime.context for that
  * agent. Unspecified fields fall back to the app-level defaults." So merging is by field, deep through
  * objects; arrays (hooks, excludeTools, emergency.sequence) are values and are replaced whole, and an
  * `undefined` field means "not specified", never "unset it".

@@ -262,7 +262,7 @@ describe('parsePolicy: seed names', () => {
     expect(error.message).not.toContain('sk-live-123');
   });
 
-  it("accepts seed 003's hook spellings (cooldown, keep_recent, summary_max_tokens) under runtime.hooks", () => {
+  it("accepts digitorn's hook spellings (cooldown, keep_recent, summary_max_tokens) under runtime.hooks", () => {
     const parsed = parsePolicyWithOrigins({
       runtime: {
         hooks: [
@@ -293,7 +293,7 @@ describe('parsePolicy: seed names', () => {
     expect(parsed.origins.hooks).toBe('runtime.hooks');
   });
 
-  it("gives a context_pressure condition without a threshold seed 003's default of 0.75", () => {
+  it("gives a context_pressure condition without a threshold digitorn's default of 0.75", () => {
     const hook = {
       id: 'pressure',
       on: 'turn_start',

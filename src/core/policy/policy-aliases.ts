@@ -190,14 +190,14 @@ const picoclawMaxTokens = to('budget.maxOutputTokens', {}, (value) =>
 );
 
 export const SEED_ALIASES: readonly SeedAlias[] = [
-  // Seed 000, cowagent config.json / `/config`.
+  // cowagent, cowagent config.json / `/config`.
   {
     name: 'agent_max_context_tokens',
     meanings: { cowagent: to('budget.maxContextTokens', { 'budget.maxContextTokensWhen': 'always' }) },
   },
   { name: 'agent_max_context_turns', meanings: { cowagent: to('trim.maxTurns', { 'trim.enabled': true }) } },
   { name: 'agent_max_steps', meanings: { cowagent: to('budget.maxSteps') } },
-  // Seed 001, compact.Config.
+  // tiancai, compact.Config.
   {
     name: 'MaxMessages',
     meanings: { tiancai: to('summarize.maxMessages', { 'summarize.maxMessagesWhen': 'no-token-limit' }) },
@@ -220,19 +220,19 @@ export const SEED_ALIASES: readonly SeedAlias[] = [
     },
   },
   { name: 'AutoCompact', meanings: { tiancai: to('summarize.auto') } },
-  // Seed 001, ToolOutputLimits.
+  // tiancai, ToolOutputLimits.
   { name: 'MaxLines', meanings: { tiancai: to('toolOutput.maxLines') } },
   { name: 'MaxBytes', meanings: { tiancai: to('toolOutput.maxBytes') } },
   { name: 'MaxChars', meanings: { tiancai: to('toolOutput.maxChars') } },
   { name: 'LargeOutputThreshold', meanings: { tiancai: to('toolOutput.spillThresholdChars') } },
   { name: 'TruncateMode', meanings: { tiancai: oneOf('toolOutput.truncateMode', TIANCAI_TRUNCATE_MODES) } },
-  // Seed 002: the stock middleware's own parameter names.
+  // deepagents: the stock middleware's own parameter names.
   { name: 'tool_token_limit_before_evict', meanings: { deepagents: to('toolOutput.spillThresholdTokens') } },
   { name: 'clear_at_least', meanings: { deepagents: to('clearing.minFreedTokens') } },
   { name: 'exclude_tools', meanings: { deepagents: to('clearing.excludeTools') } },
   { name: 'clear_tool_inputs', meanings: { deepagents: to('clearing.clearToolInputs') } },
   { name: 'trim_tokens_to_summarize', meanings: { deepagents: to('summarize.inputMaxTokens') } },
-  // Seed 003, runtime.context (ContextConfig).
+  // digitorn, runtime.context (ContextConfig).
   {
     name: 'max_tokens',
     meanings: { digitorn: to('budget.contextWindow'), picoclaw: picoclawMaxTokens },
@@ -253,7 +253,7 @@ export const SEED_ALIASES: readonly SeedAlias[] = [
       digitorn: { ...to('summarize.model', {}, summaryModelFrom), subkeys: summaryBrainSubkeys },
     },
   },
-  // Seed 004 (Go field names) and picoclaw's config.json (agents.defaults.*).
+  // picoclaw (Go field names) and picoclaw's config.json (agents.defaults.*).
   { name: 'ContextWindow', meanings: { picoclaw: to('budget.contextWindow') } },
   { name: 'context_window', meanings: { picoclaw: to('budget.contextWindow') } },
   {
@@ -279,7 +279,7 @@ export const TOP_LEVEL_ALIAS_NOTES: ReadonlyMap<string, string> = new Map(
   SEED_ALIASES.map((alias) => [alias.name, describeAlias(alias)]),
 );
 
-/** Hook spellings from seed 003's YAML, accepted inside `hooks` whatever the dialect. */
+/** Hook spellings from digitorn's YAML, accepted inside `hooks` whatever the dialect. */
 export const HOOK_KEY_ALIASES: Readonly<Record<string, string>> = { cooldown: 'cooldownSeconds' };
 export const HOOK_ACTION_KEY_ALIASES: Readonly<Record<string, string>> = {
   keep_recent: 'keepRecent',

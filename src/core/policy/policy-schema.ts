@@ -3,7 +3,7 @@ import { PRESSURE_MEASURES } from '../budget/pressure-measure.ts';
 
 /**
  * The policy: every setting the five seeds name, under one consistent camelCase vocabulary, grouped
- * by the layer it steers (cheapest layer first, as DESIGN.md orders them). Every object is strict, so
+ * by the layer it steers (cheapest layer first, as docs/ARCHITECTURE.md orders them). Every object is strict, so
  * an unknown key is an error that names it. `0` means "off / unlimited / look it up" for counts and
  * thresholds, so presets can disable a rule without a second flag.
  *
@@ -73,7 +73,7 @@ export const TokensSchema = z.strictObject({
   mediaTokens: count,
   /** Tokens of framing per message (role label, JSON structure). */
   messageOverhead: count,
-  /** Count each tool call's `type` ("function") as text, as seed 004's estimateMessageTokens does. */
+  /** Count each tool call's `type` ("function") as text, as picoclaw's estimateMessageTokens does. */
   countToolCallType: z.boolean(),
   /** Estimate = last reported usage + estimate of the messages after it (001, 002, 003). `false`: heuristic over everything (004). */
   anchorOnUsage: z.boolean(),
@@ -286,7 +286,7 @@ export const EmergencySchema = z.strictObject({
   dropFraction: z.number().gt(0).max(1),
 });
 
-/** Seed 003: "The context_pressure condition is (_eval_context_pressure). Default threshold 0.75." */
+/** digitorn: "The context_pressure condition is (_eval_context_pressure). Default threshold 0.75." */
 export const DEFAULT_CONTEXT_PRESSURE_THRESHOLD = 0.75;
 
 export const ContextPressureConditionSchema = z.strictObject({
@@ -360,7 +360,7 @@ export const PromptIndexSchema = z.strictObject({
 });
 
 /**
- * What enters every request beside the caller's system prompt (seed 002, "What enters the context"):
+ * What enters every request beside the caller's system prompt (deepagents, "What enters the context"):
  * indexes whose entries the agent reads on demand with a tool.
  */
 export const IndexesSchema = z.strictObject({

@@ -216,7 +216,7 @@ function renameKeys(
 }
 
 /**
- * Seed 003's hook spellings (`cooldown`, `keep_recent`, `summary_max_tokens`, strategy `truncate`).
+ * digitorn's hook spellings (`cooldown`, `keep_recent`, `summary_max_tokens`, strategy `truncate`).
  * Renamed keys are recorded in `writtenAs` under their ctxkit path; inside digitorn's own block
  * (`runtime.hooks`) a strategy must be one of digitorn's, and an error lists those.
  */

@@ -4,7 +4,7 @@
  * `createMemorySkillSource`).
  */
 
-/** What every request shows of a skill (seed 002's progressive disclosure): its name and description. */
+/** What every request shows of a skill (deepagents's progressive disclosure): its name and description. */
 export interface SkillSummary {
   name: string;
   description: string;

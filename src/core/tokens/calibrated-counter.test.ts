@@ -38,7 +38,7 @@ describe('CalibratedTokenCounter', () => {
     expect(counter.count('')).toBe(0);
     expect(counter.name).toBe('calibrated:default');
     expect('charsPerToken' in counter).toBe(false);
-    // A policy's chars/N is read as N/4 times fewer tokens than units: seed 004's chars/2.5 → 1.6.
+    // A policy's chars/N is read as N/4 times fewer tokens than units: picoclaw's chars/2.5 → 1.6.
     expect(new CalibratedTokenCounter({ priorCharsPerToken: 2.5 }).tokensPerUnit).toBeCloseTo(1.6, 10);
     expect(
       new CalibratedTokenCounter({ priorCharsPerToken: 4, priorTokensPerUnit: 1.25 }).tokensPerUnit,

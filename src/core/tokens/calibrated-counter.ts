@@ -7,10 +7,10 @@ import { countTokenUnits } from './token-units.ts';
  * The chars-per-token figure that stands for "one token per token unit". Units are built to match the
  * tokenizers of which "about 4 characters per token" was said (o200k, cl100k on English); a policy's
  * chars/N prior is therefore read as N/4 times fewer tokens than units: chars/4 → 1 token per unit,
- * seed 004's chars/2.5 → 1.6 (as conservative as that seed means to be).
+ * picoclaw's chars/2.5 → 1.6 (as conservative as that seed means to be).
  */
 export const REFERENCE_CHARS_PER_TOKEN = 4;
-/** Multiplier used before any usage has been reported (the reading of seed 001's chars/4). */
+/** Multiplier used before any usage has been reported (the reading of tiancai's chars/4). */
 export const DEFAULT_CALIBRATION_PRIOR_TOKENS_PER_UNIT = 1;
 /**
  * How much evidence the prior is worth, in token units (~2,000 characters). A first request of a few

@@ -1,5 +1,5 @@
 /**
- * Unicode code points in a string, counted the way Go's `utf8.RuneCountInString` does (seeds 001 and 004
+ * Unicode code points in a string, counted the way Go's `utf8.RuneCountInString` does (tiancai and picoclaw
  * count runes, not bytes and not UTF-16 units): a surrogate pair is one rune, a lone surrogate is one.
  * A plain loop, because spreading or iterating the string allocates and this runs over megabytes; most
  * text has no surrogate at all, which the regex engine confirms far faster than the loop.

@@ -8,7 +8,7 @@ import { assistant, toolCall, toolResult, user } from './messages.test-support.t
 const four = createHeuristicCounter(4);
 const tokensOf = (m: Parameters<typeof estimateMessageTokens>[0]) => estimateMessageTokens(m, four).total;
 
-describe('estimateContextTokens (seed 001)', () => {
+describe('estimateContextTokens (tiancai)', () => {
   it('estimates every visible message when no usage was reported', () => {
     const messages = [user('a'.repeat(40)), assistant('b'.repeat(80)), user('c'.repeat(8))];
     const estimate = estimateContextTokens(messages, four);

@@ -43,7 +43,7 @@ export interface ContextTokenEstimate {
 }
 
 /**
- * Seed 001's `EstimateContextTokens`: the last assistant's reported usage (input + output) plus an
+ * tiancai's `EstimateContextTokens`: the last assistant's reported usage (input + output) plus an
  * estimate of the messages after it; without a usable anchor, an estimate over every visible message.
  * Messages with `meta.agentVisible === false` are never counted: the model does not see them.
  */

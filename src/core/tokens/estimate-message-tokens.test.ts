@@ -28,7 +28,7 @@ describe('estimateMessageTokens', () => {
     expect(tokens.total).toBe(tokens.toolCalls + 4);
   });
 
-  it('counts each tool call’s type ("function") when asked, as seed 004 does, under any counter', () => {
+  it('counts each tool call’s type ("function") when asked, as picoclaw does, under any counter', () => {
     const call = message('assistant', [
       { type: 'tool-call', callId: 'call_1', name: 'read_file', args: '{}' },
       { type: 'tool-call', callId: 'call_2', name: 'read_file', args: '{}' },
@@ -113,7 +113,7 @@ describe('estimateMessageTokens', () => {
     expect(tokens.total).toBe(sumOfParts(tokens));
   });
 
-  it('matches seed 001 on plain text: ceil(chars / 4) plus framing', () => {
+  it('matches tiancai on plain text: ceil(chars / 4) plus framing', () => {
     expect(estimateMessageTokens(user('x'.repeat(401)), four).total).toBe(101 + 4);
     const twoAndAHalf = createHeuristicCounter(2.5);
     expect(estimateMessageTokens(user('x'.repeat(10)), twoAndAHalf, { messageOverheadTokens: 0 }).total).toBe(

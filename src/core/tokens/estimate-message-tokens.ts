@@ -10,7 +10,7 @@ import {
 } from './token-estimate-options.ts';
 
 /**
- * Tokens one message costs, by category (seed 004's list): text, reasoning, tool calls (id, name,
+ * Tokens one message costs, by category (picoclaw's list): text, reasoning, tool calls (id, name,
  * arguments), tool results (content, call id), a flat per-item media figure added directly, and the
  * per-message framing. Visibility is not looked at here: a hidden message still has a size; context-level
  * estimators are the ones that skip `agentVisible === false`.

@@ -14,7 +14,7 @@ export interface ToolDefinitionTokenOptions {
 }
 
 /**
- * Tokens the tool definitions take in a request (seed 004's `estimateToolDefsTokens`): name, description
+ * Tokens the tool definitions take in a request (picoclaw's `estimateToolDefsTokens`): name, description
  * and the JSON schema of the parameters, serialized compactly as providers send it.
  */
 export function estimateToolDefinitionTokens(

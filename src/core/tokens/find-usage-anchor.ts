@@ -9,7 +9,7 @@ export type UsageAnchorSearch =
   | { found: true; index: number; message: Message; usage: Usage; tokens: number }
   | { found: false; reason: FullEstimateReason };
 
-/** Input + output of a usage report, or undefined when the figures cannot be trusted (seed 001: "valid"). */
+/** Input + output of a usage report, or undefined when the figures cannot be trusted (tiancai: "valid"). */
 export function usageContextTokens(usage: Usage): number | undefined {
   const { inputTokens, outputTokens } = usage;
   if (!Number.isFinite(inputTokens) || !Number.isFinite(outputTokens)) return undefined;
@@ -19,7 +19,7 @@ export function usageContextTokens(usage: Usage): number | undefined {
 }
 
 /**
- * The anchor of seed 001's context estimate: the last agent-visible assistant message that carries
+ * The anchor of tiancai's context estimate: the last agent-visible assistant message that carries
  * reported usage. Its input tokens measured everything before it and its output tokens are the message
  * itself, so together they cover the context up to and including it. Assistant messages without usage
  * (injected, replayed) are passed over and estimated like any trailing message; an anchor whose figures

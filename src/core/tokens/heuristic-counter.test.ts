@@ -27,7 +27,7 @@ describe('countRunes', () => {
 });
 
 describe('heuristic counter', () => {
-  it('is ceil(runes / 4) by default (seeds 001, 003) and ceil(runes / 2.5) for seed 004', () => {
+  it('is ceil(runes / 4) by default (tiancai, digitorn) and ceil(runes / 2.5) for picoclaw', () => {
     expect(CHARS_PER_TOKEN_SEED_001).toBe(4);
     expect(CHARS_PER_TOKEN_SEED_004).toBe(2.5);
     const four = createHeuristicCounter();

@@ -2,9 +2,9 @@ import { InvalidTokenCounterError } from '../errors/index.ts';
 import { countRunes } from './count-runes.ts';
 import { type TokenCounter, tokensForRunes } from './token-counter.ts';
 
-/** Seeds 001 and 003: `ceil(chars / 4)`. */
+/** tiancai and digitorn: `ceil(chars / 4)`. */
 export const CHARS_PER_TOKEN_SEED_001 = 4;
-/** Seed 004: "~2.5 characters per token (chars * 2 / 5)". */
+/** picoclaw: "~2.5 characters per token (chars * 2 / 5)". */
 export const CHARS_PER_TOKEN_SEED_004 = 2.5;
 export const DEFAULT_HEURISTIC_CHARS_PER_TOKEN = CHARS_PER_TOKEN_SEED_001;
 

@@ -11,7 +11,7 @@ export interface TokenCounter {
   count(text: string): number;
   /**
    * Set only by rune-linear counters, which promise `count(text) === ceil(countRunes(text) / charsPerToken)`.
-   * Estimators then add a message's runes first and divide once (as seeds 001 and 004 do), and caches keep
+   * Estimators then add a message's runes first and divide once (as tiancai and picoclaw do), and caches keep
    * rune counts, valid whatever the ratio.
    */
   readonly charsPerToken?: number;

@@ -7,14 +7,14 @@ import { InvalidTokenCounterError } from '../errors/index.ts';
 export const DEFAULT_MESSAGE_OVERHEAD_TOKENS = 4;
 
 /**
- * Seed 001: "images approximated as ~1200 tokens". Seed 004 adds it flat, not through the character
+ * tiancai: "images approximated as ~1200 tokens". picoclaw adds it flat, not through the character
  * heuristic, because the real cost depends on resolution and on the provider's image tokenizer.
  */
 export const DEFAULT_MEDIA_TOKENS = 1_200;
 
 /**
  * The `type` every tool call carries on the wire (OpenAI's `"type": "function"`; ctxkit's parts do not
- * store it, it is always this). Seed 004 counts it ("ToolCalls — ID, type, function name, arguments");
+ * store it, it is always this). picoclaw counts it ("ToolCalls — ID, type, function name, arguments");
  * off by default, where the per-message framing stands for it.
  */
 export const TOOL_CALL_TYPE = 'function';

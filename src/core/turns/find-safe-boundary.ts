@@ -32,7 +32,7 @@ export function safeBoundaries(history: readonly Pick<Message, 'role' | 'meta' |
 }
 
 /**
- * Snaps a target cut index to a safe turn boundary, as seed 004 defines it: prefer the last boundary at
+ * Snaps a target cut index to a safe turn boundary, as picoclaw defines it: prefer the last boundary at
  * or before the target (keeps more recent context), else the first one after it. Returns 0 when the
  * only boundary is the start of history — the whole history is one turn and cannot be cut safely —
  * and `history.length` when the target is at or past the end. A history with no user message has no

@@ -16,7 +16,7 @@ export function startsTurn(message: Pick<Message, 'role' | 'meta'>): boolean {
 }
 
 /**
- * The index of the first message of every turn (seed 004): a turn is one user message and everything up
+ * The index of the first message of every turn (picoclaw): a turn is one user message and everything up
  * to the next user message. History never holds the system prompt, and may start with a non-user
  * message (a resumed or trimmed session); such a prefix belongs to no turn.
  */

@@ -82,7 +82,7 @@ describe('pairToolCalls', () => {
   });
 });
 
-describe('findSafeBoundary (seed 004)', () => {
+describe('findSafeBoundary (picoclaw)', () => {
   const history = numbered([
     user('u0'), // 0
     callsTo(['a', 'read']), // 1

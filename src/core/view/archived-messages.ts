@@ -2,7 +2,7 @@ import type { ArchiveEdit } from '../edit.ts';
 import type { Message } from '../message.ts';
 
 /**
- * What archiving (seed 001's maybeSummarizeToolResults) makes of messages, in one place so the view,
+ * What archiving (tiancai's maybeSummarizeToolResults) makes of messages, in one place so the view,
  * the history as shown and every surface that prints it agree. The log itself is never rewritten: an
  * archive is an edit, and these are how its targets and its digest read.
  */

@@ -48,7 +48,7 @@ describe('historyAsShown', () => {
     expect(historyAsShown(log, [clear])).toEqual(log);
   });
 
-  it('marks each archived result as seed 001 does: agentVisible false, kind tool_result_archived, its own userVisible kept', () => {
+  it('marks each archived result as tiancai does: agentVisible false, kind tool_result_archived, its own userVisible kept', () => {
     const shown = historyAsShown(log, [archive]);
     const bySeq = (seq: number) => shown.find((message) => message.seq === seq && message.id === `m${seq}`);
     expect(bySeq(2)?.meta).toEqual({ kind: ARCHIVED_RESULT_KIND, agentVisible: false });

@@ -6,7 +6,7 @@ import { archiveDigestMessage, archivedMessage } from './archived-messages.ts';
  * The session's history as people read it (a transcript, an export, `inspect`, the dashboard): every
  * log message in order, each archived tool result marked as archived (`agentVisible: false`,
  * `kind: 'tool_result_archived'`, its own `userVisible` kept) and each archive's digest in its place,
- * as seed 001's session holds them. Pure; the log and edits are read, never changed.
+ * as tiancai's session holds them. Pure; the log and edits are read, never changed.
  *
  * Unlike the view, nothing is left out: a message the model no longer sees still happened. What the
  * model sees is `projectView`; which messages a person sees is theirs to filter by `userVisible`.

@@ -26,7 +26,7 @@ export interface View {
   /** The summary the view carries (injected on assembly), if any. */
   summary: Summary | undefined;
   placement: SummaryPlacement | undefined;
-  /** A reminder of goal and recent activity left by a drop (seed 003), if any. */
+  /** A reminder of goal and recent activity left by a drop (digitorn), if any. */
   reminder: string | undefined;
   /** The newest prefix edit: messages with seq ≤ its throughSeq are not shown. */
   cut: PrefixEdit | undefined;
@@ -299,7 +299,7 @@ function project(
   return { ...message, id: `${message.id}~${editIds.join('+')}`, parts };
 }
 
-/** Seed 000's text compression: each turn keeps its first user text and its last reply, nothing between. */
+/** cowagent's text compression: each turn keeps its first user text and its last reply, nothing between. */
 function compressTurns(
   log: readonly Message[],
   edit: CompressTextEdit,

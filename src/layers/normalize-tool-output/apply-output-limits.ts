@@ -21,7 +21,7 @@ export interface OutputLimits {
 
 export type LimitName = 'lines' | 'chars' | 'bytes';
 
-/** The smallest line limit that gets a head_tail marker (seed 001: "when enabled and limit >= 4"). */
+/** The smallest line limit that gets a head_tail marker (tiancai: "when enabled and limit >= 4"). */
 export const MIN_LINES_FOR_MARKER = 4;
 
 export interface LimitedOutput {
@@ -37,7 +37,7 @@ export interface LimitedOutput {
 }
 
 /**
- * Seed 001's truncation, in its order: lines, then runes, then bytes. All three steps move the same two
+ * tiancai's truncation, in its order: lines, then runes, then bytes. All three steps move the same two
  * cut points inward — the head ends at `headEnd`, the tail starts at `tailStart` — so at most one marker
  * says what is missing, and every later step only shrinks what the earlier ones kept. The marker counts
  * against the limits, so the body always fits them.
@@ -116,7 +116,7 @@ class CutState {
   }
 
   /**
-   * Own line ("... [N lines omitted] ...") when both cuts are on line boundaries, as seed 001's
+   * Own line ("... [N lines omitted] ...") when both cuts are on line boundaries, as tiancai's
    * head_tail marker; otherwise inline, counting runes, since a partial line was cut.
    */
   marker(): string {

@@ -1,6 +1,6 @@
 import { countRunes } from '../../core/tokens/count-runes.ts';
 
-/** A text's size in the three units seed 001 limits: lines, runes ("chars") and UTF-8 bytes. */
+/** A text's size in the three units tiancai limits: lines, runes ("chars") and UTF-8 bytes. */
 export interface TextMeasure {
   lines: number;
   chars: number;

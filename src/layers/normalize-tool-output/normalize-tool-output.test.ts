@@ -15,7 +15,7 @@ import {
 
 const REF = 'large_tool_results/call_1';
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
-/** A stand-in for the session's counter: one token per 4 UTF-16 units, as seeds 001 and 003 estimate. */
+/** A stand-in for the session's counter: one token per 4 UTF-16 units, as tiancai and digitorn estimate. */
 const quarterTokens = (text: string): number => Math.ceil(text.length / 4);
 
 /** A truncated output without its stats notice (and the line break put before it). */
@@ -88,11 +88,11 @@ describe('normalizeToolOutput: rendering', () => {
 });
 
 describe('normalizeToolOutput: limits', () => {
-  // 4000 lines, 160K chars: over every seed 001 limit but the spill threshold.
+  // 4000 lines, 160K chars: over every tiancai limit but the spill threshold.
   const lines = Array.from({ length: 4000 }, (_, i) => `${String(i).padStart(5, '0')} ${'x'.repeat(i % 70)}`);
   const content = `${lines.join('\n')}\n`;
 
-  it('cuts by lines, then chars, then bytes under seed 001 defaults, and appends a stats notice', async () => {
+  it('cuts by lines, then chars, then bytes under tiancai defaults, and appends a stats notice', async () => {
     const output = await normalizeToolOutput({ content, spillRef: REF });
     const total = measureText(content);
     expect(output.action).toBe('truncated');
@@ -157,7 +157,7 @@ describe('normalizeToolOutput: spilling', () => {
     expect((await normalizeToolOutput({ content: `${at}b`, spillRef: REF }, options)).action).toBe('spilled');
   });
 
-  it('spills above the token threshold (seed 002) even when under the rune threshold', async () => {
+  it('spills above the token threshold (deepagents) even when under the rune threshold', async () => {
     const content = 'word '.repeat(20_000); // 100,000 chars: under 200K runes, ~25,000 tokens
     const output = await normalizeToolOutput({ content, spillRef: REF, countTokens: quarterTokens });
     expect(output.action).toBe('spilled');
@@ -229,7 +229,7 @@ describe.skipIf(!hasCorpusFile(CORPUS.piMono))(
     // The same file was read twice in the session: the second largest distinct result is another file.
     const [largest = '', second = ''] = [...new Set(corpusResults(CORPUS.piMono))];
 
-    it('is the 51,266-char file read of pi-mono, 66 bytes over seed 001 MaxBytes', () => {
+    it('is the 51,266-char file read of pi-mono, 66 bytes over tiancai MaxBytes', () => {
       expect(largest.length).toBe(51_266);
       expect(utf8Length(largest) - DEFAULT_MAX_BYTES).toBe(66);
     });

@@ -13,7 +13,7 @@ export interface NormalizeToolOutputInput {
    * pointer left inline names it, so it is fixed before the decision; BlobStore.put returns the same ref.
    */
   spillRef: string;
-  /** The session's token counter; without one, only seed 001's rune threshold can spill. */
+  /** The session's token counter; without one, only tiancai's rune threshold can spill. */
   countTokens?: (text: string) => number;
   /**
    * At most this many tokens per UTF-8 byte from `countTokens` (1 for byte-level BPE tokenizers: every
@@ -53,7 +53,7 @@ export interface NormalizedToolOutput {
 
 /**
  * The normalize-tool-output layer's planner, applied to a tool result as it arrives: render terminal
- * output, then seed 001's order — spill above the rune threshold (or, seed 002, above the token
+ * output, then tiancai's order — spill above the rune threshold (or, deepagents, above the token
  * threshold), otherwise cut by lines, runes, bytes and append a stats notice.
  *
  * Pure apart from being async (xterm reports a finished write by callback): no I/O, no clock; the caller

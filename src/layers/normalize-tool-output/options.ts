@@ -1,7 +1,7 @@
 import { InvalidPolicyError } from '../../core/errors/index.ts';
 
 /**
- * Options of the normalize-tool-output layer. Defaults reproduce seed 001's `ToolOutputLimits` and seed
+ * Options of the normalize-tool-output layer. Defaults reproduce tiancai's `ToolOutputLimits` and seed
  * 002's eviction threshold; the engine maps a policy onto this shape (this layer does not know the
  * policy schema). Every limit is a positive integer, or `Infinity` to switch that limit off.
  */
@@ -11,17 +11,17 @@ export type TruncateMode = 'head' | 'tail' | 'head_tail';
 
 export const TRUNCATE_MODES: readonly TruncateMode[] = ['head', 'tail', 'head_tail'];
 
-/** Seed 001 `MaxLines`. */
+/** tiancai `MaxLines`. */
 export const DEFAULT_MAX_LINES = 2000;
-/** Seed 001 `MaxBytes` (UTF-8 bytes). */
+/** tiancai `MaxBytes` (UTF-8 bytes). */
 export const DEFAULT_MAX_BYTES = 50 * 1024;
-/** Seed 001 `MaxChars`, counted in runes (code points) as seed 001 does. */
+/** tiancai `MaxChars`, counted in runes (code points) as tiancai does. */
 export const DEFAULT_MAX_CHARS = 200 * 1024;
-/** Seed 001 `LargeOutputThreshold`: above this many runes the output is spilled to a blob, not cut. */
+/** tiancai `LargeOutputThreshold`: above this many runes the output is spilled to a blob, not cut. */
 export const DEFAULT_LARGE_OUTPUT_THRESHOLD = 200 * 1024;
-/** Seed 001 `TruncateMode`. */
+/** tiancai `TruncateMode`. */
 export const DEFAULT_TRUNCATE_MODE: TruncateMode = 'head_tail';
-/** Seed 002: "any tool result over ~20k tokens is written to large_tool_results/<id>". */
+/** deepagents: "any tool result over ~20k tokens is written to large_tool_results/<id>". */
 export const DEFAULT_SPILL_TOKEN_THRESHOLD = 20_000;
 /** Lines of a spilled output kept inline as its preview: half from its start, half from its end. */
 export const DEFAULT_PREVIEW_LINES = 20;

@@ -2,7 +2,7 @@ import { sha256OfText } from '../../core/sha256-of-text.ts';
 import { applyOutputLimits } from './apply-output-limits.ts';
 import type { TextMeasure } from './measure-text.ts';
 
-/** Why an output is spilled: seed 001's rune threshold, or seed 002's token threshold. */
+/** Why an output is spilled: tiancai's rune threshold, or deepagents's token threshold. */
 export type SpillReason = 'chars' | 'tokens';
 
 /** The caller stores `content` under `ref` (BlobStore.put) and shows the model `pointer`, never the content. */

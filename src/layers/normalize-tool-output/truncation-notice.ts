@@ -7,7 +7,7 @@ const WHERE: Record<Exclude<LimitedOutput['kept'], 'all'>, string> = {
 };
 
 /**
- * Seed 001's stats notice, appended when anything was cut: what part was kept and how much of it, in
+ * tiancai's stats notice, appended when anything was cut: what part was kept and how much of it, in
  * all three units, so the agent knows the output is incomplete and by how much.
  */
 export function truncationNotice(limited: LimitedOutput): string | undefined {

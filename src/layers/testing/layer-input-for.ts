@@ -7,7 +7,7 @@ import type { LayerInput } from '../layer-input.ts';
 
 /**
  * Test support: a LayerInput from a log and its edits, with a deterministic counter (ceil(chars / 4),
- * seed 001's heuristic), a fixed clock and numbered edit ids.
+ * tiancai's heuristic), a fixed clock and numbered edit ids.
  */
 
 export const TEST_NOW = 1_700_000_000_000;

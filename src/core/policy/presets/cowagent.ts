@@ -2,7 +2,7 @@ import { DEFAULT_POLICY } from './default.ts';
 import { definePreset } from './define-preset.ts';
 
 /**
- * Seed 000 (cowagent, "Short-term Memory"): turn trimming with an LLM summary written to the daily
+ * cowagent (cowagent, "Short-term Memory"): turn trimming with an LLM summary written to the daily
  * memory file and injected into the first kept user message; old tool results truncated at 20,000
  * characters; text compression below 5 turns; overflow: summarize to memory, aggressive limits,
  * then clear; restore max(3, turns / 6) turns as text; sessions cleaned after 30 days.

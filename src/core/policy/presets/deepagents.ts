@@ -2,7 +2,7 @@ import { DEFAULT_MEMORY_INDEX_MAX_TOKENS, DEFAULT_POLICY } from './default.ts';
 import { definePreset } from './define-preset.ts';
 
 /**
- * Seed 002 (a deepagents-based agent, "Context handling"): terminal output rendered and tail-capped,
+ * deepagents (a deepagents-based agent, "Context handling"): terminal output rendered and tail-capped,
  * a result over ~20k tokens evicted to large_tool_results/<id> with a head/tail preview, old results
  * cleared past ~60 % of the window (langchain ContextEditingMiddleware), older turns summarized past
  * ~85 % with the transcript offloaded first; the thread is checkpointed in full; ctx % yellow at 70,

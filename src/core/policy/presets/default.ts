@@ -3,7 +3,7 @@ import { DEFAULT_RESET_SCOPE, type Policy } from '../policy-schema.ts';
 import { deepFreeze } from './freeze.ts';
 
 /**
- * ctxkit's own policy: DESIGN.md's table "Where the seeds disagree, and what `default` chooses".
+ * ctxkit's own policy: docs/ARCHITECTURE.md's table of what `default` chooses where the seeds disagree.
  * Settings the table does not decide take the seeds' common figures, cited where they come from.
  * The seed presets start from this one and override what their seed documents.
  */
@@ -35,7 +35,7 @@ export const DEFAULT_CLEARED_PLACEHOLDER = '[cleared]';
 export const DEFAULT_CLEARING_MIN_FREED_FRACTION = 0;
 
 /**
- * Caps of the indexes in every request (seed 002's skills index and memory index). About 1–2 % of a
+ * Caps of the indexes in every request (deepagents's skills index and memory index). About 1–2 % of a
  * 128k window each: a skills index of ~40 one-line descriptions, a memory index of ~60 notes (the newest
  * kept when clipped; the rest a `read_memory` call away).
  */
@@ -88,7 +88,7 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     // "the full-formula check before every call" (DESIGN: triggers).
     proactiveCheck: true,
     proactiveAction: 'compact',
-    // DESIGN.md: "pressure = inputTokens / (contextWindow − maxOutputTokens)". The reserve is never input's
+    // docs/ARCHITECTURE.md: "pressure = inputTokens / (contextWindow − maxOutputTokens)". The reserve is never input's
     // to use, so 100 % is the largest request that fits and a threshold is a share of what can be sent.
     pressureOf: DEFAULT_PRESSURE_MEASURE,
     // "never send a request that cannot fit", counted as the provider counts, not as the policy estimates.

@@ -2,7 +2,7 @@ import { DEFAULT_POLICY } from './default.ts';
 import { definePreset } from './define-preset.ts';
 
 /**
- * Seed 003 (digitorn, runtime.context): the auto-injected `_auto_compact` hook fires at turn start
+ * digitorn (digitorn, runtime.context): the auto-injected `_auto_compact` hook fires at turn start
  * when pressure ≥ 0.75 and summarizes all but the 10 newest messages into one system message
  * (summary capped at 1024 tokens, cooldown 30 s); oversized single results (> 25 % of the budget)
  * are clipped; overflow: halve keep_recent (minimum 4) and truncate without a model call, retry;

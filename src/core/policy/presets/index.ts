@@ -15,7 +15,7 @@ export * from './digitorn.ts';
 export * from './picoclaw.ts';
 export * from './tiancai.ts';
 
-/** `default` is ctxkit's own; the others reproduce seeds 000–004 in order. */
+/** `default` is ctxkit's own; the others reproduce the five seed documents' policies, in order. */
 export const PRESET_NAMES = ['default', 'cowagent', 'tiancai', 'deepagents', 'digitorn', 'picoclaw'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
 

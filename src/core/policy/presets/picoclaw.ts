@@ -2,7 +2,7 @@ import { DEFAULT_POLICY } from './default.ts';
 import { definePreset } from './define-preset.ts';
 
 /**
- * Seed 004 (picoclaw, agent-refactor "Context"): async summarization after each turn when the
+ * picoclaw (picoclaw, agent-refactor "Context"): async summarization after each turn when the
  * message count or the history's share of the window passes a threshold, the summary injected into
  * the system prompt; a proactive full-formula check before every call; on overflow, drop the oldest
  * ~50 % of turns. ContextWindow defaults to 4 × MaxTokens; tokens estimated at ~2.5 chars per token.

@@ -36,7 +36,7 @@ describe('every preset', () => {
   });
 });
 
-describe('default (DESIGN.md: "Where the seeds disagree, and what `default` chooses")', () => {
+describe('default (docs/ARCHITECTURE.md: what `default` chooses where the seeds disagree)', () => {
   const policy = DEFAULT_POLICY;
 
   it('"its own message right after the system prompt, so the system prompt stays byte-stable"', () => {
@@ -91,7 +91,7 @@ describe('default (DESIGN.md: "Where the seeds disagree, and what `default` choo
   });
 });
 
-describe('cowagent (seed 000)', () => {
+describe('cowagent (cowagent)', () => {
   const policy = COWAGENT_POLICY;
 
   it('"agent_max_context_tokens | Maximum context token budget | 50000"', () => {
@@ -164,7 +164,7 @@ describe('cowagent (seed 000)', () => {
   });
 });
 
-describe('tiancai (seed 001)', () => {
+describe('tiancai (tiancai)', () => {
   const policy = TIANCAI_POLICY;
 
   it('"MaxMessages: 50" — "Otherwise: fall back to MaxMessages"', () => {
@@ -255,7 +255,7 @@ describe('tiancai (seed 001)', () => {
   });
 });
 
-describe('deepagents (seed 002)', () => {
+describe('deepagents (deepagents)', () => {
   const policy = DEEPAGENTS_POLICY;
 
   it('"Any tool result over ~20k tokens is written to large_tool_results/<id> … replaced inline with a head/tail preview"', () => {
@@ -315,7 +315,7 @@ describe('deepagents (seed 002)', () => {
   });
 });
 
-describe('digitorn (seed 003)', () => {
+describe('digitorn (digitorn)', () => {
   const policy = DIGITORN_POLICY;
 
   it('"max_tokens: 200000 # 0 = auto-detect from provider"', () => {
@@ -394,7 +394,7 @@ describe('digitorn (seed 003)', () => {
   });
 });
 
-describe('picoclaw (seed 004)', () => {
+describe('picoclaw (picoclaw)', () => {
   const policy = PICOCLAW_POLICY;
 
   it('"Current default when not explicitly configured: ContextWindow = MaxTokens * 4"', () => {

@@ -2,7 +2,7 @@ import { DEFAULT_POLICY } from './default.ts';
 import { definePreset } from './define-preset.ts';
 
 /**
- * Seed 001 (tiancai, pkg/compact + pkg/agent): tool output normalized on arrival (caps, spill past
+ * tiancai (tiancai, pkg/compact + pkg/agent): tool output normalized on arrival (caps, spill past
  * 200 Ki runes), old tool results archived behind a digest past 10 visible, and session compaction
  * into a user message when tokens reach window − reserve (else MaxTokens, else MaxMessages), keeping
  * the newest 20k tokens (or 5 messages); overflow: compact and retry once.
