@@ -253,7 +253,7 @@ function evaluate(sessions: Session[], target: string): Evaluation {
     }
 
     // In operation every call reports usage: the counter learns from all earlier requests, and seed
-    // 001's estimate stands on the previous request's usage plus an estimate of what came after it.
+    // tiancai's estimate stands on the previous request's usage plus an estimate of what came after it.
     const online = new CalibratedTokenCounter();
     const onlineErrors: number[] = [];
     const anchoredFour: number[] = [];

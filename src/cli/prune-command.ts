@@ -14,7 +14,7 @@ export interface PruneFlags extends PolicyFlags {
 
 /**
  * `ctxkit prune`: removes sessions idle longer than the policy's retention (30 days by default, seed
- * 000) from the embedded stores, with their blobs and trace; memory files stay. `--dry-run` lists them.
+ * cowagent) from the embedded stores, with their blobs and trace; memory files stay. `--dry-run` lists them.
  * A missing data directory or database is nothing to prune: neither is created. The stores have no
  * read-only open, so a dry run over an existing database still opens it as a writer (WAL, schema).
  */

@@ -24,7 +24,7 @@ export interface AssembleInput {
   reminderPlacement: 'system-prompt' | 'system-message' | 'own-message';
 }
 
-/** A reminder (or compression note) goes where the summary goes (004: "in the next system prompt"). */
+/** A reminder (or compression note) goes where the summary goes (picoclaw: "in the next system prompt"). */
 export function reminderPlacementFor(placement: SummaryPlacement): AssembleInput['reminderPlacement'] {
   if (placement === 'system-prompt' || placement === 'system-message') return placement;
   return 'own-message';

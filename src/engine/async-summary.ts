@@ -65,7 +65,7 @@ export async function applyReadySummary(compactor: Compactor, wait: boolean): Pr
     pending.purpose === 'trim' ? 'trim' : 'summarize',
     pending.purpose === 'trim' ? 'turn_limit' : 'context_pressure',
   );
-  // 001: the rebuilt context archives recent results past the cutoff behind a [Compaction tool digest].
+  // tiancai: the rebuilt context archives recent results past the cutoff behind a [Compaction tool digest].
   if (pending.purpose === 'summarize') await compactor.digestRecentWindow('context_pressure');
   compactor.events.push({
     type: 'summary-applied',
@@ -143,7 +143,7 @@ export function scheduleAsyncSummary(compactor: Compactor): Promise<void> | unde
   const keep = compactor.keepOptions(
     due?.action.keepRecent !== undefined ? { keepRecentMessages: due.action.keepRecent } : undefined,
   );
-  // A count trigger with everything inside the token keep rule: keep by count instead (001's KeepRecent).
+  // A count trigger with everything inside the token keep rule: keep by count instead (tiancai's KeepRecent).
   const split =
     compactor.split(keep) ??
     (byCount && !due

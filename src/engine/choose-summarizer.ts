@@ -42,7 +42,7 @@ export function chooseSummarizer(policy: Policy, choice: SummarizerChoice = {}):
       model: dedicated.model,
       maxInputTokens: inputBudget(policy, dedicated.model),
       ...(dedicated.temperature !== undefined ? { temperature: dedicated.temperature } : {}),
-      // 003: summary_brain.max_tokens caps the summary model's reply, beside summary_max_tokens.
+      // digitorn: summary_brain.max_tokens caps the summary model's reply, beside summary_max_tokens.
       ...(dedicated.maxTokens !== undefined ? { maxOutputTokens: dedicated.maxTokens } : {}),
     });
   }

@@ -324,7 +324,7 @@ export class Compactor {
   }
 
   /**
-   * Runs the summarizer over `older`, merging the current summary, with the transcript offloaded first (002).
+   * Runs the summarizer over `older`, merging the current summary, with the transcript offloaded first (deepagents).
    * Each summarizer call becomes a `summary-generated` event: in this compactor's events, or through
    * `onReport` for a background summary that finishes after its call has returned.
    */
@@ -385,7 +385,7 @@ export class Compactor {
       from >= this.runtime.logStart
         ? this.runtime.heldLog.slice(from - this.runtime.logStart, throughSeq + 1 - this.runtime.logStart)
         : (await this.deps.wholeLog()).filter((message) => message.seq >= from && message.seq <= throughSeq);
-    // Archived results read as archived here too (001), each archive's digest in its place.
+    // Archived results read as archived here too (tiancai), each archive's digest in its place.
     const text = extendTranscript(
       from > 0 && cached ? cached.text : '',
       historyAsShown(log, this.runtime.edits),

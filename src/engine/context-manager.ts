@@ -339,7 +339,7 @@ export class ContextManager {
   /**
    * Emergency compaction on demand (digitorn's session-compact endpoint, a "Free up context" button): the
    * policy's emergency sequence now, as after an overflow, with no model call (digitorn: keep_recent
-   * halved, minimum 4, the rest dropped with a reminder). Steps that summarize (000's memory note, 001's
+   * halved, minimum 4, the rest dropped with a reminder). Steps that summarize (cowagent's memory note, tiancai's
    * compact) summarize extractively; when the policy's steps free nothing, or it has none, keep_recent is
    * halved as digitorn does. Edits are layer `emergency`, reason `manual`; ends with an
    * `emergency-compacted` event. The overflow count and the retry state are left as they were.

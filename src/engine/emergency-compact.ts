@@ -22,7 +22,7 @@ export const EMERGENCY_ON_DEMAND_FALLBACK: EmergencyStep = 'truncate';
  * triggers emergency_compact from outside the runtime … when a user clicks a 'Free up context' button").
  * Runs the policy's emergency sequence, as the reactive path does, without counting an overflow or
  * touching the retry state. No model is called: the compactor must come with a summarizer that uses none
- * (the steps that summarize, 000's memory note and 001's compact, then summarize extractively). Ends with
+ * (the steps that summarize, cowagent's memory note and tiancai's compact, then summarize extractively). Ends with
  * an `emergency-compacted` event; answers whether the history shrank.
  */
 export async function emergencyCompact(compactor: Compactor): Promise<boolean> {

@@ -56,10 +56,10 @@ export interface PrepareResult {
 
 /**
  * One call's preparation, cheapest layer first, each only when the ones before it were not enough:
- * a finished background summary is applied; old results truncated (000); results cleared past the
- * clearing threshold (002); results archived past the cutoff (001); turns trimmed past the limit
- * (000); hooks and automatic compaction (003's auto hook; every preset's trigger); then the proactive
- * check with the full formula (004), escalating until the request fits.
+ * a finished background summary is applied; old results truncated (cowagent); results cleared past the
+ * clearing threshold (deepagents); results archived past the cutoff (tiancai); turns trimmed past the limit
+ * (cowagent); hooks and automatic compaction (digitorn's auto hook; every preset's trigger); then the proactive
+ * check with the full formula (picoclaw), escalating until the request fits.
  */
 export async function prepareCall(compactor: Compactor, _request: PrepareRequest): Promise<PrepareResult> {
   const { runtime, policy, call } = compactor;
@@ -135,8 +135,8 @@ export async function prepareCall(compactor: Compactor, _request: PrepareRequest
 }
 
 /**
- * The layers that need no model: truncate old results (000), clear (002), archive (001), trim turns
- * (000). `afterTurn` runs them between calls; `prepare` runs them again only if something is left to
+ * The layers that need no model: truncate old results (cowagent), clear (deepagents), archive (tiancai), trim turns
+ * (cowagent). `afterTurn` runs them between calls; `prepare` runs them again only if something is left to
  * do (each is guarded so a second run costs nothing), for callers that never call `afterTurn`.
  */
 export async function runCheapLayers(compactor: Compactor): Promise<void> {
@@ -284,7 +284,7 @@ export async function runHooks(compactor: Compactor, moments: Hook['on'][]): Pro
   }
 }
 
-/** tiancai / 004: a message-count trigger beside (or instead of) the token one. */
+/** tiancai / picoclaw: a message-count trigger beside (or instead of) the token one. */
 async function runMessageLimit(compactor: Compactor): Promise<void> {
   const { summarize } = compactor.policy;
   if (!summarize.auto || summarize.maxMessages <= 0 || summarize.runOn === 'turn_end') return;
@@ -299,7 +299,7 @@ async function runMessageLimit(compactor: Compactor): Promise<void> {
 
 /**
  * The proactive path (picoclaw's isOverContextBudget before every call): while the full formula says
- * the request cannot fit, escalate: summarize (or drop) the older part; compress turns to text (000);
+ * the request cannot fit, escalate: summarize (or drop) the older part; compress turns to text (cowagent);
  * keep only the newest turns that fit; snip oversized messages. Each step must shrink the history, and
  * the loop is capped, so it can never spin.
  */
@@ -307,7 +307,7 @@ export async function fitProactively(compactor: Compactor): Promise<void> {
   const { policy, runtime } = compactor;
   const steps: (() => Promise<boolean>)[] = [
     async () => {
-      // Products without the check (000–003) go straight to the steps that need no model.
+      // Products without the check (cowagent, tiancai, deepagents, digitorn) go straight to the steps that need no model.
       if (!policy.budget.proactiveCheck) return false;
       if (policy.budget.proactiveAction === 'emergency')
         return runEmergencySequence(compactor, policy.emergency, 'token_budget');
@@ -325,7 +325,7 @@ export async function fitProactively(compactor: Compactor): Promise<void> {
       });
       if (!plan) return false;
       if (plan.kind === 'compress') return compactor.apply([plan.edit], 'compress-text', 'token_budget');
-      // 000: "with discarded content written to memory and a context summary injected", as turn trimming.
+      // cowagent: "with discarded content written to memory and a context summary injected", as turn trimming.
       const shrunk = await compactor.dropThroughSeq(plan.throughSeq, plan.trimmed, {
         layer: 'trim',
         reason: 'token_budget',
@@ -382,7 +382,7 @@ export async function fitProactively(compactor: Compactor): Promise<void> {
   if (compactor.overBudget() && (runtime.view.summary || runtime.view.reminder !== undefined)) {
     await compactor.resetTo(runtime.view.cut?.throughSeq ?? -1, false, 'token_budget');
   }
-  // The policy's own token budget (000) is a target; only a request over the window cannot be sent.
+  // The policy's own token budget (cowagent) is a target; only a request over the window cannot be sent.
   const regions = compactor.regions();
   if (isOverContextBudget(regions)) throw new ContextBudgetError('history', regions);
 }
@@ -420,7 +420,7 @@ export function entryBudget(compactor: Compactor): number {
       runtime.estimatedHistoryTokens(policy.tokens.anchorOnUsage),
     ) - runtime.historyTokens;
   const regions = compactor.regions();
-  // An absolute budget below the window (000's agent_max_context_tokens) caps the history as well.
+  // An absolute budget below the window (cowagent's agent_max_context_tokens) caps the history as well.
   const underCap = compactor.tokenBudget() - regions.system - regions.toolDefinitions - regions.summary;
   const available = Math.min(historyBudget(regions), underCap) - note;
   return Math.max(0, Math.floor(available / runtime.overflowScale) - added);
@@ -436,7 +436,7 @@ async function archiveDigest(
   if (archive.strategy !== 'model' || !compactor.deps.summarizer.usesModel) return extractive;
   try {
     const last = results.at(-1);
-    // 001: the model reads the archived results clipped to inputMaxChars; its digest is clipped to
+    // tiancai: the model reads the archived results clipped to inputMaxChars; its digest is clipped to
     // outputMaxChars runes.
     const input: Message = {
       id: `archive-input-${last?.id ?? 'none'}`,

@@ -61,7 +61,7 @@ export async function recoverFromOverflow(compactor: Compactor, error: unknown):
   let clearedAll = false;
   if (mayReset && (attempt > retries || !changed())) {
     if (emergency.resetScope === 'all') {
-      // 000: "the entire conversation context is cleared": nothing is left to resend, so no retry; the
+      // cowagent: "the entire conversation context is cleared": nothing is left to resend, so no retry; the
       // next request starts from the user's next message. The log keeps every message.
       const last = runtime.heldLog.at(-1);
       if (last !== undefined) clearedAll = await compactor.resetTo(last.seq, false, 'context_overflow');
@@ -83,9 +83,9 @@ export async function recoverFromOverflow(compactor: Compactor, error: unknown):
 }
 
 /**
- * The policy's emergency steps, in order (000: summarize to memory, limit sizes; 001: compact; 003:
- * truncate keeping half of keep_recent; 004: drop the oldest turns with a note; default: drop to fit).
- * Returns whether the history shrank. The proactive path runs it too when a preset says so (004).
+ * The policy's emergency steps, in order (cowagent: summarize to memory, limit sizes; tiancai: compact; digitorn:
+ * truncate keeping half of keep_recent; picoclaw: drop the oldest turns with a note; default: drop to fit).
+ * Returns whether the history shrank. The proactive path runs it too when a preset says so (picoclaw).
  */
 export async function runEmergencySequence(
   compactor: Compactor,

@@ -87,10 +87,10 @@ export function snapshotNoteOf(view: Pick<View, 'cut' | 'reminder'>): string | u
 
 /**
  * The edits a restore makes, per the policy's restore mode, over a session just loaded from its store:
- * - `full` (002, default): none; the view is exactly what it was;
- * - `text` (000): the most recent max(minTurns, trim.maxTurns / turnDivisor) turns, each reduced to its
+ * - `full` (deepagents, default): none; the view is exactly what it was;
+ * - `text` (cowagent): the most recent max(minTurns, trim.maxTurns / turnDivisor) turns, each reduced to its
  *   user text and final reply;
- * - `snapshot` (003): the newest compaction snapshot replayed as a note, so the agent picks up with
+ * - `snapshot` (digitorn): the newest compaction snapshot replayed as a note, so the agent picks up with
  *   the same tools, memory and tool-call examples.
  */
 export function restoreEdits(

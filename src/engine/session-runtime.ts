@@ -239,7 +239,7 @@ export class SessionRuntime {
 
   /**
    * Messages the session holds after the newest cut, hidden ones (archived results) included: what a
-   * message-count trigger counts (001's MaxMessages, 004's threshold count the history, not the view).
+   * message-count trigger counts (tiancai's MaxMessages, picoclaw's threshold count the history, not the view).
    */
   messagesSinceCut(): number {
     return this.nextSeq - ((this.view.cut?.throughSeq ?? -1) + 1);

@@ -13,27 +13,27 @@ import { callsByResultIndex, toolNameOf } from './tool-call-lookup.ts';
  * the oldest is archived (hidden from the agent, its call with it) and one digest message takes their
  * place. Here the loop is done at once: every result to archive, oldest first, so that exactly the
  * cutoff stays visible. The digest is written by the caller: a model (the engine's job, with the caps
- * below) or `extractiveToolDigest` (001's heuristic fallback). The same planner run on the kept window
- * after a summarize is 001's `compactToolResultsInRecent`, with the `[Compaction tool digest]` prefix.
+ * below) or `extractiveToolDigest` (tiancai's heuristic fallback). The same planner run on the kept window
+ * after a summarize is tiancai's `compactToolResultsInRecent`, with the `[Compaction tool digest]` prefix.
  */
 
-/** 001 `ToolCallCutoff: 10`. */
+/** tiancai `ToolCallCutoff: 10`. */
 export const DEFAULT_TOOL_CALL_CUTOFF = 10;
-/** 001's model digest: "input clipped to 12000 chars". */
+/** tiancai's model digest: "input clipped to 12000 chars". */
 export const MODEL_DIGEST_INPUT_MAX_CHARS = 12_000;
-/** 001's model digest: "output clipped to 1200 runes". */
+/** tiancai's model digest: "output clipped to 1200 runes". */
 export const MODEL_DIGEST_OUTPUT_MAX_CHARS = 1_200;
-/** 001: "Heuristic fallback output is clipped to 800 runes (head-tail style)". */
+/** tiancai: "Heuristic fallback output is clipped to 800 runes (head-tail style)". */
 export const EXTRACTIVE_DIGEST_MAX_CHARS = 800;
 /** Prefix of the digest written while the agent works. */
 export const TOOL_RESULTS_ARCHIVED_PREFIX = '[Tool results archived]';
-/** 001's prefix for the digest of the kept window after a summarize. */
+/** tiancai's prefix for the digest of the kept window after a summarize. */
 export const COMPACTION_TOOL_DIGEST_PREFIX = '[Compaction tool digest]';
 /** Alias the engine uses for the recent-window digest. */
 export const RECENT_DIGEST_PREFIX = COMPACTION_TOOL_DIGEST_PREFIX;
 
 export interface ArchiveResultsOptions {
-  /** Results visible after archiving (001 `ToolCallCutoff`). */
+  /** Results visible after archiving (tiancai `ToolCallCutoff`). */
   toolCallCutoff?: number;
 }
 
@@ -141,14 +141,14 @@ function digestAnchor(entries: LayerInput['entries']): number | undefined {
 }
 
 export interface ToolDigestOptions {
-  /** Runes, head + tail (001: 800). */
+  /** Runes, head + tail (tiancai: 800). */
   maxChars?: number;
   /** First line of the digest: `[Tool results archived]` while working, `[Compaction tool digest]` after a summarize. */
   prefix?: string;
 }
 
 /**
- * 001's heuristic digest: per archived result, the tool, its key argument (path, command…) and its
+ * tiancai's heuristic digest: per archived result, the tool, its key argument (path, command…) and its
  * first line or error line, clipped head + tail to 800 runes.
  */
 export function extractiveToolDigest(
@@ -177,7 +177,7 @@ export function extractiveToolDigest(
 }
 
 /**
- * What a model digest is written from (001: input clipped to 12,000 characters): each result with its
+ * What a model digest is written from (tiancai: input clipped to 12,000 characters): each result with its
  * call, the results sharing the room equally so the newest are not crowded out by one huge output.
  */
 export function toolDigestInput(
@@ -207,7 +207,7 @@ export function toolDigestInput(
   );
 }
 
-/** A model's digest held to 001's output cap (1,200 runes), head + tail. */
+/** A model's digest held to tiancai's output cap (1,200 runes), head + tail. */
 export function clipModelDigest(digest: string, maxChars = MODEL_DIGEST_OUTPUT_MAX_CHARS): string {
   return clipHeadTail(digest, { maxChars, notice: () => '\n[…]\n' }) ?? digest;
 }

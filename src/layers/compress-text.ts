@@ -16,7 +16,7 @@ import { cutPoints } from './safe-cut.ts';
  * of the turns is trimmed again (summarized to memory by the caller).
  */
 
-/** 000: "Fewer than 5 turns" compress; "5 or more turns" trim half. */
+/** cowagent: "Fewer than 5 turns" compress; "5 or more turns" trim half. */
 export const DEFAULT_COMPRESS_BELOW_TURNS = 5;
 const TRIM_AGAIN_FRACTION = 0.5;
 

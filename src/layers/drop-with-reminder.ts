@@ -14,15 +14,15 @@ import { callsByResultIndex, toolNameOf } from './tool-call-lookup.ts';
  * digitorn's `truncate` strategy: find a safe split point, drop everything before it, and inject a
  * single message recapping the goal and the recent activity so the agent does not lose continuity
  * (`_build_context_reminder`). No model call: the cheap path, and the only one left when the model
- * refuses (003's emergency compaction halves keep_recent, minimum 4, and truncates).
+ * refuses (digitorn's emergency compaction halves keep_recent, minimum 4, and truncates).
  */
 
 export const CONTEXT_REMINDER_PREFIX = '[Context reminder]';
 export const DEFAULT_REMINDER_MAX_CHARS = 2_000;
-/** 003 emergency: "Halves keep_recent (minimum 4)". */
+/** digitorn emergency: "Halves keep_recent (minimum 4)". */
 export const EMERGENCY_MIN_KEEP_RECENT = 4;
 
-/** 003's emergency keep: half of keep_recent, never under 4. */
+/** digitorn's emergency keep: half of keep_recent, never under 4. */
 export function emergencyKeepRecent(keepRecent: number, minimum = EMERGENCY_MIN_KEEP_RECENT): number {
   return Math.max(minimum, Math.floor(keepRecent / 2));
 }
@@ -101,7 +101,7 @@ export function buildContextReminder(
   );
 }
 
-/** digitorn's truncate: the recent split (003 counts messages: keep_recent 10), dropped, with a reminder. */
+/** digitorn's truncate: the recent split (digitorn counts messages: keep_recent 10), dropped, with a reminder. */
 export function planDrop(
   input: LayerInput,
   splitOptions: RecentSplitOptions & EditOptions = {},

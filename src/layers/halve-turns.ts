@@ -14,7 +14,7 @@ import { snapCut } from './safe-cut.ts';
  * kept, its tool chain dropped whole.
  */
 
-/** 004: "Drops the oldest ~50% of Turns". */
+/** picoclaw: "Drops the oldest ~50% of Turns". */
 export const DEFAULT_DROP_FRACTION = 0.5;
 /** picoclaw's forceCompression leaves a history of two messages or fewer alone. */
 export const FORCE_COMPRESSION_MIN_MESSAGES = 3;

@@ -16,11 +16,11 @@ import { clipReadBackPart, readBackPartOf } from './read-back-part.ts';
  */
 
 export const DEFAULT_SNIP_MARKER = '[… message truncated to fit the context window …]';
-/** 000 emergency: "tool results limited to 10K chars". */
+/** cowagent emergency: "tool results limited to 10K chars". */
 export const EMERGENCY_TOOL_RESULT_MAX_CHARS = 10_000;
-/** 000 emergency: "user text to 10K". */
+/** cowagent emergency: "user text to 10K". */
 export const EMERGENCY_USER_TEXT_MAX_CHARS = 10_000;
-/** 000 emergency: "max 5 turns" (a turn split for the caller: `planRecentSplit({ keepRecentTurns })`). */
+/** cowagent emergency: "max 5 turns" (a turn split for the caller: `planRecentSplit({ keepRecentTurns })`). */
 export const EMERGENCY_MAX_TURNS = 5;
 
 export interface SnipOversizedOptions extends EditOptions {

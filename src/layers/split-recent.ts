@@ -5,18 +5,18 @@ import { type CutAt, DEFAULT_CUT_AT, snapCut } from './safe-cut.ts';
 
 /**
  * The split every cutting layer starts from (summarize, drop, trim, emergency): older messages go, the
- * recent ones stay verbatim. What "recent" counts is where the seeds disagree: tokens (001
- * KeepRecentTokens, preferred when set), messages (001 KeepRecent, 003 keep_recent), turns (000, 004).
+ * recent ones stay verbatim. What "recent" counts is where the seeds disagree: tokens (tiancai
+ * KeepRecentTokens, preferred when set), messages (tiancai KeepRecent, digitorn keep_recent), turns (cowagent, picoclaw).
  * The first non-zero rule wins, in that order: tokens, turns, messages. The cut is always snapped to a
  * safe point (`findSafeBoundary` for turns), so a call never loses its result, and the current turn is
  * always kept: a cut keeps something for the model to answer.
  */
 
-/** 001 `KeepRecentTokens: 20000`, the rule used when no other is given. */
+/** tiancai `KeepRecentTokens: 20000`, the rule used when no other is given. */
 export const DEFAULT_KEEP_RECENT_TOKENS = 20_000;
-/** 001 `KeepRecent: 5` messages. */
+/** tiancai `KeepRecent: 5` messages. */
 export const SEED_001_KEEP_RECENT_MESSAGES = 5;
-/** 003 `keep_recent: 10` messages. */
+/** digitorn `keep_recent: 10` messages. */
 export const SEED_003_KEEP_RECENT_MESSAGES = 10;
 
 export interface RecentSplitOptions {
@@ -64,7 +64,7 @@ function splitTarget(input: LayerInput, options: RecentSplitOptions): number | u
   return tokenTarget(input.entryTokens, DEFAULT_KEEP_RECENT_TOKENS);
 }
 
-/** The first index whose suffix fits `budget` tokens (001's token-budget split), undefined if all fits. */
+/** The first index whose suffix fits `budget` tokens (tiancai's token-budget split), undefined if all fits. */
 function tokenTarget(entryTokens: readonly number[], budget: number): number | undefined {
   const suffix = suffixTokens(entryTokens);
   if ((suffix[0] ?? 0) <= budget) return undefined;

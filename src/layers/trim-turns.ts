@@ -9,9 +9,9 @@ import type { LayerInput } from './layer-input.ts';
  * ready); the cut is recorded as a drop without reminder until then (`dropEditForCut`).
  */
 
-/** 000 `agent_max_context_turns: 20`. */
+/** cowagent `agent_max_context_turns: 20`. */
 export const DEFAULT_MAX_TURNS = 20;
-/** 000: "The oldest half of complete turns is trimmed". */
+/** cowagent: "The oldest half of complete turns is trimmed". */
 export const DEFAULT_TRIM_FRACTION = 0.5;
 
 export interface TrimTurnsOptions {

@@ -40,8 +40,8 @@ export interface ModelSummarizerOptions {
   /** Sent only when set: some models (o-series, GPT-5) reject any temperature but their default. */
   temperature?: number;
   /**
-   * The summary model's own output cap (003 `summary_brain.max_tokens`). A request never asks for more
-   * than the smaller of it and the summary's cap (`SummarizeInput.maxTokens`, 003 `summary_max_tokens`).
+   * The summary model's own output cap (digitorn `summary_brain.max_tokens`). A request never asks for more
+   * than the smaller of it and the summary's cap (`SummarizeInput.maxTokens`, digitorn `summary_max_tokens`).
    */
   maxOutputTokens?: number;
   /** Used when the model call fails; its summary comes back with `producer` = `fallback:<its producer>`. */

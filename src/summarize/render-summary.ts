@@ -4,7 +4,7 @@ import { PARAGRAPH_SECTIONS, SECTION_TITLES, type SummarySections } from './summ
 
 /**
  * The summary as the model reads it: a title, the offloaded transcript's path when there is one (seed
- * 002: "the summary embeds that path"), then one `##` heading per non-empty section. The text is exactly
+ * deepagents: "the summary embeds that path"), then one `##` heading per non-empty section. The text is exactly
  * the concatenation of `renderHeader`, `renderSectionHeading` and `renderItem` pieces, so the fitter can
  * price each piece on its own.
  */

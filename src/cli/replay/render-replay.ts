@@ -64,7 +64,7 @@ export function aggregate(replays: readonly SessionReplay[]): ReplayAggregate {
 
 type Colors = Pick<typeof pc, 'yellow' | 'red' | 'bold'>;
 
-/** A pressure, coloured by its level under the policy's `display` thresholds (002: yellow 70 %, red 90 %). */
+/** A pressure, coloured by its level under the policy's `display` thresholds (deepagents: yellow 70 %, red 90 %). */
 export function pressureCell(pressure: number, display: ContextLevelThresholds, colors: Colors = pc): string {
   const text = percent(pressure);
   switch (contextLevel(pressure, display)) {

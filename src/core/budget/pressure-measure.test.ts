@@ -52,7 +52,7 @@ describe('reachableThreshold', () => {
     expect(reachableThreshold(0.6, 'input/window', regions)).toBe(0.6);
     expect(reachableThreshold(0.85, 'input/window', regions)).toBe(0.75);
     expect(reachableThreshold(0.85, 'input/usable', regions)).toBe(0.85);
-    // 004 measures the history alone and leaves the request to its proactive check: never moved.
+    // picoclaw measures the history alone and leaves the request to its proactive check: never moved.
     expect(reachableThreshold(0.85, 'history/window', regions)).toBe(0.85);
   });
 

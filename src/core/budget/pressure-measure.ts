@@ -44,7 +44,7 @@ export function measurePressure(measure: PressureMeasure, regions: BudgetRegions
  * count all of the input: 1 for `input/usable`, (window − reserve) / window for `input/window`. A
  * threshold above it can never be reached: the request stops fitting first, and the steps that make it
  * fit then are the ones without a model (dropping turns), not the summary the threshold asked for.
- * `history/window` has no ceiling: it leaves the other regions out by design (004), and its seed's
+ * `history/window` has no ceiling: it leaves the other regions out by design (picoclaw), and its seed's
  * proactive check with the full formula is what keeps the request inside the window.
  */
 export function pressureCeiling(measure: PressureMeasure, window: Window): number {

@@ -26,7 +26,7 @@ export interface HookWindow {
 
 /**
  * The pressure at which automatic compaction fires, in the policy's own measure (budget.pressureOf):
- * summarize.trigger, or, when that is 0 (001's rule), the effective token limit contextWindow −
+ * summarize.trigger, or, when that is 0 (tiancai's rule), the effective token limit contextWindow −
  * reserveTokens (else maxContextTokens) divided by the measure's denominator. With a window, a
  * trigger past the largest request that fits is brought down to it (`reachableThreshold`). Without a
  * window it is summarize.trigger, else 1: the limit is then the message count and the proactive

@@ -8,10 +8,10 @@ import { PICOCLAW_UNSET_MAX_TOKENS } from './presets/picoclaw.ts';
  * that always applies; tiancai's MaxTokens only stands in for an unknown window).
  *
  * Two names mean different things in different products, so they are translated per dialect:
- * - `MaxTokens`: tiancai (001) compact.Config.MaxTokens is the fallback token *limit* when no window
- *   is set → budget.maxContextTokens; picoclaw (004) MaxTokens is the *output* limit sent as the
+ * - `MaxTokens`: tiancai compact.Config.MaxTokens is the fallback token *limit* when no window
+ *   is set → budget.maxContextTokens; picoclaw MaxTokens is the *output* limit sent as the
  *   request's max_tokens → budget.maxOutputTokens.
- * - `max_tokens`: digitorn (003) runtime.context.max_tokens is the *context window* (0 =
+ * - `max_tokens`: digitorn runtime.context.max_tokens is the *context window* (0 =
  *   auto-detect) → budget.contextWindow; in picoclaw's config.json it is the output limit →
  *   budget.maxOutputTokens. (Inside digitorn's summary_brain it is the summary model's output cap.)
  */
@@ -56,19 +56,19 @@ function to(
   return { target, translate: (value, writtenKey) => ({ [target]: map(value, writtenKey), ...also }) };
 }
 
-/** 001's ToolSummaryStrategy values → archive.strategy. */
+/** tiancai's ToolSummaryStrategy values → archive.strategy. */
 export const ARCHIVE_STRATEGY_ALIASES: Readonly<Record<string, string>> = {
   llm: 'model',
   heuristic: 'extractive',
 };
-/** 003's `truncate` strategy is ctxkit's `drop` (no model call). */
+/** digitorn's `truncate` strategy is ctxkit's `drop` (no model call). */
 export const SUMMARIZE_STRATEGY_ALIASES: Readonly<Record<string, string>> = { truncate: 'drop' };
 
-/** 001 `ToolSummaryStrategy string // llm, heuristic, off`. */
+/** tiancai `ToolSummaryStrategy string // llm, heuristic, off`. */
 export const TIANCAI_TOOL_SUMMARY_STRATEGIES = ['llm', 'heuristic', 'off'] as const;
-/** 001 `TruncateMode string // "head" or "head_tail"`. */
+/** tiancai `TruncateMode string // "head" or "head_tail"`. */
 export const TIANCAI_TRUNCATE_MODES = ['head', 'head_tail'] as const;
-/** 003 `strategy: summarize # truncate | summarize` (also a compact_context hook's `strategy`). */
+/** digitorn `strategy: summarize # truncate | summarize` (also a compact_context hook's `strategy`). */
 export const DIGITORN_STRATEGIES = ['truncate', 'summarize'] as const;
 
 /**
@@ -116,7 +116,7 @@ function apiKeyEnvFrom(value: unknown, writtenKey: string): unknown {
   );
 }
 
-/** 003's summary_brain (the AgentBrain shape) → summarize.model. Unknown fields pass through so they are reported. */
+/** digitorn's summary_brain (the AgentBrain shape) → summarize.model. Unknown fields pass through so they are reported. */
 function summaryModelFrom(value: unknown, writtenKey: string): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const brain = value as Record<string, unknown>;

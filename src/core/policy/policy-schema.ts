@@ -18,34 +18,34 @@ export const BUDGET_WHEN = ['always', 'no-window'] as const;
 export const PROACTIVE_ACTIONS = ['compact', 'emergency'] as const;
 
 export const BudgetSchema = z.strictObject({
-  /** The model's loaded input capacity. 0 = look it up from the model profile (003 `max_tokens: 0`). */
+  /** The model's loaded input capacity. 0 = look it up from the model profile (digitorn `max_tokens: 0`). */
   contextWindow: count,
-  /** Tokens reserved for the reply, sent as the request's max_tokens (004 MaxTokens, 003 output_reserved). 0 = from the model profile. */
+  /** Tokens reserved for the reply, sent as the request's max_tokens (picoclaw MaxTokens, digitorn output_reserved). 0 = from the model profile. */
   maxOutputTokens: count,
-  /** Compaction fires at contextWindow − reserveTokens when > 0 (001 ReserveTokens). */
+  /** Compaction fires at contextWindow − reserveTokens when > 0 (tiancai ReserveTokens). */
   reserveTokens: count,
-  /** An absolute token budget for the context (000 agent_max_context_tokens; 001 MaxTokens). 0 = none. */
+  /** An absolute token budget for the context (cowagent agent_max_context_tokens; tiancai MaxTokens). 0 = none. */
   maxContextTokens: count,
-  /** `always`: a cap that applies with any window (000). `no-window`: only stands in for an unknown window (001). */
+  /** `always`: a cap that applies with any window (cowagent). `no-window`: only stands in for an unknown window (tiancai). */
   maxContextTokensWhen: z.enum(BUDGET_WHEN),
-  /** Decision steps (tool-call rounds) per turn (000 agent_max_steps). 0 = unlimited. */
+  /** Decision steps (tool-call rounds) per turn (cowagent agent_max_steps). 0 = unlimited. */
   maxSteps: count,
-  /** Look the window up from the model profile when contextWindow is 0 (003, 002). `false`: window = 4 × maxOutputTokens (004). */
+  /** Look the window up from the model profile when contextWindow is 0 (digitorn, deepagents). `false`: window = 4 × maxOutputTokens (picoclaw). */
   detectWindow: z.boolean(),
   /**
    * Check the full budget formula before every call and compact rather than send a request that cannot
-   * fit (004). Off reproduces products without the check, but ctxkit still never sends a request that
+   * fit (picoclaw). Off reproduces products without the check, but ctxkit still never sends a request that
    * cannot fit: it then goes straight to the steps that need no model (drop to fit, snip).
    */
   proactiveCheck: z.boolean(),
-  /** What the proactive check does first: `compact` (the summarize layer) or `emergency` (the emergency sequence: 004's forceCompression). */
+  /** What the proactive check does first: `compact` (the summarize layer) or `emergency` (the emergency sequence: picoclaw's forceCompression). */
   proactiveAction: z.enum(PROACTIVE_ACTIONS),
   /**
    * What context pressure measures, so every threshold of the policy (clearing.trigger,
    * summarize.trigger, context_pressure hooks, /context) is a fraction of the seed's own figure:
-   * `input/usable` = input / (contextWindow − maxOutputTokens) (ctxkit's default, 003);
-   * `input/window` = input / contextWindow (002: "~60 % of the model's window");
-   * `history/window` = history / contextWindow (004's maybeSummarize against ContextWindow alone).
+   * `input/usable` = input / (contextWindow − maxOutputTokens) (ctxkit's default, digitorn);
+   * `input/window` = input / contextWindow (deepagents: "~60 % of the model's window");
+   * `history/window` = history / contextWindow (picoclaw's maybeSummarize against ContextWindow alone).
    */
   pressureOf: z.enum(PRESSURE_MEASURES),
   /**
@@ -67,45 +67,45 @@ export const TokensSchema = z.strictObject({
   counter: z.enum(TOKEN_COUNTERS),
   /** Exact tokenizer encoding; unset = from the model profile. */
   encoding: z.enum(TOKEN_ENCODINGS).optional(),
-  /** The heuristic's ratio (001, 003: 4; 004: 2.5), and the calibrated counter's starting point. */
+  /** The heuristic's ratio (tiancai, digitorn: 4; picoclaw: 2.5), and the calibrated counter's starting point. */
   charsPerToken: z.number().positive(),
-  /** Flat estimate per media item (001: ~1200). */
+  /** Flat estimate per media item (tiancai: ~1200). */
   mediaTokens: count,
   /** Tokens of framing per message (role label, JSON structure). */
   messageOverhead: count,
   /** Count each tool call's `type` ("function") as text, as picoclaw's estimateMessageTokens does. */
   countToolCallType: z.boolean(),
-  /** Estimate = last reported usage + estimate of the messages after it (001, 002, 003). `false`: heuristic over everything (004). */
+  /** Estimate = last reported usage + estimate of the messages after it (tiancai, deepagents, digitorn). `false`: heuristic over everything (picoclaw). */
   anchorOnUsage: z.boolean(),
 });
 
 export const TRUNCATE_MODES = ['head', 'tail', 'head_tail'] as const;
 
 export const ToolOutputSchema = z.strictObject({
-  /** Normalize each tool result as it is appended (001, 002). */
+  /** Normalize each tool result as it is appended (tiancai, deepagents). */
   enabled: z.boolean(),
-  /** Render terminal output through an emulator: progress bars collapse to their final frame, ANSI goes (002). */
+  /** Render terminal output through an emulator: progress bars collapse to their final frame, ANSI goes (deepagents). */
   renderTerminal: z.boolean(),
-  /** Caps applied in 001's order: lines, then characters (runes), then bytes. 0 = no cap. */
+  /** Caps applied in tiancai's order: lines, then characters (runes), then bytes. 0 = no cap. */
   maxLines: count,
   maxBytes: count,
   maxChars: count,
   truncateMode: z.enum(TRUNCATE_MODES),
-  /** Spill to a blob (sha256 + pointer) past this many characters (001 LargeOutputThreshold, runes). 0 = off. */
+  /** Spill to a blob (sha256 + pointer) past this many characters (tiancai LargeOutputThreshold, runes). 0 = off. */
   spillThresholdChars: count,
-  /** Spill past this many tokens (002 eviction, ~20k tokens). 0 = off. */
+  /** Spill past this many tokens (deepagents eviction, ~20k tokens). 0 = off. */
   spillThresholdTokens: count,
   /** Spill instead of truncating whenever a cap would cut content, so nothing is lost (ctxkit's own). */
   spillWhenTruncated: z.boolean(),
-  /** Lines of the spilled output kept inline as a preview (002: 5 + 5). */
+  /** Lines of the spilled output kept inline as a preview (deepagents: 5 + 5). */
   previewHeadLines: count,
   previewTailLines: count,
-  /** A single result larger than this fraction of the budget is clipped with a marker (003: 25 %). 0 = off. */
+  /** A single result larger than this fraction of the budget is clipped with a marker (digitorn: 25 %). 0 = off. */
   oversizedFraction: fraction,
 });
 
 export const TruncateOldSchema = z.strictObject({
-  /** Before each call, results in earlier turns over maxChars keep head + tail + notice (000). */
+  /** Before each call, results in earlier turns over maxChars keep head + tail + notice (cowagent). */
   enabled: z.boolean(),
   maxChars: positiveCount,
   /** Share of maxChars kept from the head; the rest from the tail. */
@@ -113,7 +113,7 @@ export const TruncateOldSchema = z.strictObject({
 });
 
 export const ClearingSchema = z.strictObject({
-  /** Replace old tool results with a placeholder as the window fills (002, langchain ContextEditingMiddleware). */
+  /** Replace old tool results with a placeholder as the window fills (deepagents, langchain ContextEditingMiddleware). */
   enabled: z.boolean(),
   /** Pressure (fraction of the window) at which clearing starts. */
   trigger: fraction,
@@ -143,26 +143,26 @@ export const ClearingSchema = z.strictObject({
 export const ARCHIVE_STRATEGIES = ['model', 'extractive', 'off'] as const;
 
 export const ArchiveSchema = z.strictObject({
-  /** Archive the oldest results while more than this many are visible (001 ToolCallCutoff). */
+  /** Archive the oldest results while more than this many are visible (tiancai ToolCallCutoff). */
   toolCallCutoff: positiveCount,
-  /** How the digest is written: a model call, a local extractive digest, or no archiving (001 llm | heuristic | off). */
+  /** How the digest is written: a model call, a local extractive digest, or no archiving (tiancai llm | heuristic | off). */
   strategy: z.enum(ARCHIVE_STRATEGIES),
-  /** Model digest: input clipped to this many characters, output to this many runes (001). */
+  /** Model digest: input clipped to this many characters, output to this many runes (tiancai). */
   inputMaxChars: positiveCount,
   outputMaxChars: positiveCount,
-  /** Extractive digest clipped to this many runes, head + tail (001). */
+  /** Extractive digest clipped to this many runes, head + tail (tiancai). */
   extractiveMaxChars: positiveCount,
 });
 
 export const TrimSchema = z.strictObject({
-  /** Trim whole turns when there are more than maxTurns (000). */
+  /** Trim whole turns when there are more than maxTurns (cowagent). */
   enabled: z.boolean(),
   maxTurns: positiveCount,
-  /** Share of the turns trimmed each time (000: the oldest half). */
+  /** Share of the turns trimmed each time (cowagent: the oldest half). */
   fraction: z.number().gt(0).max(1),
-  /** Inject the summary of the trimmed turns into the first kept user message (000). */
+  /** Inject the summary of the trimmed turns into the first kept user message (cowagent). */
   injectSummary: z.boolean(),
-  /** Write the summary of trimmed turns to the daily memory file (000). */
+  /** Write the summary of trimmed turns to the daily memory file (cowagent). */
   writeMemory: z.boolean(),
 });
 
@@ -179,7 +179,7 @@ export const MESSAGES_WHEN = ['always', 'no-token-limit'] as const;
 export const CUT_AT = ['turn', 'message'] as const;
 
 export const SummaryModelSchema = z.strictObject({
-  /** A cheaper model dedicated to summaries (003 summary_brain). */
+  /** A cheaper model dedicated to summaries (digitorn summary_brain). */
   provider: z.string().min(1).optional(),
   model: z.string().min(1),
   backend: z.string().min(1).optional(),
@@ -194,50 +194,50 @@ export const SummaryModelSchema = z.strictObject({
 });
 
 export const SummarizeSchema = z.strictObject({
-  /** Compact automatically (001 AutoCompact, 003 auto_compact). */
+  /** Compact automatically (tiancai AutoCompact, digitorn auto_compact). */
   auto: z.boolean(),
-  /** `summarize` costs one model call; `drop` cuts old turns and injects a reminder, no model call (003 truncate). */
+  /** `summarize` costs one model call; `drop` cuts old turns and injects a reminder, no model call (digitorn truncate). */
   strategy: z.enum(SUMMARIZE_STRATEGIES),
-  /** When the automatic check runs: after a turn (001, 004, async), at turn start (003), before each call (002). */
+  /** When the automatic check runs: after a turn (tiancai, picoclaw, async), at turn start (digitorn), before each call (deepagents). */
   runOn: z.enum(HOOK_EVENTS),
-  /** Pressure (fraction of the window) that fires it (002: 0.85, 003: 0.75, 004: 75 %). 0 = no fraction trigger. */
+  /** Pressure (fraction of the window) that fires it (deepagents: 0.85, digitorn: 0.75, picoclaw: 75 %). 0 = no fraction trigger. */
   trigger: fraction,
-  /** Message-count trigger (001 MaxMessages, 004 threshold). 0 = none. */
+  /** Message-count trigger (tiancai MaxMessages, picoclaw threshold). 0 = none. */
   maxMessages: count,
-  /** `always`: count OR pressure (004). `no-token-limit`: only when no token threshold exists (001). */
+  /** `always`: count OR pressure (picoclaw). `no-token-limit`: only when no token threshold exists (tiancai). */
   maxMessagesWhen: z.enum(MESSAGES_WHEN),
   /**
    * What stays verbatim. The first non-zero rule wins, in this order: tokens, fraction, turns,
-   * messages (001 prefers KeepRecentTokens over KeepRecent).
+   * messages (tiancai prefers KeepRecentTokens over KeepRecent).
    */
   keepRecentTokens: count,
   keepRecentFraction: fraction,
   keepRecentTurns: count,
   keepRecentMessages: count,
-  /** keepRecentTokens is clamped to this fraction of the effective token limit (001: half). */
+  /** keepRecentTokens is clamped to this fraction of the effective token limit (tiancai: half). */
   keepRecentTokensMaxFraction: fraction,
-  /** Where the cut may fall. Never between a tool call and its result either way; `turn` snaps to a user message (004). */
+  /** Where the cut may fall. Never between a tool call and its result either way; `turn` snaps to a user message (picoclaw). */
   cutAt: z.enum(CUT_AT),
-  /** Tool results are clipped to this many runes in the summarizer's input (001: 1800). 0 = no clip. */
+  /** Tool results are clipped to this many runes in the summarizer's input (tiancai: 1800). 0 = no clip. */
   toolResultMaxChars: count,
   /** The summarizer's input is trimmed to this many tokens (langchain trim_tokens_to_summarize). 0 = no trim. */
   inputMaxTokens: count,
-  /** Hard cap on the summary (003 summary_max_tokens). 0 = uncapped. */
+  /** Hard cap on the summary (digitorn summary_max_tokens). 0 = uncapped. */
   maxSummaryTokens: count,
   placement: z.enum(SUMMARY_PLACEMENTS),
-  /** The first line of the summary message (001: "[Previous conversation summary]"). */
+  /** The first line of the summary message (tiancai: "[Previous conversation summary]"). */
   prefix: z.string(),
-  /** Write the summarized turns to conversation_history/<session>.md and put the path in the summary (002). */
+  /** Write the summarized turns to conversation_history/<session>.md and put the path in the summary (deepagents). */
   offloadTranscript: z.boolean(),
-  /** Append a "[Compaction tool digest]" of the tool results archived in the kept window (001). */
+  /** Append a "[Compaction tool digest]" of the tool results archived in the kept window (tiancai). */
   recentToolDigest: z.boolean(),
-  /** Minimum seconds between two automatic compactions (003 hook cooldown). */
+  /** Minimum seconds between two automatic compactions (digitorn hook cooldown). */
   cooldownSeconds: z.number().min(0),
   model: SummaryModelSchema.optional(),
 });
 
 export const CompressTextSchema = z.strictObject({
-  /** When still over budget with fewer than belowTurns turns, keep each turn's first user text + final reply (000). */
+  /** When still over budget with fewer than belowTurns turns, keep each turn's first user text + final reply (cowagent). */
   enabled: z.boolean(),
   belowTurns: positiveCount,
 });
@@ -260,21 +260,21 @@ export const EmergencySchema = z.strictObject({
   enabled: z.boolean(),
   /**
    * Steps run in order before the retry:
-   * - `summarize-to-memory`: summarize everything to the memory file (000)
-   * - `limit-sizes`: clip tool results / user text, keep maxTurns turns (000)
-   * - `compact`: the summarize layer, as usual (001)
-   * - `truncate`: drop with a reminder, keeping max(minKeepRecent, keepRecent / 2) messages, no model call (003)
-   * - `drop-fraction`: drop the oldest dropFraction of the turns, note it in the summary (004)
+   * - `summarize-to-memory`: summarize everything to the memory file (cowagent)
+   * - `limit-sizes`: clip tool results / user text, keep maxTurns turns (cowagent)
+   * - `compact`: the summarize layer, as usual (tiancai)
+   * - `truncate`: drop with a reminder, keeping max(minKeepRecent, keepRecent / 2) messages, no model call (digitorn)
+   * - `drop-fraction`: drop the oldest dropFraction of the turns, note it in the summary (picoclaw)
    * - `drop-to-fit`: keep the newest turns that fit beside the summary, no model call (ctxkit)
    */
   sequence: z.array(z.enum(EMERGENCY_STEPS)),
-  /** Retries after recovery (001 maxCompactionRecoveries = 1; picoclaw's loop retries twice). */
+  /** Retries after recovery (tiancai maxCompactionRecoveries = 1; picoclaw's loop retries twice). */
   maxRetries: count,
-  /** Still overflowing after the retries: clear the context (000). */
+  /** Still overflowing after the retries: clear the context (cowagent). */
   resetWhenStillOver: z.boolean(),
   /**
    * What that reset clears: `all` empties the view, summary included, and the turn is not retried: the
-   * next request starts from the user's next message (000: "the entire conversation context is
+   * next request starts from the user's next message (cowagent: "the entire conversation context is
    * cleared"); `before-last-turn` keeps the turn being answered and the summary, and the turn is retried
    * (ctxkit's default).
    */
@@ -324,27 +324,27 @@ export const HookSchema = z.strictObject({
   on: z.enum(HOOK_EVENTS),
   condition: HookConditionSchema,
   action: CompactContextActionSchema,
-  /** Seconds before the hook may fire again (003 `cooldown: 30.0`). Unset = no cooldown. */
+  /** Seconds before the hook may fire again (digitorn `cooldown: 30.0`). Unset = no cooldown. */
   cooldownSeconds: z.number().min(0).optional(),
 });
 
 export const RESTORE_MODES = ['full', 'text', 'snapshot'] as const;
 
 export const RestoreSchema = z.strictObject({
-  /** `full`: the whole checkpoint (002). `text`: last turns as user text + final reply (000). `snapshot`: replay the compaction snapshot (003). */
+  /** `full`: the whole checkpoint (deepagents). `text`: last turns as user text + final reply (cowagent). `snapshot`: replay the compaction snapshot (digitorn). */
   mode: z.enum(RESTORE_MODES),
-  /** `text` mode restores max(minTurns, trim.maxTurns / turnDivisor) turns (000). */
+  /** `text` mode restores max(minTurns, trim.maxTurns / turnDivisor) turns (cowagent). */
   minTurns: positiveCount,
   turnDivisor: positiveCount,
 });
 
 export const RetentionSchema = z.strictObject({
-  /** Sessions idle longer are deleted (000: 30 days). 0 = keep forever. */
+  /** Sessions idle longer are deleted (cowagent: 30 days). 0 = keep forever. */
   maxIdleDays: count,
 });
 
 export const DisplaySchema = z.strictObject({
-  /** Context-percentage colours in status bars (002: yellow at 70 %, red at 90 %). */
+  /** Context-percentage colours in status bars (deepagents: yellow at 70 %, red at 90 %). */
   warnAt: fraction,
   dangerAt: fraction,
 });

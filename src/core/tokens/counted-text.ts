@@ -5,7 +5,7 @@ import { TOOL_CALL_TYPE } from './token-estimate-options.ts';
 /**
  * The one definition of what text of a message reaches the model, shared by every estimator so exact and
  * heuristic counts, rune and unit measures and calibration anchors all see the same characters (seed
- * 004's list): text, reasoning, tool calls (id, name, arguments), tool results (content and the call id
+ * picoclaw's list): text, reasoning, tool calls (id, name, arguments), tool results (content and the call id
  * they answer), and each call's `type` when `countToolCallType` says so (picoclaw counts it; see
  * TOOL_CALL_TYPE).
  * Not counted: reasoning signatures and redacted reasoning (opaque provider payloads, not text the model

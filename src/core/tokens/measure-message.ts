@@ -57,8 +57,8 @@ export function measuredUnits(measure: MessageMeasure): number {
 }
 
 /**
- * Tokens under a rune-linear counter. The message's runes are added first and divided once, as seeds 001
- * and 004 do (`ceil(chars / N)` per message): rounding each category up on its own would add up to a token
+ * Tokens under a rune-linear counter. The message's runes are added first and divided once, as seeds tiancai
+ * and picoclaw do (`ceil(chars / N)` per message): rounding each category up on its own would add up to a token
  * per category per message, a bias a calibrated counter would then learn. The rounded total is shared
  * out over the categories by largest remainder, so the breakdown still adds up.
  */

@@ -7,13 +7,13 @@ import type { Message } from '../message.ts';
  * archive is an edit, and these are how its targets and its digest read.
  */
 
-/** 001: "tool_result_archived (hidden old tool output)". */
+/** tiancai: "tool_result_archived (hidden old tool output)". */
 export const ARCHIVED_RESULT_KIND = 'tool_result_archived';
-/** 001: "tool_summary (summary/digest message)". */
+/** tiancai: "tool_summary (summary/digest message)". */
 export const TOOL_SUMMARY_KIND = 'tool_summary';
 
 /**
- * An archived tool result as the history shows it (001): "AgentVisible=false, UserVisible preserved
+ * An archived tool result as the history shows it (tiancai): "AgentVisible=false, UserVisible preserved
  * from the original message, Kind=tool_result_archived". Same id and seq: it is the logged message.
  */
 export function archivedMessage(message: Message): Message {
@@ -21,7 +21,7 @@ export function archivedMessage(message: Message): Message {
 }
 
 /**
- * The one digest message an archive adds (001): "Role=user, AgentVisible=true, UserVisible=false,
+ * The one digest message an archive adds (tiancai): "Role=user, AgentVisible=true, UserVisible=false,
  * Kind=tool_summary", shown right after the log message the archive anchored it to.
  */
 export function archiveDigestMessage(archive: ArchiveEdit): Message {

@@ -2,7 +2,7 @@ import { InvalidPolicyError } from '../../core/errors/index.ts';
 
 /**
  * Options of the normalize-tool-output layer. Defaults reproduce tiancai's `ToolOutputLimits` and seed
- * 002's eviction threshold; the engine maps a policy onto this shape (this layer does not know the
+ * deepagents's eviction threshold; the engine maps a policy onto this shape (this layer does not know the
  * policy schema). Every limit is a positive integer, or `Infinity` to switch that limit off.
  */
 

@@ -9,8 +9,8 @@ import { deepFreeze } from './freeze.ts';
  */
 
 /**
- * Summarize at 85 % (002, deepagents' SummarizationMiddleware default). Old tool output is offloaded
- * from the start (trigger 0) rather than cleared at 60 % (002): an offloaded result leaves a pointer the
+ * Summarize at 85 % (deepagents, deepagents' SummarizationMiddleware default). Old tool output is offloaded
+ * from the start (trigger 0) rather than cleared at 60 % (deepagents): an offloaded result leaves a pointer the
  * agent can follow, so nothing is lost by doing it early, and every later call is smaller and cheaper.
  * Measured on the corpus (`npm run bench:peers`): the cache-priced bill falls by about a quarter at 16k
  * and 128k with retention unchanged.
@@ -42,37 +42,37 @@ export const DEFAULT_CLEARING_MIN_FREED_FRACTION = 0;
 export const DEFAULT_SKILLS_INDEX_MAX_TOKENS = 2_000;
 export const DEFAULT_MEMORY_INDEX_MAX_TOKENS = 2_000;
 
-/** "Keep recent" counts tokens: 20k (001 KeepRecentTokens), at most half the budget (001's clamp). */
+/** "Keep recent" counts tokens: 20k (tiancai KeepRecentTokens), at most half the budget (tiancai's clamp). */
 export const DEFAULT_KEEP_RECENT_TOKENS = 20_000;
 export const DEFAULT_KEEP_RECENT_TOKENS_MAX_FRACTION = 0.5;
 
-/** Evict a single result over ~20k tokens (002; deepagents FilesystemMiddleware tool_token_limit_before_evict=20000). */
+/** Evict a single result over ~20k tokens (deepagents; deepagents FilesystemMiddleware tool_token_limit_before_evict=20000). */
 export const DEFAULT_SPILL_THRESHOLD_TOKENS = 20_000;
 /** deepagents' eviction preview: 5 head + 5 tail lines (create_content_preview). */
 export const DEFAULT_PREVIEW_LINES = 5;
 
-/** 001's ToolOutputLimits: 2000 lines, 50 KiB, 200 Ki runes, head_tail. */
+/** tiancai's ToolOutputLimits: 2000 lines, 50 KiB, 200 Ki runes, head_tail. */
 export const DEFAULT_TOOL_OUTPUT_MAX_LINES = 2_000;
 export const DEFAULT_TOOL_OUTPUT_MAX_BYTES = 50 * 1024;
 export const DEFAULT_TOOL_OUTPUT_MAX_CHARS = 200 * 1024;
 
-/** 000: old results over 20,000 characters keep head + tail. */
+/** cowagent: old results over 20,000 characters keep head + tail. */
 export const DEFAULT_TRUNCATE_OLD_MAX_CHARS = 20_000;
 
-/** 003: a single result past 25 % of the budget is clipped (the emergency path's own example). */
+/** digitorn: a single result past 25 % of the budget is clipped (the emergency path's own example). */
 export const DEFAULT_OVERSIZED_FRACTION = 0.25;
 
-/** 001: "[Previous conversation summary]". */
+/** tiancai: "[Previous conversation summary]". */
 export const DEFAULT_SUMMARY_PREFIX = '[Previous conversation summary]';
-/** 001: tool results reduced to 1800 runes in the summarizer's input. */
+/** tiancai: tool results reduced to 1800 runes in the summarizer's input. */
 export const DEFAULT_SUMMARY_TOOL_RESULT_MAX_CHARS = 1_800;
-/** 003's tuning checklist: "Bump summary_max_tokens to ~2048" when the agent loses the thread. */
+/** digitorn's tuning checklist: "Bump summary_max_tokens to ~2048" when the agent loses the thread. */
 export const DEFAULT_MAX_SUMMARY_TOKENS = 2_048;
 
-/** Overflow recovery retries once (001 maxCompactionRecoveries = 1), then resets (000). */
+/** Overflow recovery retries once (tiancai maxCompactionRecoveries = 1), then resets (cowagent). */
 export const DEFAULT_EMERGENCY_MAX_RETRIES = 1;
 
-/** 002's status bar: yellow at 70 %, red at 90 %. */
+/** deepagents's status bar: yellow at 70 %, red at 90 %. */
 export const DEFAULT_WARN_AT = 0.7;
 export const DEFAULT_DANGER_AT = 0.9;
 
@@ -97,12 +97,12 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
   tokens: {
     // "exact tokenizer when the model's is known; otherwise the calibrated counter, anchored on reported usage".
     counter: 'auto',
-    // 001's heuristic ratio and image estimate (the tokens module's defaults); OpenAI documents
+    // tiancai's heuristic ratio and image estimate (the tokens module's defaults); OpenAI documents
     // 3–4 framing tokens per chat message, 4 keeps the estimate on the safe side.
     charsPerToken: 4,
     mediaTokens: 1_200,
     messageOverhead: 4,
-    // The framing above stands for the tool call's `type`; 004 counts it on its own.
+    // The framing above stands for the tool call's `type`; picoclaw counts it on its own.
     countToolCallType: false,
     anchorOnUsage: true,
   },
@@ -208,7 +208,7 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     turnDivisor: 6,
   },
   retention: {
-    // 000: "Sessions older than 30 days are automatically cleaned up" (`ctxkit prune`; 0 keeps everything).
+    // cowagent: "Sessions older than 30 days are automatically cleaned up" (`ctxkit prune`; 0 keeps everything).
     maxIdleDays: 30,
   },
   display: {

@@ -54,7 +54,7 @@ export const PICOCLAW_POLICY = definePreset(DEFAULT_POLICY, {
     // "ToolCalls — ID, type, function name, arguments": the type counts as text, as in picoclaw's
     // estimateMessageTokens (`len(tc.ID) + len(tc.Type)`).
     countToolCallType: true,
-    // "Media items — flat per-item token estimate": picoclaw's mediaTokensPerItem, not 001's ~1200.
+    // "Media items — flat per-item token estimate": picoclaw's mediaTokensPerItem, not tiancai's ~1200.
     mediaTokens: PICOCLAW_MEDIA_TOKENS,
     // "Token estimation is heuristic" (known gap): no anchoring on reported usage.
     anchorOnUsage: false,

@@ -91,7 +91,7 @@ describe('default (docs/ARCHITECTURE.md: what `default` chooses where the seeds 
   });
 });
 
-describe('cowagent (cowagent)', () => {
+describe('cowagent', () => {
   const policy = COWAGENT_POLICY;
 
   it('"agent_max_context_tokens | Maximum context token budget | 50000"', () => {
@@ -164,7 +164,7 @@ describe('cowagent (cowagent)', () => {
   });
 });
 
-describe('tiancai (tiancai)', () => {
+describe('tiancai', () => {
   const policy = TIANCAI_POLICY;
 
   it('"MaxMessages: 50" — "Otherwise: fall back to MaxMessages"', () => {
@@ -255,7 +255,7 @@ describe('tiancai (tiancai)', () => {
   });
 });
 
-describe('deepagents (deepagents)', () => {
+describe('deepagents', () => {
   const policy = DEEPAGENTS_POLICY;
 
   it('"Any tool result over ~20k tokens is written to large_tool_results/<id> … replaced inline with a head/tail preview"', () => {
@@ -315,7 +315,7 @@ describe('deepagents (deepagents)', () => {
   });
 });
 
-describe('digitorn (digitorn)', () => {
+describe('digitorn', () => {
   const policy = DIGITORN_POLICY;
 
   it('"max_tokens: 200000 # 0 = auto-detect from provider"', () => {
@@ -394,7 +394,7 @@ describe('digitorn (digitorn)', () => {
   });
 });
 
-describe('picoclaw (picoclaw)', () => {
+describe('picoclaw', () => {
   const policy = PICOCLAW_POLICY;
 
   it('"Current default when not explicitly configured: ContextWindow = MaxTokens * 4"', () => {

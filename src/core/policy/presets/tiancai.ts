@@ -11,7 +11,7 @@ import { definePreset } from './define-preset.ts';
 
 /** compact.Config defaults. */
 export const TIANCAI_MAX_MESSAGES = 50;
-/** 001's MaxTokens: the token limit used when no context window is set. */
+/** tiancai's MaxTokens: the token limit used when no context window is set. */
 export const TIANCAI_MAX_TOKENS = 8_000;
 export const TIANCAI_KEEP_RECENT = 5;
 export const TIANCAI_KEEP_RECENT_TOKENS = 20_000;
