@@ -3,6 +3,7 @@ import { measurePressure, reachableThreshold } from '../core/budget/pressure-mea
 import { ContextBudgetError } from '../core/errors/index.ts';
 import type { ContextEvent } from '../core/events.ts';
 import type { Message } from '../core/message.ts';
+import { isAutoCompactHook } from '../core/policy/effective-hooks.ts';
 import type { Hook } from '../core/policy/policy-schema.ts';
 import {
   archiveEdit,
@@ -274,7 +275,7 @@ export async function runHooks(compactor: Compactor, moments: Hook['on'][]): Pro
     runtime.hookFiredAt.set(hook.id, now);
     await compactor.compactPrefix({
       strategy: hook.action.strategy ?? policy.summarize.strategy,
-      reason: hook.id.startsWith('_') ? 'context_pressure' : 'hook',
+      reason: isAutoCompactHook(hook) ? 'context_pressure' : 'hook',
       layer: (hook.action.strategy ?? policy.summarize.strategy) === 'drop' ? 'drop' : 'summarize',
       ...(hook.action.keepRecent !== undefined ? { keepRecentMessages: hook.action.keepRecent } : {}),
       ...(hook.action.summaryMaxTokens !== undefined

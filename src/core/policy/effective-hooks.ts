@@ -13,6 +13,11 @@ import type { Hook, Policy } from './policy-schema.ts';
 
 export const AUTO_COMPACT_HOOK_ID = '_auto_compact';
 
+/** Whether a hook is the automatic one `summarize.auto` stands for (its compactions are pressure's, not a hook's). */
+export function isAutoCompactHook(hook: Pick<Hook, 'id'>): boolean {
+  return hook.id === AUTO_COMPACT_HOOK_ID;
+}
+
 /** The resolved window, for presets whose trigger is a token limit rather than a fraction. */
 export interface HookWindow {
   contextWindow: number;
