@@ -91,3 +91,20 @@ export function resultPartFor(
     isError: result.isError,
   };
 }
+
+/** The `offset` and `limit` properties of a read tool's JSON Schema, as every read tool pages. */
+export function pagingProperties(defaults: { limit: number; maxLimit: number }): Record<string, unknown> {
+  return {
+    offset: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Character offset to start reading at (default 0).',
+    },
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: defaults.maxLimit,
+      description: `Most characters to return (default ${defaults.limit}).`,
+    },
+  };
+}

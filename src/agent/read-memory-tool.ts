@@ -10,7 +10,7 @@ import { MEMORY_INDEX_PATH, READ_MEMORY_TOOL } from '../core/context-index/rende
 import { CtxkitError } from '../core/errors/index.ts';
 import type { ToolCallPart, ToolResultPart } from '../core/message.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
-import { argsObject, clip, pageArgs, pageText, resultPartFor } from './page-text.ts';
+import { argsObject, clip, pageArgs, pageText, pagingProperties, resultPartFor } from './page-text.ts';
 
 /** Characters returned per call when the model asks for no `limit`: about 5k tokens of notes. */
 export const DEFAULT_READ_MEMORY_LIMIT = 20_000;
@@ -32,17 +32,7 @@ export const readMemoryTool: ToolDefinition = Object.freeze({
         type: 'string',
         description: `"${MEMORY_INDEX_PATH}" or a daily file "memory/YYYY-MM-DD.md", as the index names it.`,
       },
-      offset: {
-        type: 'integer',
-        minimum: 0,
-        description: 'Character offset to start reading at (default 0).',
-      },
-      limit: {
-        type: 'integer',
-        minimum: 1,
-        maximum: MAX_READ_MEMORY_LIMIT,
-        description: `Most characters to return (default ${DEFAULT_READ_MEMORY_LIMIT}).`,
-      },
+      ...pagingProperties({ limit: DEFAULT_READ_MEMORY_LIMIT, maxLimit: MAX_READ_MEMORY_LIMIT }),
     },
     required: ['path'],
     additionalProperties: false,

@@ -12,7 +12,7 @@ import { CtxkitError } from '../core/errors/index.ts';
 import type { ToolCallPart, ToolResultPart } from '../core/message.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import { READ_OFFLOADED_TOOL } from '../engine/offload-results.ts';
-import { argsObject, clip, pageArgs, pageText, resultPartFor } from './page-text.ts';
+import { argsObject, clip, pageArgs, pageText, pagingProperties, resultPartFor } from './page-text.ts';
 
 /** Characters returned per call when the model asks for no `limit`: about 5k tokens of code or logs. */
 export const DEFAULT_READ_OFFLOADED_LIMIT = 20_000;
@@ -35,17 +35,7 @@ export const readOffloadedTool: ToolDefinition = Object.freeze({
         description:
           'The ref named in the pointer, e.g. "large_tool_results/r12" or "conversation_history/s1.md".',
       },
-      offset: {
-        type: 'integer',
-        minimum: 0,
-        description: 'Character offset to start reading at (default 0).',
-      },
-      limit: {
-        type: 'integer',
-        minimum: 1,
-        maximum: MAX_READ_OFFLOADED_LIMIT,
-        description: `Most characters to return (default ${DEFAULT_READ_OFFLOADED_LIMIT}).`,
-      },
+      ...pagingProperties({ limit: DEFAULT_READ_OFFLOADED_LIMIT, maxLimit: MAX_READ_OFFLOADED_LIMIT }),
     },
     required: ['ref'],
     additionalProperties: false,

@@ -11,7 +11,7 @@ import type { ToolCallPart, ToolResultPart } from '../core/message.ts';
 import { SKILL_NAME_MAX_LENGTH } from '../core/skills/skill-name.ts';
 import type { SkillSource } from '../core/skills/skill-source.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
-import { argsObject, clip, pageArgs, pageText, resultPartFor } from './page-text.ts';
+import { argsObject, clip, pageArgs, pageText, pagingProperties, resultPartFor } from './page-text.ts';
 
 /** Characters returned per call when the model asks for no `limit`: about 10k tokens of instructions. */
 export const DEFAULT_READ_SKILL_LIMIT = 40_000;
@@ -38,17 +38,7 @@ export const readSkillTool: ToolDefinition = Object.freeze({
         description:
           'A file inside the skill\'s directory, e.g. "reference/fields.md" (default: its SKILL.md).',
       },
-      offset: {
-        type: 'integer',
-        minimum: 0,
-        description: 'Character offset to start reading at (default 0).',
-      },
-      limit: {
-        type: 'integer',
-        minimum: 1,
-        maximum: MAX_READ_SKILL_LIMIT,
-        description: `Most characters to return (default ${DEFAULT_READ_SKILL_LIMIT}).`,
-      },
+      ...pagingProperties({ limit: DEFAULT_READ_SKILL_LIMIT, maxLimit: MAX_READ_SKILL_LIMIT }),
     },
     additionalProperties: false,
   }),
