@@ -3,15 +3,25 @@ import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import {
-  InvalidMemoryEntryError,
-  InvalidMemoryPathError,
-  MemoryNoteNotFoundError,
-} from '../core/errors/index.ts';
+import { InvalidMemoryEntryError, MemoryNoteNotFoundError } from '../core/errors/index.ts';
 import type { MemoryEntry, MemorySink } from '../core/memory-sink.ts';
 import { DEFAULT_MEMORY_SEARCH_LIMIT, type MemoryIndex, type StoredMemoryEntry } from './memory-index.ts';
 import { parseMemoryQuery } from './memory-query.ts';
-import { readBoundedText } from './read-bounded.ts';
+import {
+  DAILY_FILE,
+  errorCode,
+  MEMORY_DAILY_DIR,
+  MEMORY_INDEX_FILE,
+  memoryFilePath,
+  readMemoryFile,
+} from './read-memory-file.ts';
+
+export {
+  MEMORY_DAILY_DIR,
+  MEMORY_INDEX_FILE,
+  MEMORY_READ_MAX_BYTES,
+  memoryFilePath,
+} from './read-memory-file.ts';
 
 /**
  * Long-term memory as files (cowagent's daily memory file, deepagents's `MEMORY.md` index), searchable
@@ -36,21 +46,12 @@ import { readBoundedText } from './read-bounded.ts';
  * agent's whole memory.
  */
 
-export const MEMORY_INDEX_FILE = 'MEMORY.md';
-export const MEMORY_DAILY_DIR = 'memory';
 /** Characters of an entry's text shown in its `MEMORY.md` line. */
 export const DEFAULT_MEMORY_GIST_CHARS = 120;
 /** fsync each append: an entry the engine was told is written survives a power cut. */
 export const DEFAULT_MEMORY_DURABLE = true;
-/**
- * Bytes of a memory file `readNote` reads at most: a daily file holds one day's notes, far below this;
- * a larger one was not written by ctxkit and is refused rather than loaded whole. `readIndex` reads the
- * newest part of a larger `MEMORY.md` (its tail: each note is appended there).
- */
-export const MEMORY_READ_MAX_BYTES = 10 * 1024 * 1024;
 
 const ENTRY_MARKER = 'ctxkit-memory';
-const DAILY_FILE = /^\d{4}-\d{2}-\d{2}\.md$/;
 const HEADER_LINE = new RegExp(`^<!-- ${ENTRY_MARKER} (\\{.*\\}) -->$`, 'gm');
 
 export interface FileMemorySinkOptions {
@@ -88,29 +89,6 @@ export interface FileMemorySink extends MemorySink {
   /** Rebuilds the search index from the daily files (after a restore, a hand edit, a lost database). */
   reindex(): Promise<MemoryReindexReport>;
   close(): Promise<void>;
-}
-
-const MEMORY_PATH_FORMS = `${MEMORY_INDEX_FILE} or a daily file ${MEMORY_DAILY_DIR}/YYYY-MM-DD.md`;
-
-/**
- * The memory file a path names, relative to the memory directory: `MEMORY.md` or
- * `memory/YYYY-MM-DD.md` (a leading `./` is accepted), or an InvalidMemoryPathError saying why not.
- * Nothing else in or out of the memory directory is a memory file, so no other path is ever opened.
- */
-export function memoryFilePath(notePath: string): string {
-  if (typeof notePath !== 'string' || notePath.trim() === '')
-    throw new InvalidMemoryPathError(String(notePath), `must be ${MEMORY_PATH_FORMS}`);
-  const shown = notePath.length > 200 ? `${notePath.slice(0, 200)}…` : notePath;
-  const relative = notePath.trim().replace(/^\.\//, '');
-  if (relative === MEMORY_INDEX_FILE) return relative;
-  const [folder, name, ...rest] = relative.split('/');
-  if (folder === MEMORY_DAILY_DIR && name !== undefined && rest.length === 0 && DAILY_FILE.test(name))
-    return relative;
-  if (relative.startsWith('/') || relative.startsWith('\\') || /^[A-Za-z]:/.test(relative))
-    throw new InvalidMemoryPathError(shown, `must be relative to the memory directory: ${MEMORY_PATH_FORMS}`);
-  if (relative.split(/[/\\]/).includes('..'))
-    throw new InvalidMemoryPathError(shown, `must not leave the memory directory: ${MEMORY_PATH_FORMS}`);
-  throw new InvalidMemoryPathError(shown, `is not a memory file: ${MEMORY_PATH_FORMS}`);
 }
 
 /** `YYYY-MM-DD` (UTC) of an epoch-ms time, or undefined outside years 0000–9999. */
@@ -233,12 +211,6 @@ export function parseDailyMemoryFile(
   return { entries, skipped };
 }
 
-function errorCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && 'code' in error
-    ? String((error as { code: unknown }).code)
-    : undefined;
-}
-
 export function createFileMemorySink(options: FileMemorySinkOptions): FileMemorySink {
   const dir = path.resolve(options.dir);
   const dailyDir = path.join(dir, MEMORY_DAILY_DIR);
@@ -296,71 +268,6 @@ export function createFileMemorySink(options: FileMemorySinkOptions): FileMemory
     await index.add([entry]);
   }
 
-  /**
-   * A memory file's text (`relative` already checked by memoryFilePath): a regular file opened without
-   * following a symlink, inside a memory directory that is not one either; at most `maxBytes`, the
-   * newest part (its tail, from a line start) when `tail`, else refused when larger.
-   */
-  async function readMemoryFile(
-    relative: string,
-    shown: string,
-    tail: boolean,
-  ): Promise<{ text: string; key: string } | undefined> {
-    if (relative.startsWith(`${MEMORY_DAILY_DIR}/`)) {
-      const folder = await fs.lstat(dailyDir).catch((error: unknown) => {
-        if (errorCode(error) === 'ENOENT') return undefined;
-        throw error;
-      });
-      if (!folder) return undefined;
-      if (!folder.isDirectory())
-        throw new InvalidMemoryPathError(
-          shown,
-          `${MEMORY_DAILY_DIR}/ is not a directory inside the memory directory`,
-        );
-    }
-    let handle: fs.FileHandle;
-    try {
-      handle = await fs.open(
-        path.join(dir, relative),
-        constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-      );
-    } catch (error) {
-      const code = errorCode(error);
-      if (code === 'ENOENT') return undefined;
-      if (code === 'ELOOP' || code === 'EMLINK')
-        throw new InvalidMemoryPathError(shown, 'is a symbolic link: memory files are regular files');
-      throw error;
-    }
-    try {
-      let stat = await handle.stat();
-      if (!stat.isFile()) throw new InvalidMemoryPathError(shown, 'is not a regular file');
-      const key = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-      if (stat.size <= MEMORY_READ_MAX_BYTES) {
-        const text = await readBoundedText(handle, MEMORY_READ_MAX_BYTES);
-        if (text !== undefined) return { text, key };
-        // It grew past the bound while being read: read its tail as it is now.
-        stat = await handle.stat();
-      }
-      if (!tail)
-        throw new InvalidMemoryPathError(
-          shown,
-          `is larger than ${MEMORY_READ_MAX_BYTES} bytes: not a memory file ctxkit wrote`,
-        );
-      const buffer = Buffer.alloc(MEMORY_READ_MAX_BYTES);
-      const { bytesRead } = await handle.read(
-        buffer,
-        0,
-        MEMORY_READ_MAX_BYTES,
-        Math.max(0, stat.size - MEMORY_READ_MAX_BYTES),
-      );
-      const text = buffer.subarray(0, bytesRead).toString('utf8');
-      const lines = text.slice(text.indexOf('\n') + 1);
-      return { text: `# Memory index (its newest ${MEMORY_READ_MAX_BYTES} bytes)\n${lines}`, key };
-    } finally {
-      await handle.close();
-    }
-  }
-
   // The index is asked for before every model call; it is read again only when the file changed.
   let indexCache: { key: string; text: string } | undefined;
 
@@ -404,7 +311,7 @@ export function createFileMemorySink(options: FileMemorySinkOptions): FileMemory
       });
       if (!stat) return undefined;
       if (indexCache && indexCache.key === `${stat.ino}:${stat.size}:${stat.mtimeMs}`) return indexCache.text;
-      const read = await readMemoryFile(MEMORY_INDEX_FILE, MEMORY_INDEX_FILE, true);
+      const read = await readMemoryFile(dir, MEMORY_INDEX_FILE, MEMORY_INDEX_FILE, true);
       indexCache = read;
       return read?.text;
     },
@@ -412,7 +319,7 @@ export function createFileMemorySink(options: FileMemorySinkOptions): FileMemory
     async readNote(notePath) {
       const relative = memoryFilePath(notePath);
       await queue.catch(() => undefined);
-      const read = await readMemoryFile(relative, relative, false);
+      const read = await readMemoryFile(dir, relative, relative, false);
       if (!read) throw new MemoryNoteNotFoundError(relative);
       return read.text;
     },
