@@ -1,14 +1,15 @@
+import { nextTriggeredCompaction } from '../core/compaction/decide-compaction.ts';
 import type { Summary } from '../core/edit.ts';
 import type { Message } from '../core/message.ts';
 import type { Compactor } from './compactor.ts';
 import { errorText } from './compactor.ts';
-import type { PendingSummary } from './session-runtime.ts';
+import type { PendingSummary } from './layer-progress.ts';
 import { type SummaryPurpose, summaryGeneratedEvent } from './summary-events.ts';
 
-const purposeOf = (pending: Pick<PendingSummary, 'purpose'>): SummaryPurpose =>
-  pending.purpose === 'trim'
-    ? { reason: 'turn_limit', layer: 'trim' }
-    : { reason: 'context_pressure', layer: 'summarize' };
+const purposeOf = (pending: Pick<PendingSummary, 'purpose' | 'reason'>): SummaryPurpose => ({
+  reason: pending.reason,
+  layer: pending.purpose === 'trim' ? 'trim' : 'summarize',
+});
 
 /**
  * The async path (picoclaw's maybeSummarize, tiancai's tryAutoCompact, cowagent's trim summary):
@@ -17,13 +18,14 @@ const purposeOf = (pending: Pick<PendingSummary, 'purpose'>): SummaryPurpose =>
  */
 export async function applyReadySummary(compactor: Compactor, wait: boolean): Promise<void> {
   const { runtime } = compactor;
-  const pending = runtime.pending;
+  const progress = runtime.progress.summaries;
+  const pending = progress.pending;
   if (!pending) return;
   if (!pending.settled) {
     if (!wait) return;
     await pending.promise;
   }
-  runtime.pending = undefined;
+  progress.pending = undefined;
   for (const report of pending.reports) {
     compactor.events.push(
       summaryGeneratedEvent(runtime.id, compactor.deps.clock(), purposeOf(pending), report),
@@ -35,7 +37,7 @@ export async function applyReadySummary(compactor: Compactor, wait: boolean): Pr
       type: 'compaction-started',
       sessionId: runtime.id,
       at: compactor.deps.clock(),
-      reason: pending.purpose === 'trim' ? 'turn_limit' : 'context_pressure',
+      reason: pending.reason,
       layer: 'summarize',
       tokensBefore: runtime.historyTokens,
       messagesBefore: runtime.view.entries.length,
@@ -44,7 +46,7 @@ export async function applyReadySummary(compactor: Compactor, wait: boolean): Pr
       type: 'compaction-finished',
       sessionId: runtime.id,
       at: compactor.deps.clock(),
-      reason: pending.purpose === 'trim' ? 'turn_limit' : 'context_pressure',
+      reason: pending.reason,
       layer: 'summarize',
       tokensBefore: runtime.historyTokens,
       tokensAfter: runtime.historyTokens,
@@ -60,13 +62,9 @@ export async function applyReadySummary(compactor: Compactor, wait: boolean): Pr
     cut !== undefined &&
     (pending.purpose === 'trim' ? cut.throughSeq > pending.throughSeq : cut.throughSeq >= pending.throughSeq);
   if (stale) return;
-  await compactor.commitSummary(
-    summary,
-    pending.purpose === 'trim' ? 'trim' : 'summarize',
-    pending.purpose === 'trim' ? 'turn_limit' : 'context_pressure',
-  );
+  await compactor.commitSummary(summary, pending.purpose === 'trim' ? 'trim' : 'summarize', pending.reason);
   // tiancai: the rebuilt context archives recent results past the cutoff behind a [Compaction tool digest].
-  if (pending.purpose === 'summarize') await compactor.digestRecentWindow('context_pressure');
+  if (pending.purpose === 'summarize') await compactor.digestRecentWindow(pending.reason);
   compactor.events.push({
     type: 'summary-applied',
     sessionId: runtime.id,
@@ -92,7 +90,7 @@ function track(
       entry.settled = true;
     },
   );
-  compactor.runtime.pending = entry;
+  compactor.runtime.progress.summaries.pending = entry;
   compactor.events.push({
     type: 'summary-scheduled',
     sessionId: compactor.runtime.id,
@@ -111,6 +109,7 @@ export function scheduleTrimSummary(
   const pending: Omit<PendingSummary, 'settled' | 'promise'> = {
     throughSeq,
     purpose: 'trim',
+    reason: 'turn_limit',
     reports: [],
   };
   const work = (async () => {
@@ -124,46 +123,35 @@ export function scheduleTrimSummary(
 }
 
 /**
- * After a turn: runs the hooks registered for `turn_end` (the async presets' automatic compaction)
- * and the message-count trigger. A summarize strategy runs in the background; drop is immediate.
+ * After a turn: the compaction due at `turn_end` (the async presets' automatic hook, or the message count),
+ * as decide-compaction.ts plans it. A summarize strategy runs in the background; drop is immediate.
  */
 export function scheduleAsyncSummary(compactor: Compactor): Promise<void> | undefined {
-  const { policy, call, runtime } = compactor;
-  if (runtime.pending && !runtime.pending.settled) return undefined;
-  const now = compactor.deps.clock();
-  const due = compactor.hooks().find((hook) => hook.on === 'turn_end' && compactor.hookDue(hook, now));
-  const byCount =
-    policy.summarize.auto &&
-    policy.summarize.runOn === 'turn_end' &&
-    policy.summarize.maxMessages > 0 &&
-    runtime.messagesSinceCut() > policy.summarize.maxMessages &&
-    (policy.summarize.maxMessagesWhen === 'always' || call.windowSource === 'unbounded');
-  if (!due && !byCount) return undefined;
-  if (due) runtime.hookFiredAt.set(due.id, now);
-  const keep = compactor.keepOptions(
-    due?.action.keepRecent !== undefined ? { keepRecentMessages: due.action.keepRecent } : undefined,
-  );
-  // A count trigger with everything inside the token keep rule: keep by count instead (tiancai's KeepRecent).
+  const { policy, runtime, budget } = compactor;
+  const running = runtime.progress.summaries.pending;
+  if (running && !running.settled) return undefined;
+  const state = budget.triggerState();
+  const plan = nextTriggeredCompaction(policy, budget.window(), state, ['turn_end']);
+  if (!plan) return undefined;
+  if (plan.hookId !== undefined) runtime.progress.triggers.noteFired(plan.hookId, state.now);
   const split =
-    compactor.split(keep) ??
-    (byCount && !due
-      ? compactor.split({
-          keepRecentMessages: Math.max(1, policy.summarize.keepRecentMessages),
-          cutAt: policy.summarize.cutAt,
-        })
-      : undefined);
+    compactor.split(plan.keep) ?? (plan.fallbackKeep ? compactor.split(plan.fallbackKeep) : undefined);
   if (!split) return undefined;
-  const strategy = due?.action.strategy ?? policy.summarize.strategy;
-  if (strategy === 'drop') {
-    return compactor.dropThrough(split, 'drop', 'context_pressure').then(() => undefined);
+  // The async path records its compactions as context_pressure whatever fired them (picoclaw's
+  // maybeSummarize and tiancai's tryAutoCompact count messages as their measure of pressure); the trigger
+  // is in the plan, the reason says which path acted.
+  const reason = 'context_pressure';
+  if (plan.strategy === 'drop') {
+    return compactor.dropThrough(split, plan.layer, reason).then(() => undefined);
   }
   const pending: Omit<PendingSummary, 'settled' | 'promise'> = {
     throughSeq: split.throughSeq,
     purpose: 'summarize',
+    reason,
     reports: [],
   };
   const work = compactor.summarize(split.older, split.throughSeq, {
-    ...(due?.action.summaryMaxTokens !== undefined ? { maxTokens: due.action.summaryMaxTokens } : {}),
+    ...(plan.summaryMaxTokens !== undefined ? { maxTokens: plan.summaryMaxTokens } : {}),
     onReport: (report) => pending.reports.push(report),
   });
   return track(compactor, pending, work);

@@ -1,13 +1,9 @@
-import type { BudgetRegions } from '../core/budget/context-budget.ts';
-import { isOverContextBudget } from '../core/budget/context-budget.ts';
-import { clampKeepRecentTokens, effectiveTokenLimit } from '../core/budget/effective-token-limit.ts';
-import { measurePressure } from '../core/budget/pressure-measure.ts';
+import type { CompactionPlan, KeepRule } from '../core/compaction/decide-compaction.ts';
 import type { CompactionSnapshot, Edit, EditReason, LayerName, Summary } from '../core/edit.ts';
 import type { ContextEvent } from '../core/events.ts';
 import type { MemorySink } from '../core/memory-sink.ts';
 import type { Message } from '../core/message.ts';
-import { effectiveHooks } from '../core/policy/effective-hooks.ts';
-import type { Hook, Policy } from '../core/policy/policy-schema.ts';
+import type { Policy } from '../core/policy/policy-schema.ts';
 import type { SummaryReport } from '../core/summary-report.ts';
 import { historyAsShown } from '../core/view/history-as-shown.ts';
 import {
@@ -18,14 +14,13 @@ import {
 } from '../layers/archive-results.ts';
 import { buildContextReminder } from '../layers/drop-with-reminder.ts';
 import { appendCompressionNote, COMPRESSION_NOTE_PRODUCER } from '../layers/halve-turns.ts';
-import type { LayerInput } from '../layers/layer-input.ts';
-import { planRecentSplit, type RecentSplit, type SplitOptions } from '../layers/split-recent.ts';
+import { planRecentSplit, type RecentSplit } from '../layers/split-recent.ts';
 import type { BlobStore } from '../store/blob-store.ts';
 import { cutToTokens } from '../summarize/cut-text.ts';
 import type { Summarizer } from '../summarize/summarizer.ts';
-import { continuationNote, needsContinuation, reminderPlacementFor } from './assemble-request.ts';
 import type { CallContext } from './call-context.ts';
-import { snapshotNoteOf, takeSnapshot } from './restore-session.ts';
+import { takeSnapshot } from './restore-session.ts';
+import { SessionBudget } from './session-budget.ts';
 import type { SessionRuntime } from './session-runtime.ts';
 import { reportSummariesTo, type SummaryPurpose } from './summary-events.ts';
 import { extendTranscript } from './transcript-markdown.ts';
@@ -49,31 +44,29 @@ export interface CompactorDeps {
   wholeLog: () => Promise<readonly Message[]>;
 }
 
-export interface CompactPrefixOptions {
-  strategy: 'summarize' | 'drop';
-  reason: EditReason;
-  layer: LayerName;
-  /** Messages kept verbatim, overriding the policy's keep rules (a hook's keep_recent). */
-  keepRecentMessages?: number;
-  /** Keep rules replacing the policy's entirely (emergency paths). */
-  keep?: SplitOptions;
-  summaryMaxTokens?: number;
-  instructions?: string;
-}
+/** What a prefix compaction needs of its plan; the keep rule comes beside it. */
+export type PrefixCompaction = Pick<
+  CompactionPlan,
+  'strategy' | 'reason' | 'layer' | 'summaryMaxTokens' | 'instructions'
+>;
 
 /** A summary's cap in tokens when the policy sets none (`summarize.maxSummaryTokens` 0). */
 export const DEFAULT_SUMMARY_MAX_TOKENS = 2_048;
 
 /**
- * Runs layers against one session for one call: builds their input, commits what they plan as edits
- * (each with compaction-started/finished events), and escalates, cheapest first, until the request fits.
+ * Commits what layers and decisions plan for one session in one call, as edits, each with its
+ * compaction-started/finished events: prefix compactions (summarize, drop with a reminder, reset), their
+ * snapshots, the summarizer call. Reading the budget is `budget`'s (SessionBudget).
  */
 export class Compactor {
   readonly events: ContextEvent[] = [];
   readonly deps: CompactorDeps;
+  /** Reading the budget; this class commits edits. */
+  readonly budget: SessionBudget;
 
   constructor(deps: CompactorDeps) {
     this.deps = deps;
+    this.budget = new SessionBudget(deps);
   }
 
   get runtime(): SessionRuntime {
@@ -86,129 +79,6 @@ export class Compactor {
 
   get call(): CallContext {
     return this.deps.call;
-  }
-
-  /** The policy's hooks plus the auto-compact hook (digitorn), for this call's window; computed once. */
-  hooks(): Hook[] {
-    const key = `${this.call.contextWindow}:${this.call.maxOutputTokens}`;
-    const cached = this.runtime.hooksFor;
-    if (cached && cached.key === key) return cached.hooks;
-    const hooks = effectiveHooks(this.policy, {
-      contextWindow: this.call.contextWindow,
-      maxOutputTokens: this.call.maxOutputTokens,
-      known: this.call.windowSource !== 'max-context-tokens' && this.call.windowSource !== 'unbounded',
-    });
-    this.runtime.hooksFor = { key, hooks };
-    return hooks;
-  }
-
-  /** Tokens of the summary region as assembled (summary block + reminder). */
-  summaryTokens(): number {
-    const { summary, reminder } = this.runtime.view;
-    let tokens = 0;
-    if (summary) tokens += summary.tokens + this.call.counter.count(this.policy.summarize.prefix) + 4;
-    if (reminder) tokens += this.noteTokens(reminder);
-    return tokens;
-  }
-
-  /**
-   * Of the summary region, what memory and snapshot notes take (digitorn's resume note, carrying the
-   * memory snapshot and the tools): stats report it apart, as `memory`.
-   */
-  memoryTokens(): number {
-    const note = snapshotNoteOf(this.runtime.view);
-    return note ? this.noteTokens(note) : 0;
-  }
-
-  /** A note of its own in the request: its text and the framing of a message. */
-  private noteTokens(text: string): number {
-    return this.call.counter.count(text) + 4;
-  }
-
-  /** Budget regions now; memoized until the history or the view changes. */
-  regions(): BudgetRegions {
-    const key = `${this.runtime.editCount}:${this.runtime.historyTokens}:${this.runtime.overflowScale}:${this.runtime.view.entries.length}`;
-    if (this.#regions && this.#regionsKey === key) return this.#regions;
-    this.#regionsKey = key;
-    this.#regions = this.computeRegions();
-    return this.#regions;
-  }
-
-  #regions: BudgetRegions | undefined;
-  #regionsKey = '';
-
-  private computeRegions(scale = this.runtime.overflowScale): BudgetRegions {
-    return {
-      contextWindow: this.call.contextWindow,
-      maxOutputTokens: this.call.maxOutputTokens,
-      system: this.call.systemTokens,
-      toolDefinitions: this.call.toolTokens,
-      summary: this.summaryTokens(),
-      history:
-        Math.ceil(this.runtime.estimatedHistoryTokens(this.policy.tokens.anchorOnUsage) * scale) +
-        this.continuationTokens(),
-    };
-  }
-
-  /**
-   * The regions as counted, for what stats report: `regions()` without the scale a reported overflow
-   * (or the final guard) puts on the history estimate. That scale makes the layers cut deeper; it is
-   * not what the request holds, and once they have cut, the request is what they made.
-   */
-  countedRegions(): BudgetRegions {
-    return this.runtime.overflowScale === 1 ? this.regions() : this.computeRegions(1);
-  }
-
-  /** The continuation note assembly puts first when the history would start with the assistant. */
-  continuationTokens(): number {
-    const { entries, summary, reminder } = this.runtime.view;
-    const first = entries.find((entry) => entry.message.meta.kind !== 'system_note')?.message;
-    if (!first) return 0;
-    const { placement } = this.policy.summarize;
-    const needed = needsContinuation({
-      first,
-      hasUserMessage: () => entries.some((entry) => entry.message.role === 'user'),
-      summary,
-      placement,
-      reminder,
-      reminderPlacement: reminderPlacementFor(placement),
-    });
-    return needed ? this.runtime.tokensOf(continuationNote(entries[0]?.message.seq ?? 0)) : 0;
-  }
-
-  inputTokens(): number {
-    const regions = this.regions();
-    return regions.system + regions.toolDefinitions + regions.summary + regions.history;
-  }
-
-  /** Pressure in the policy's own measure (budget.pressureOf), the figure its thresholds are fractions of. */
-  pressure(): number {
-    return measurePressure(this.policy.budget.pressureOf, this.regions());
-  }
-
-  overBudget(): boolean {
-    return isOverContextBudget(this.regions()) || this.inputTokens() > this.tokenBudget();
-  }
-
-  /** cowagent: an absolute token budget for the context that applies whatever the window (50,000). */
-  tokenBudget(): number {
-    const { budget } = this.policy;
-    return budget.maxContextTokens > 0 && budget.maxContextTokensWhen === 'always'
-      ? budget.maxContextTokens
-      : Number.POSITIVE_INFINITY;
-  }
-
-  /** What each layer planner sees. */
-  input(): LayerInput {
-    return {
-      view: this.runtime.view,
-      entries: this.runtime.view.entries,
-      entryTokens: this.runtime.entryTokens,
-      regions: this.regions(),
-      countTokens: (text) => this.runtime.shortCounts.count(text, this.call.counter),
-      now: this.deps.clock(),
-      newId: this.deps.newId,
-    };
   }
 
   /** Commits edits made by one layer, with the events that say what it did. */
@@ -229,7 +99,7 @@ export class Compactor {
     await this.deps.commitEdits(edits);
     // Measured, for the event; the edits keep the planners' figures, exactly as they were stored.
     const tokensAfter = this.runtime.historyTokens;
-    this.runtime.noteCompaction();
+    this.runtime.progress.triggers.noteCompaction();
     this.events.push({
       type: 'compaction-finished',
       sessionId: this.runtime.id,
@@ -246,48 +116,26 @@ export class Compactor {
     return tokensAfter < tokensBefore || messagesBefore !== this.runtime.view.entries.length;
   }
 
-  /** The keep rule of the summarize layer, first non-zero wins: tokens, fraction, turns, messages. */
-  keepOptions(override?: { keepRecentMessages?: number }): SplitOptions {
-    const { summarize, budget } = this.policy;
-    if (override?.keepRecentMessages !== undefined && override.keepRecentMessages > 0) {
-      return { keepRecentMessages: override.keepRecentMessages, cutAt: summarize.cutAt };
-    }
-    if (summarize.keepRecentTokens > 0) {
-      // tiancai's EffectiveTokenLimit: window − reserve, else MaxTokens, else none.
-      const windowKnown =
-        this.call.windowSource !== 'max-context-tokens' && this.call.windowSource !== 'unbounded';
-      const limit = effectiveTokenLimit({
-        contextWindow: windowKnown ? this.call.contextWindow : 0,
-        reserveTokens: budget.reserveTokens > 0 ? budget.reserveTokens : this.call.maxOutputTokens,
-        maxContextTokens: budget.maxContextTokens,
-      });
-      const clamped =
-        summarize.keepRecentTokensMaxFraction > 0 && limit !== undefined
-          ? Math.min(summarize.keepRecentTokens, Math.floor(limit * summarize.keepRecentTokensMaxFraction))
-          : clampKeepRecentTokens(summarize.keepRecentTokens, undefined);
-      return { keepRecentTokens: clamped, cutAt: summarize.cutAt };
-    }
-    if (summarize.keepRecentFraction > 0) {
-      return {
-        keepRecentTokens: Math.floor(this.call.contextWindow * summarize.keepRecentFraction),
-        cutAt: summarize.cutAt,
-      };
-    }
-    if (summarize.keepRecentTurns > 0)
-      return { keepRecentTurns: summarize.keepRecentTurns, cutAt: summarize.cutAt };
-    return { keepRecentMessages: Math.max(1, summarize.keepRecentMessages), cutAt: summarize.cutAt };
+  split(keep: KeepRule): RecentSplit | undefined {
+    return planRecentSplit(this.budget.input(), keep);
   }
 
-  split(keep: SplitOptions): RecentSplit | undefined {
-    return planRecentSplit(this.input(), keep);
+  /**
+   * Carries out a decided compaction (see decide-compaction.ts): with its keep rule, else its fallback
+   * rule; a hook that fired is recorded for its cooldown.
+   */
+  async carryOut(plan: CompactionPlan): Promise<boolean> {
+    if (plan.hookId !== undefined) this.runtime.progress.triggers.noteFired(plan.hookId, this.deps.clock());
+    if (await this.compactPrefix(plan, plan.keep)) return true;
+    return plan.fallbackKeep !== undefined && this.compactPrefix(plan, plan.fallbackKeep);
   }
 
   /**
    * Summarizes (or drops) everything before the recent window. Strategy `summarize` costs one
    * summarizer call; if that fails, falls back to a drop with a reminder (digitorn).
    */
-  async compactPrefix(options: CompactPrefixOptions): Promise<boolean> {
-    const split = this.split(options.keep ?? this.keepOptions(options));
+  async compactPrefix(options: PrefixCompaction, keep: KeepRule): Promise<boolean> {
+    const split = this.split(keep);
     if (!split) return false;
     if (options.strategy === 'drop') return this.dropThrough(split, options.layer, options.reason);
     try {
@@ -300,7 +148,7 @@ export class Compactor {
       await this.digestRecentWindow(options.reason);
       return shrunk;
     } catch (error) {
-      const fresh = this.split(options.keep ?? this.keepOptions(options));
+      const fresh = this.split(keep);
       if (!fresh) return false;
       return this.dropThrough(fresh, 'drop', options.reason, errorText(error));
     }
@@ -318,7 +166,7 @@ export class Compactor {
       placement: this.policy.summarize.placement,
       ...(await this.snapshotIfKept()),
       tokensBefore: this.runtime.historyTokens,
-      tokensAfter: this.historyAfterCut(summary.throughSeq),
+      tokensAfter: this.budget.historyAfterCut(summary.throughSeq),
     };
     return this.apply([edit], layer, reason);
   }
@@ -379,7 +227,7 @@ export class Compactor {
    * re-render its whole history at every compaction.
    */
   private async transcriptThrough(throughSeq: number): Promise<string> {
-    const cached = this.runtime.transcript;
+    const cached = this.runtime.progress.summaries.transcript;
     const from = cached && cached.throughSeq <= throughSeq ? cached.throughSeq + 1 : 0;
     const log =
       from >= this.runtime.logStart
@@ -390,7 +238,7 @@ export class Compactor {
       from > 0 && cached ? cached.text : '',
       historyAsShown(log, this.runtime.edits),
     );
-    this.runtime.transcript = { throughSeq, text };
+    this.runtime.progress.summaries.transcript = { throughSeq, text };
     return text;
   }
 
@@ -439,7 +287,7 @@ export class Compactor {
       ...(await this.snapshotIfKept()),
       ...(reminder !== undefined ? { reminder } : {}),
       tokensBefore: this.runtime.historyTokens,
-      tokensAfter: this.historyAfterCut(throughSeq),
+      tokensAfter: this.budget.historyAfterCut(throughSeq),
     };
     return this.apply([edit], layer, reason, error);
   }
@@ -465,7 +313,7 @@ export class Compactor {
         hiddenTokens += this.runtime.entryTokens[index] ?? 0;
     });
     const tokensBefore = this.runtime.historyTokens;
-    const afterCut = this.historyAfterCut(throughSeq);
+    const afterCut = this.budget.historyAfterCut(throughSeq);
     const edits: Edit[] = [
       {
         id: this.deps.newId(),
@@ -524,18 +372,6 @@ export class Compactor {
     return count(text) <= cap ? text : cutToTokens(note, cap, count);
   }
 
-  /** History tokens left in view after a cut through `throughSeq` (what a prefix edit plans to leave). */
-  historyAfterCut(throughSeq: number): number {
-    const { entries } = this.runtime.view;
-    let left = 0;
-    for (let index = entries.length - 1; index >= 0; index--) {
-      const seq = entries[index]?.sourceSeq;
-      if (seq !== undefined && seq <= throughSeq) break;
-      left += this.runtime.entryTokens[index] ?? 0;
-    }
-    return left;
-  }
-
   /** A snapshot for the edit when the policy restores sessions from snapshots (digitorn). */
   async snapshotIfKept(): Promise<{ snapshot?: CompactionSnapshot }> {
     if (this.policy.restore.mode !== 'snapshot') return {};
@@ -554,7 +390,7 @@ export class Compactor {
       throughSeq,
       keepSummary,
       tokensBefore: this.runtime.historyTokens,
-      tokensAfter: this.historyAfterCut(throughSeq),
+      tokensAfter: this.budget.historyAfterCut(throughSeq),
     };
     return this.apply([edit], edit.layer, reason);
   }
@@ -583,34 +419,15 @@ export class Compactor {
   /** tiancai: after a compaction, tool results beyond the cutoff in the kept window are archived behind a digest. */
   async digestRecentWindow(reason: EditReason): Promise<void> {
     if (!this.policy.summarize.recentToolDigest) return;
-    const plan = planArchiveResults(this.input(), { toolCallCutoff: this.policy.archive.toolCallCutoff });
+    const plan = planArchiveResults(this.budget.input(), {
+      toolCallCutoff: this.policy.archive.toolCallCutoff,
+    });
     if (!plan) return;
     const digest = extractiveToolDigest(plan.results, plan.calls, {
       maxChars: this.policy.archive.extractiveMaxChars,
       prefix: RECENT_DIGEST_PREFIX,
     });
-    await this.apply([archiveEdit(plan, digest, this.input())], 'archive', reason);
-  }
-
-  /** Whether a hook's condition holds now. */
-  hookDue(hook: Hook, now: number): boolean {
-    const last = this.runtime.hookFiredAt.get(hook.id);
-    if (
-      last !== undefined &&
-      hook.cooldownSeconds !== undefined &&
-      now - last < hook.cooldownSeconds * 1000
-    ) {
-      return false;
-    }
-    const condition = hook.condition;
-    switch (condition.type) {
-      case 'context_pressure':
-        return this.pressure() >= condition.threshold;
-      case 'turn_count':
-        return this.runtime.turnsSinceCompaction >= condition.every;
-      case 'tool_calls':
-        return this.runtime.toolCallsSinceCompaction >= condition.threshold;
-    }
+    await this.apply([archiveEdit(plan, digest, this.budget.input())], 'archive', reason);
   }
 
   /** Memory sink write, for trimmed turns, emergencies and cleared context (cowagent). */

@@ -1,20 +1,16 @@
-import type { Edit, EditReason, LayerName, Summary } from '../core/edit.ts';
+import { manualCompaction } from '../core/compaction/decide-compaction.ts';
+import type { Edit, LayerName, Summary } from '../core/edit.ts';
 import { MemoryUnavailableError } from '../core/errors/index.ts';
 import type { ContextEvent, ContextEventListener } from '../core/events.ts';
 import type { MemorySink } from '../core/memory-sink.ts';
 import type { Message, MessageInput } from '../core/message.ts';
-import { isAgentVisible, toolCallsOf } from '../core/message.ts';
 import { validatePolicy } from '../core/policy/merge-policy.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import { assertValidSessionId } from '../core/session-id.ts';
 import type { SkillSource } from '../core/skills/skill-source.ts';
 import { assignStableIds } from '../core/stable-id.ts';
 import { MessageTokenCache } from '../core/tokens/message-token-cache.ts';
-import type { TokenCounter } from '../core/tokens/token-counter.ts';
-import { startsTurn } from '../core/turns/parse-turn-boundaries.ts';
 import { historyAsShown } from '../core/view/history-as-shown.ts';
-import { projectMessage } from '../core/view/project-view.ts';
-import type { ModelClient } from '../providers/model-client.ts';
 import type { BlobStore } from '../store/blob-store.ts';
 import { createMemoryBlobStore } from '../store/memory-blob-store.ts';
 import { createMemoryMemorySink } from '../store/memory-memory-sink.ts';
@@ -28,17 +24,25 @@ import type { SessionStore } from '../store/session-store.ts';
 import { createTraceRecorder, type TraceRecorder, type TraceStore } from '../store/trace-store.ts';
 import { createExtractiveSummarizer } from '../summarize/extractive-summarizer.ts';
 import type { Summarizer } from '../summarize/summarizer.ts';
+import { type AppendContext, appendMessages, withoutId } from './append-messages.ts';
 import { scheduleAsyncSummary } from './async-summary.ts';
 import { withBudgetOptions } from './budget-options.ts';
 import { type CallContext, CounterChooser, type PrepareRequest, resolveCallContext } from './call-context.ts';
+import { runCheapLayers } from './cheap-layers.ts';
 import { chooseSummarizer } from './choose-summarizer.ts';
 import { Compactor } from './compactor.ts';
 import { readIndexSources } from './context-indexes.ts';
+import type {
+  AfterTurnResult,
+  AppendResult,
+  CompactOptions,
+  ContextManagerOptions,
+  RecoverResult,
+  SyncResult,
+} from './context-manager-options.ts';
 import { diffHistory } from './diff-history.ts';
 import { emergencyCompact } from './emergency-compact.ts';
-import { hiddenResultOf } from './hidden-result.ts';
-import { normalizeAppendedResult } from './normalize-appended-result.ts';
-import { type PrepareResult, prepareCall, runCheapLayers } from './prepare-call.ts';
+import { type PrepareResult, prepareCall } from './prepare-call.ts';
 import { recognizeRetries, turnInProgress } from './recognize-retries.ts';
 import { recoverFromOverflow } from './recover-from-overflow.ts';
 import { restoreEdits } from './restore-session.ts';
@@ -46,81 +50,6 @@ import { SessionRuntime } from './session-runtime.ts';
 import { type SessionStats, sessionStats } from './session-stats.ts';
 import { validateMessageInputs } from './validate-message-input.ts';
 import { validatePrepareRequest } from './validate-prepare-request.ts';
-
-export interface ContextManagerOptions {
-  policy: Policy;
-  /**
-   * The model's context window in tokens, overriding the policy's `budget.contextWindow` (so callers need
-   * not spread the nested policy). A positive integer; `InvalidPolicyError` otherwise.
-   */
-  contextWindow?: number;
-  /**
-   * Tokens reserved for the reply, overriding the policy's `budget.maxOutputTokens`. A positive integer
-   * below the context window (this option's or the policy's); `InvalidPolicyError` otherwise.
-   */
-  maxOutputTokens?: number;
-  /** Fixes the token counter for every call; unset = chosen per model from the policy (`tokens.counter`). */
-  counter?: TokenCounter;
-  /**
-   * Default: a model summarizer for `summarize.model` (digitorn's summary_brain) when the policy sets
-   * one, else for `model` below, else the extractive summarizer (offline, deterministic).
-   */
-  summarizer?: Summarizer;
-  /** The agent's own model, used for model-backed summaries when the policy names no summary model. */
-  model?: { client: ModelClient; name: string };
-  /** Where API keys named by the policy are read (default: process.env). */
-  env?: Readonly<Record<string, string | undefined>>;
-  fetch?: typeof fetch;
-  store?: SessionStore;
-  blobs?: BlobStore;
-  /**
-   * Where summaries of trimmed turns and cleared context go (cowagent's daily memory file). A sink that
-   * keeps an index (`createFileMemorySink`) also puts MEMORY.md in every request (policy
-   * `indexes.memory`); `readMemory` reads a note.
-   */
-  memory?: MemorySink;
-  /**
-   * The agent's skills (`createFsSkillSource`, `createMemorySkillSource`): every skill's name and
-   * description enters every request (policy `indexes.skills`), a skill's body only when the agent reads
-   * it (deepagents's progressive disclosure; the `read_skill` tool over `manager.skills`).
-   */
-  skills?: SkillSource;
-  /** Epoch ms; passed in so tests and replays control time. */
-  clock?: () => number;
-  /**
-   * Where every event is recorded for people and scorers (model usage, compactions, session events):
-   * append-only, never fed back to the model. `flushTrace()` waits for what is queued.
-   */
-  trace?: TraceStore;
-}
-
-export interface AppendResult {
-  messages: Message[];
-  events: ContextEvent[];
-}
-
-export interface SyncResult extends AppendResult {
-  diverged: boolean;
-}
-
-export interface CompactOptions {
-  strategy?: 'summarize' | 'drop';
-  instructions?: string;
-  reason?: EditReason;
-}
-
-export interface AfterTurnResult {
-  /** True when a background summarization was started. */
-  scheduled: boolean;
-  /** Resolves when that summarization has finished (its result is used from the next prepare on). */
-  done: Promise<void>;
-  events: ContextEvent[];
-}
-
-export interface RecoverResult {
-  retry: boolean;
-  events: ContextEvent[];
-}
 
 /** The ContextManager: decides what the model sees. One per process, any number of sessions. */
 export class ContextManager {
@@ -209,7 +138,7 @@ export class ContextManager {
         findById: async (id) => (await this.#whole(runtime)).log.find((message) => message.id === id),
       });
       const fresh = messages.filter((_message, index) => recognized[index] === undefined);
-      const appended = await this.#appendMessages(runtime, fresh, events);
+      const appended = await appendMessages(this.#appendContext(runtime), fresh, { events });
       let next = 0;
       const result = messages.map((_message, index) => recognized[index] ?? (appended[next++] as Message));
       return { messages: result, events: this.#emit(events) };
@@ -260,13 +189,11 @@ export class ContextManager {
         id: message.id ?? callerIds[diff.addedFrom + offset],
       }));
       // The branch edit lands in the same write as the messages that continue the caller's history.
-      const appended = await this.#appendMessages(
-        runtime,
-        fresh,
+      const appended = await appendMessages(this.#appendContext(runtime), fresh, {
         events,
-        callerIds.slice(diff.addedFrom),
-        branch,
-      );
+        contentIds: callerIds.slice(diff.addedFrom),
+        ...(branch ? { branch } : {}),
+      });
       return { messages: appended, events: this.#emit(events), diverged: diff.diverged };
     });
   }
@@ -322,16 +249,10 @@ export class ContextManager {
     return this.#exclusive(sessionId, async (runtime) => {
       const call = await this.#callContext(runtime, {});
       const compactor = this.#compactor(runtime, call);
-      const asked = {
-        strategy: options.strategy ?? this.policy.summarize.strategy,
-        reason: options.reason ?? 'manual',
-        layer: 'manual' as const,
-        ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
-      };
       // Asked for explicitly: when everything fits the usual recent window, keep just the current turn.
-      const compacted =
-        (await compactor.compactPrefix(asked)) ||
-        (await compactor.compactPrefix({ ...asked, keep: { keepRecentTurns: 1, cutAt: 'turn' } }));
+      const compacted = await compactor.carryOut(
+        manualCompaction(this.policy, compactor.budget.window(), options),
+      );
       return { compacted, events: this.#emit(compactor.events) };
     });
   }
@@ -375,8 +296,8 @@ export class ContextManager {
       const call = await this.#callContext(runtime, request);
       const compactor = this.#compactor(runtime, call);
       return sessionStats(runtime, call, this.policy, {
-        ...compactor.regions(),
-        memory: compactor.memoryTokens(),
+        ...compactor.budget.regions(),
+        memory: compactor.budget.memoryTokens(),
       });
     });
   }
@@ -489,107 +410,16 @@ export class ContextManager {
     return call;
   }
 
-  async #appendMessages(
-    runtime: SessionRuntime,
-    inputs: readonly MessageInput[],
-    events: ContextEvent[],
-    contentIds?: readonly string[],
-    branch?: { edit: Edit; kept: number },
-  ): Promise<Message[]> {
-    if (inputs.length === 0 && branch === undefined) return [];
-    const at = this.clock();
-    const ids = contentIds ?? runtime.branch.continueContentIds(inputs.map(withoutId));
-    const messages: Message[] = inputs.map((input, offset) => {
-      const seq = runtime.nextSeq + offset;
-      let id = input.id ?? ids[offset] ?? `m_${seq}`;
-      if (runtime.hasId(id)) id = `${id}#${seq}`;
-      return {
-        id,
-        seq,
-        role: input.role,
-        parts: input.parts,
-        meta: { ...input.meta },
-        ...(input.usage ? { usage: input.usage } : {}),
-      };
-    });
-    const normalized: { message: Message; edits: Edit[] }[] = [];
-    for (const message of messages) {
-      const edits = await normalizeAppendedResult({
-        runtime,
-        message,
-        policy: this.policy,
-        blobs: this.blobs,
-        at,
-        newId: () => this.#newId(),
-        events,
-      });
-      normalized.push({ message, edits });
-    }
-    const edits = [...(branch ? [branch.edit] : []), ...normalized.flatMap((entry) => entry.edits)];
-    // The caller's history continues with these ids; the store keeps them for a resume.
-    const branchIds = messages.map((message, offset) => ids[offset] ?? message.id);
-    // Exact counts of messages the view will show as logged go with them, so a resume reuses them.
-    const countKey = runtime.tokenCache.countKey(runtime.counter);
-    const tokens = normalized.map(({ message, edits: own }) =>
-      countKey !== undefined && own.length === 0 && isAgentVisible(message)
-        ? { key: countKey, breakdown: { ...runtime.tokenCache.estimate(message, runtime.counter) } }
-        : null,
-    );
-    try {
-      // Messages and the edits that normalize them land together or not at all.
-      await this.store.append(
-        runtime.id,
-        {
-          messages,
-          contentIds: branchIds,
-          tokens,
-          edits,
-          expectedSeq: runtime.nextSeq,
-          expectedEditCount: runtime.editCount,
-        },
-        at,
-      );
-    } catch (error) {
-      // Another writer got there first, or the store failed after writing (a timeout): either way what is
-      // stored is not known here. Forget our copy so the next call re-reads the store; a retried append
-      // then finds what this one stored (see `recognizeRetries`), and sync its diff.
-      this.#runtimes.delete(runtime.id);
-      throw error;
-    }
-    if (branch) {
-      runtime.addEdits([branch.edit]);
-      runtime.branch.truncate(branch.kept);
-      runtime.rebuild();
-    }
-    normalized.forEach(({ message, edits: own }, offset) => {
-      runtime.addEdits(own);
-      const projected = own.length > 0 ? projectMessage(message, own) : message;
-      runtime.appendToView(message, projected);
-      if (runtime.view.coverage.get(message.seq)?.by === 'orphan-result') {
-        const hidden = hiddenResultOf(runtime.heldLog, message);
-        if (hidden)
-          events.push({ type: 'tool-result-hidden', sessionId: runtime.id, at, seq: message.seq, ...hidden });
-      }
-      runtime.recordBranch(message, branchIds[offset] ?? message.id);
-      this.#recordActivity(runtime, message, events, at);
-    });
-    return messages;
-  }
-
-  #recordActivity(runtime: SessionRuntime, message: Message, events: ContextEvent[], at: number): void {
-    runtime.toolCallsSinceCompaction += toolCallsOf(message).length;
-    if (startsTurn(message)) runtime.turnsSinceCompaction++;
-    if (message.role === 'assistant' && message.usage) {
-      runtime.recordUsage(message.usage);
-      runtime.overflows = 0;
-      events.push({
-        type: 'model-usage',
-        sessionId: runtime.id,
-        at,
-        usage: message.usage,
-        ...(message.meta.model ? { model: message.meta.model } : {}),
-      });
-    }
+  #appendContext(runtime: SessionRuntime): AppendContext {
+    return {
+      runtime,
+      store: this.store,
+      blobs: this.blobs,
+      policy: this.policy,
+      clock: this.clock,
+      newId: () => this.#newId(),
+      forget: () => this.#runtimes.delete(runtime.id),
+    };
   }
 
   async #commitEdits(runtime: SessionRuntime, edits: Edit[]): Promise<void> {
@@ -678,13 +508,21 @@ export class ContextManager {
   }
 }
 
-function withoutId(message: MessageInput): Omit<MessageInput, 'id'> {
-  const { id: _id, ...rest } = message;
-  return rest;
-}
-
 export function createContextManager(options: ContextManagerOptions): ContextManager {
   return new ContextManager(options);
 }
 
-export type { CallContext, LayerName, PrepareRequest, PrepareResult, SessionStats, Summary };
+export type {
+  AfterTurnResult,
+  AppendResult,
+  CallContext,
+  CompactOptions,
+  ContextManagerOptions,
+  LayerName,
+  PrepareRequest,
+  PrepareResult,
+  RecoverResult,
+  SessionStats,
+  Summary,
+  SyncResult,
+};

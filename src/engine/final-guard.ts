@@ -50,17 +50,18 @@ export async function guardFinalRequest(
   const limit = call.contextWindow - call.maxOutputTokens;
   let rounds = 0;
   if ((counted.tokens ?? 0) > limit) {
-    const saved = runtime.overflowScale;
+    const overflow = runtime.progress.overflow;
+    const saved = overflow.scale;
     try {
       while ((counted.tokens ?? 0) > limit && rounds < FINAL_GUARD_MAX_ROUNDS + 1) {
         rounds++;
-        const regions = compactor.regions();
+        const regions = compactor.budget.regions();
         const fixed = regions.system + regions.toolDefinitions + regions.summary;
         const history = Math.max(1, regions.history);
         // The scale at which the estimate reads what the count says, and a little more each round.
         const ratio =
           Math.max(1, ((counted.tokens ?? 0) - fixed) / history) * (1 + FINAL_GUARD_STEP * rounds);
-        runtime.overflowScale *= ratio;
+        overflow.scale *= ratio;
         try {
           if (rounds <= FINAL_GUARD_MAX_ROUNDS) await refit(compactor);
           else await runEmergencySequence(compactor, policy.emergency, 'token_budget');
@@ -78,10 +79,10 @@ export async function guardFinalRequest(
         counted = tally(assembled);
       }
     } finally {
-      runtime.overflowScale = saved;
+      overflow.scale = saved;
     }
     // What the guard committed (a summary among them) must still fit the policy's own estimate.
-    if (compactor.overBudget()) {
+    if (compactor.budget.overBudget()) {
       await refit(compactor);
       assembled = assemble();
       counted = tally(assembled);
@@ -90,7 +91,7 @@ export async function guardFinalRequest(
     // that does not fit the smallest request the layers can make is only a bound: the request goes, and
     // a real overflow takes the reactive path.
     if ((counted.tokens ?? 0) > limit && counted.method === 'exact')
-      throw new ContextBudgetError('history', compactor.regions());
+      throw new ContextBudgetError('history', compactor.budget.regions());
   }
   return {
     assembled,

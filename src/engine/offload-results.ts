@@ -1,8 +1,17 @@
 import type { EvictEdit, ReplaceArgsEdit } from '../core/edit.ts';
 import { type Message, type ToolCallPart, toolResultOf } from '../core/message.ts';
 import { projectMessage } from '../core/view/project-view.ts';
-import type { Compactor } from './compactor.ts';
+import type { BlobStore } from '../store/blob-store.ts';
+import type { ClearingProgress } from './layer-progress.ts';
 import type { SessionRuntime } from './session-runtime.ts';
+
+/** What offloading reads and writes: the session, where blobs go, ids and time for its edits. */
+export interface OffloadContext {
+  runtime: SessionRuntime;
+  blobs: BlobStore;
+  newId: () => string;
+  clock: () => number;
+}
 
 /** The tool an agent calls to read offloaded content back (the normalize layer names the same one). */
 export const READ_OFFLOADED_TOOL = 'read_offloaded';
@@ -29,10 +38,11 @@ export const TYPICAL_OFFLOAD_POINTER = offloadPointer(
  * naming the tool, the first line, the size and where to read it back. Nothing the agent saw is lost.
  */
 export async function offloadResults(
-  compactor: Compactor,
+  context: OffloadContext,
   targets: readonly number[],
 ): Promise<(EvictEdit | ReplaceArgsEdit)[]> {
-  const { runtime, deps } = compactor;
+  const { runtime } = context;
+  const deps = context;
   const entries = runtime.view.entries;
   const edits: (EvictEdit | ReplaceArgsEdit)[] = [];
   let history = runtime.historyTokens;
@@ -91,10 +101,14 @@ function entryOfSeq(
  * a JSON object are offloaded whole. Each call is looked at once, as it leaves the keep window.
  */
 export async function offloadStaleArguments(
-  compactor: Compactor,
+  context: OffloadContext & { progress: ClearingProgress },
   keepRecent: number,
 ): Promise<ReplaceArgsEdit[]> {
-  const { runtime } = compactor;
+  const { runtime, progress } = context;
+  // Indexes noted in an earlier view version point elsewhere now: look again from the start (cheap,
+  // and calls already looked at are skipped).
+  if (progress.argsChecked.viewVersion !== runtime.viewVersion)
+    progress.argsChecked = { viewVersion: runtime.viewVersion, through: 0 };
   const entries = runtime.view.entries;
   // The keep window starts at the keepRecent-th newest tool result.
   let kept = 0;
@@ -107,30 +121,31 @@ export async function offloadStaleArguments(
   }
   if (kept < keepRecent) return [];
   const edits: ReplaceArgsEdit[] = [];
-  const from = Math.min(runtime.argsOffloadedThrough, boundary);
+  const from = Math.min(progress.argsChecked.through, boundary);
   for (let index = from; index < boundary; index++) {
     const entry = entries[index];
     if (!entry || entry.sourceSeq === undefined || entry.message.role !== 'assistant') continue;
     for (const part of entry.message.parts) {
       if (part.type !== 'tool-call' || part.args.length < OFFLOAD_ARG_MIN_CHARS) continue;
       const key = `${entry.sourceSeq}:${part.callId}`;
-      if (runtime.argsLookedAt.has(key)) continue;
-      runtime.argsLookedAt.add(key);
-      const edit = await offloadArguments(compactor, entry.message, entry.sourceSeq, part);
+      if (progress.argsLookedAt.has(key)) continue;
+      progress.argsLookedAt.add(key);
+      const edit = await offloadArguments(context, entry.message, entry.sourceSeq, part);
       if (edit) edits.push(edit);
     }
   }
-  runtime.argsOffloadedThrough = Math.max(runtime.argsOffloadedThrough, boundary);
+  progress.argsChecked.through = Math.max(progress.argsChecked.through, boundary);
   return edits;
 }
 
 async function offloadArguments(
-  compactor: Compactor,
+  context: OffloadContext,
   message: Message,
   seq: number,
   call: ToolCallPart,
 ): Promise<ReplaceArgsEdit | undefined> {
-  const { runtime, deps } = compactor;
+  const { runtime } = context;
+  const deps = context;
   const stored = await deps.blobs.put(
     runtime.id,
     'large_tool_results',

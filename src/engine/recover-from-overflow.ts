@@ -1,3 +1,4 @@
+import { emergencyCompaction, planOverflowRecovery } from '../core/compaction/decide-compaction.ts';
 import type { EditReason } from '../core/edit.ts';
 import type { EmergencyPolicy } from '../core/policy/policy-schema.ts';
 import { planFitToBudget } from '../layers/fit-to-budget.ts';
@@ -26,15 +27,16 @@ export const OVERFLOW_SAFETY = 1.02;
  * the answer is `false`: resending the same request would overflow the same way.
  */
 export async function recoverFromOverflow(compactor: Compactor, error: unknown): Promise<boolean> {
-  const { runtime, policy } = compactor;
+  const { runtime, policy, budget } = compactor;
   if (!isContextOverflow(error)) return false;
-  runtime.overflows++;
-  const attempt = runtime.overflows;
+  const overflow = runtime.progress.overflow;
+  overflow.overflows++;
+  const attempt = overflow.overflows;
   const editsBefore = runtime.editCount;
-  const scaleBefore = runtime.overflowScale;
+  const scaleBefore = overflow.scale;
   // The figures are the provider's count of the request we sent, which our own (unscaled) count measured
   // when `prepare` returned it (recover may be called again before the next prepare: the same request).
-  const regions = compactor.countedRegions();
+  const regions = compactor.budget.countedRegions();
   const figures = parseOverflowTokens(error);
   // The provider counted `requested` input tokens where we counted less: our history figures are
   // scaled up by the ratio until reported usage shows them right again. Without figures (or figures no
@@ -43,24 +45,22 @@ export async function recoverFromOverflow(compactor: Compactor, error: unknown):
   const requestedInput =
     figures.requested !== undefined ? figures.requested - (figures.completion ?? 0) : undefined;
   const fixed = regions.system + regions.toolDefinitions + regions.summary;
-  const history = Math.max(1, runtime.preparedHistoryTokens ?? regions.history);
+  const history = Math.max(1, overflow.preparedHistoryTokens ?? regions.history);
   const measured = requestedInput !== undefined ? (requestedInput - fixed) / history : 0;
-  runtime.overflowScale = Math.max(
+  overflow.scale = Math.max(
     scaleBefore * (measured > 1 ? 1 : OVERFLOW_SCALE_STEP),
     measured * OVERFLOW_SAFETY,
     1,
   );
   // Whether the retry would send something else than what overflowed.
   const changed = () =>
-    runtime.editCount !== editsBefore || (runtime.overflowScale > scaleBefore && compactor.overBudget());
+    runtime.editCount !== editsBefore || (overflow.scale > scaleBefore && budget.overBudget());
 
-  const emergency = policy.emergency;
-  const retries = emergency.enabled ? emergency.maxRetries : 0;
-  const mayReset = emergency.enabled && emergency.resetWhenStillOver && attempt <= retries + 1;
-  if (attempt <= retries) await runEmergencySequence(compactor, emergency);
+  const plan = planOverflowRecovery(policy.emergency, attempt);
+  if (plan.runSequence) await runEmergencySequence(compactor, policy.emergency);
   let clearedAll = false;
-  if (mayReset && (attempt > retries || !changed())) {
-    if (emergency.resetScope === 'all') {
+  if (plan.reset === 'now' || (plan.reset === 'if-unchanged' && !changed())) {
+    if (plan.resetScope === 'all') {
       // cowagent: "the entire conversation context is cleared": nothing is left to resend, so no retry; the
       // next request starts from the user's next message. The log keeps every message.
       const last = runtime.heldLog.at(-1);
@@ -70,7 +70,7 @@ export async function recoverFromOverflow(compactor: Compactor, error: unknown):
       if (lastTurn !== undefined) await compactor.resetTo(lastTurn - 1, true, 'context_overflow');
     }
   }
-  const retry = !clearedAll && (attempt <= retries || mayReset) && changed();
+  const retry = !clearedAll && plan.mayRetry && changed();
   compactor.events.push({
     type: 'context-overflowed',
     sessionId: runtime.id,
@@ -110,51 +110,33 @@ export async function runEmergencySequence(
         break;
       }
       case 'limit-sizes': {
-        const edits = planCapMessages(compactor.input(), {
+        const edits = planCapMessages(compactor.budget.input(), {
           toolResultMaxChars: emergency.toolResultMaxChars,
           userTextMaxChars: emergency.userTextMaxChars,
         });
         await compactor.apply(edits, 'emergency', reason);
-        await compactor.compactPrefix({
-          strategy: 'drop',
-          reason: reason,
-          layer: 'emergency',
-          keep: { keepRecentTurns: emergency.maxTurns },
-        });
+        await compactor.carryOut(emergencyCompaction(policy, compactor.budget.window(), step, reason));
         break;
       }
       case 'compact':
-        await compactor.compactPrefix({
-          strategy: 'summarize',
-          reason: reason,
-          layer: 'emergency',
-        });
+      case 'truncate':
+        await compactor.carryOut(emergencyCompaction(policy, compactor.budget.window(), step, reason));
         break;
-      case 'truncate': {
-        const keep = Math.max(emergency.minKeepRecent, Math.floor(policy.summarize.keepRecentMessages / 2));
-        await compactor.compactPrefix({
-          strategy: 'drop',
-          reason: reason,
-          layer: 'emergency',
-          keep: { keepRecentMessages: keep, cutAt: 'message' },
-        });
-        break;
-      }
       case 'drop-fraction': {
-        const plan = planDropOldestTurns(compactor.input(), { fraction: emergency.dropFraction });
+        const plan = planDropOldestTurns(compactor.budget.input(), { fraction: emergency.dropFraction });
         if (plan) await compactor.dropWithSummaryNote(plan, 'emergency', reason);
         break;
       }
       case 'drop-to-fit': {
-        const regions = compactor.regions();
+        const regions = compactor.budget.regions();
         const budget =
           regions.contextWindow -
           regions.maxOutputTokens -
           regions.system -
           regions.toolDefinitions -
           regions.summary;
-        const plan = planFitToBudget(compactor.input(), {
-          budget: Math.max(0, Math.floor(budget / runtime.overflowScale)),
+        const plan = planFitToBudget(compactor.budget.input(), {
+          budget: Math.max(0, Math.floor(budget / runtime.progress.overflow.scale)),
         });
         if (plan)
           await compactor.dropThroughSeq(plan.throughSeq, plan.dropped, {

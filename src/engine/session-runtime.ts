@@ -2,9 +2,7 @@ import type { BudgetRegions } from '../core/budget/context-budget.ts';
 import type { Edit, EvictEdit, Summary } from '../core/edit.ts';
 import type { Message, Usage } from '../core/message.ts';
 import { isAgentVisible } from '../core/message.ts';
-import type { Hook } from '../core/policy/policy-schema.ts';
 import { assignStableIds } from '../core/stable-id.ts';
-import type { SummaryReport } from '../core/summary-report.ts';
 import { CalibratedTokenCounter } from '../core/tokens/calibrated-counter.ts';
 import { calibrationAnchor, measureRequest } from '../core/tokens/measure-request.ts';
 import type { MessageTokenCache } from '../core/tokens/message-token-cache.ts';
@@ -15,23 +13,8 @@ import { projectMessage, projectView } from '../core/view/project-view.ts';
 import type { RecentSession } from '../store/session-store.ts';
 import type { FixedRegionMemo } from './call-context.ts';
 import { CallerBranch } from './caller-branch.ts';
+import { LayerProgress } from './layer-progress.ts';
 import { ShortTextCounts, SUMMARY_ITEM_MAX_CHARS } from './short-text-counts.ts';
-
-/** A summarization running in the background (the async path); applied whole by a later prepare, or not at all. */
-export interface PendingSummary {
-  throughSeq: number;
-  promise: Promise<void>;
-  settled: boolean;
-  result?: Summary;
-  error?: unknown;
-  /** What to do with the result: a summarize edit (async path) or attach to a trim's drop (cowagent). */
-  purpose: 'summarize' | 'trim';
-  /**
-   * The summarizer calls it made, reported while it ran: the call that started it has already returned its
-   * events, so a later call's events carry them as `summary-generated`, whatever becomes of the summary.
-   */
-  reports: SummaryReport[];
-}
 
 /**
  * One session in memory: the append-only log, the append-only edits, and the view of them kept up to
@@ -65,44 +48,12 @@ export class SessionRuntime {
   counter: TokenCounter;
   readonly tokenCache: MessageTokenCache;
 
-  // Bookkeeping for triggers and the three paths.
-  pending: PendingSummary | undefined;
-  overflows = 0;
-  /**
-   * How much the provider's count exceeded ours when it reported an overflow: history estimates are
-   * multiplied by it until reported usage shows the estimate is right again. A ratio, not a token
-   * figure, so it shrinks with the history it is applied to.
-   */
-  overflowScale = 1;
-  /**
-   * The history of the last request `prepare` returned, as counted (unscaled): what a provider's
-   * overflow figures measure, even when `recover` is called again before the next `prepare`.
-   */
-  preparedHistoryTokens: number | undefined;
-  toolCallsSinceCompaction = 0;
-  turnsSinceCompaction = 0;
-  hookFiredAt = new Map<string, number>();
-  /** Turn count when truncate-old last looked, and the newest old result it had looked at. */
-  truncateCheckedTurns = -1;
-  truncateCheckedThroughSeq: number | undefined;
-  /** How far oversized-message checks got, for a window and edit count. */
-  oversizedChecked: { key: string; entries: number } | undefined;
-  /** View entries before this index had their stale tool-call arguments looked at (offloading). */
-  argsOffloadedThrough = 0;
-  /** Tool calls (`seq:callId`) whose arguments were looked at for offloading, whatever came of it. */
-  readonly argsLookedAt = new Set<string>();
+  /** What each engine step remembers between calls, one record per step (see LayerProgress). */
+  readonly progress = new LayerProgress();
+  /** Counts full re-projections: indexes into `view.entries` noted before a rebuild are stale after it. */
+  viewVersion = 0;
   /** The newest evict edit of each log seq held (a result spilled on arrival keeps its blob here). */
   readonly evictions = new Map<number, EvictEdit>();
-  /** Results the clearing layer offloaded to pointers: never picked again. */
-  readonly offloadedSeqs = new Set<number>();
-  /** The offloaded transcript as last written (`conversation_history/<session>.md`), through this seq. */
-  transcript: { throughSeq: number; text: string } | undefined;
-  /** Results below this log seq were settled by a clearing that looked at every candidate. */
-  clearSettledBelowSeq = 0;
-  /** A clearing that could not free enough: not planned again before the history grows past this. */
-  clearBlocked: { edits: number; untilHistory: number } | undefined;
-  /** The effective hooks for a window (cloned from the policy once, not per call). */
-  hooksFor: { key: string; hooks: Hook[] } | undefined;
   turnCount = 0;
   /** Token counts of the system prompt and tools, and the last request's settings. */
   readonly memo: FixedRegionMemo = {};
@@ -222,8 +173,6 @@ export class SessionRuntime {
     this.logStart = session.logStart;
     for (const message of session.recent) this.heldLog.push(message);
     this.addEdits(session.edits);
-    for (const edit of session.edits)
-      if (edit.type === 'evict' && edit.layer === 'clear') this.offloadedSeqs.add(edit.target);
     for (const id of session.messageIds) this.#logIds.add(id);
     // Only a change in the count matters (truncate-old looks again when turns were added).
     for (const message of session.recent) if (startsTurn(message)) this.turnCount++;
@@ -255,12 +204,6 @@ export class SessionRuntime {
     return index === undefined ? undefined : this.view.entries[index]?.message.seq;
   }
 
-  /** A compaction happened: the hook conditions that count since the last one start again. */
-  noteCompaction(): void {
-    this.toolCallsSinceCompaction = 0;
-    this.turnsSinceCompaction = 0;
-  }
-
   notePrepared(messages: Message[], regions: BudgetRegions): void {
     this.#lastPrepared = {
       edits: this.editCount,
@@ -276,7 +219,6 @@ export class SessionRuntime {
    */
   recordUsage(usage: Usage): void {
     const prepared = this.#lastPrepared;
-    this.overflowScale = 1;
     if (!prepared || prepared.edits !== this.editCount || usage.inputTokens <= 0) return;
     if (this.counter instanceof CalibratedTokenCounter) {
       const memo = this.memo;
@@ -317,8 +259,6 @@ export class SessionRuntime {
   useCounter(counter: TokenCounter): void {
     if (counter === this.counter) return;
     this.counter = counter;
-    // "Too small to free anything" was measured with the old counter.
-    this.clearSettledBelowSeq = 0;
     this.recount();
   }
 
@@ -326,8 +266,8 @@ export class SessionRuntime {
   rebuild(): void {
     // The held log starts no later than just past the newest cut, so this is the view of the whole log.
     this.view = projectView(this.heldLog, this.edits, { leaveCallsOpen: true });
-    // Entry indexes move when edits reshape the view; looking again is cheap, and already-offloaded calls are skipped.
-    this.argsOffloadedThrough = 0;
+    // Entry indexes move when edits reshape the view: whoever kept one looks again.
+    this.viewVersion++;
     this.recount();
   }
 

@@ -133,7 +133,7 @@ export function sessionStats(
 
 /** `history` as Compactor.regions scales it, back to the count: the scaled estimate is swapped for the unscaled one. */
 function countedHistory(runtime: SessionRuntime, policy: Policy, history: number): number {
-  const scale = runtime.overflowScale;
+  const scale = runtime.progress.overflow.scale;
   if (scale === 1) return history;
   const estimate = runtime.estimatedHistoryTokens(policy.tokens.anchorOnUsage);
   return Math.max(0, history - Math.ceil(estimate * scale) + Math.ceil(estimate));

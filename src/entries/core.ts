@@ -1,6 +1,7 @@
 /** `ctxkit/core`: the building blocks without I/O: messages, edits, the view, turns, events, policies and presets, errors, skills and indexes. */
 
 export { canonicalJson } from '../core/canonical-json.ts';
+export * from '../core/compaction/decide-compaction.ts';
 export * from '../core/context-index/index.ts';
 export * from '../core/edit.ts';
 export * from '../core/errors/index.ts';

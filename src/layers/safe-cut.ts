@@ -1,3 +1,4 @@
+import type { CutAt as CoreCutAt } from '../core/compaction/decide-compaction.ts';
 import type { Message } from '../core/message.ts';
 import { safeBoundaries } from '../core/turns/find-safe-boundary.ts';
 import { pairToolCalls } from '../core/turns/pair-tool-calls.ts';
@@ -8,7 +9,7 @@ import { pairToolCalls } from '../core/turns/pair-tool-calls.ts';
  * that no call/result pair straddles; a single long agent turn (one request, fifty tool calls) can
  * then still be compacted. Never between a tool call and its result either way.
  */
-export type CutAt = 'turn' | 'message';
+export type CutAt = CoreCutAt;
 
 export const DEFAULT_CUT_AT: CutAt = 'turn';
 

@@ -1,7 +1,8 @@
+import type { KeepRule } from '../core/compaction/decide-compaction.ts';
 import { parseTurnBoundaries } from '../core/turns/parse-turn-boundaries.ts';
 import { cutAt, type HistoryCut, suffixTokens } from './history-cut.ts';
 import type { LayerInput } from './layer-input.ts';
-import { type CutAt, DEFAULT_CUT_AT, snapCut } from './safe-cut.ts';
+import { DEFAULT_CUT_AT, snapCut } from './safe-cut.ts';
 
 /**
  * The split every cutting layer starts from (summarize, drop, trim, emergency): older messages go, the
@@ -19,13 +20,8 @@ export const SEED_001_KEEP_RECENT_MESSAGES = 5;
 /** digitorn `keep_recent: 10` messages. */
 export const SEED_003_KEEP_RECENT_MESSAGES = 10;
 
-export interface RecentSplitOptions {
-  keepRecentTokens?: number;
-  keepRecentTurns?: number;
-  keepRecentMessages?: number;
-  /** Where the cut may fall (default `turn`). */
-  cutAt?: CutAt;
-}
+/** How much of the newest history stays (decide-compaction.ts's keep rule). */
+export type RecentSplitOptions = KeepRule;
 
 export type RecentSplit = HistoryCut;
 /** Alias the engine uses. */

@@ -1,0 +1,87 @@
+import type { EditReason } from '../core/edit.ts';
+import type { ContextEvent } from '../core/events.ts';
+import type { MemorySink } from '../core/memory-sink.ts';
+import type { Message } from '../core/message.ts';
+import type { Policy } from '../core/policy/policy-schema.ts';
+import type { SkillSource } from '../core/skills/skill-source.ts';
+import type { TokenCounter } from '../core/tokens/token-counter.ts';
+import type { ModelClient } from '../providers/model-client.ts';
+import type { BlobStore } from '../store/blob-store.ts';
+import type { SessionStore } from '../store/session-store.ts';
+import type { TraceStore } from '../store/trace-store.ts';
+import type { Summarizer } from '../summarize/summarizer.ts';
+
+export interface ContextManagerOptions {
+  policy: Policy;
+  /**
+   * The model's context window in tokens, overriding the policy's `budget.contextWindow` (so callers need
+   * not spread the nested policy). A positive integer; `InvalidPolicyError` otherwise.
+   */
+  contextWindow?: number;
+  /**
+   * Tokens reserved for the reply, overriding the policy's `budget.maxOutputTokens`. A positive integer
+   * below the context window (this option's or the policy's); `InvalidPolicyError` otherwise.
+   */
+  maxOutputTokens?: number;
+  /** Fixes the token counter for every call; unset = chosen per model from the policy (`tokens.counter`). */
+  counter?: TokenCounter;
+  /**
+   * Default: a model summarizer for `summarize.model` (digitorn's summary_brain) when the policy sets
+   * one, else for `model` below, else the extractive summarizer (offline, deterministic).
+   */
+  summarizer?: Summarizer;
+  /** The agent's own model, used for model-backed summaries when the policy names no summary model. */
+  model?: { client: ModelClient; name: string };
+  /** Where API keys named by the policy are read (default: process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
+  fetch?: typeof fetch;
+  store?: SessionStore;
+  blobs?: BlobStore;
+  /**
+   * Where summaries of trimmed turns and cleared context go (cowagent's daily memory file). A sink that
+   * keeps an index (`createFileMemorySink`) also puts MEMORY.md in every request (policy
+   * `indexes.memory`); `readMemory` reads a note.
+   */
+  memory?: MemorySink;
+  /**
+   * The agent's skills (`createFsSkillSource`, `createMemorySkillSource`): every skill's name and
+   * description enters every request (policy `indexes.skills`), a skill's body only when the agent reads
+   * it (deepagents's progressive disclosure; the `read_skill` tool over `manager.skills`).
+   */
+  skills?: SkillSource;
+  /** Epoch ms; passed in so tests and replays control time. */
+  clock?: () => number;
+  /**
+   * Where every event is recorded for people and scorers (model usage, compactions, session events):
+   * append-only, never fed back to the model. `flushTrace()` waits for what is queued.
+   */
+  trace?: TraceStore;
+}
+
+export interface AppendResult {
+  messages: Message[];
+  events: ContextEvent[];
+}
+
+export interface SyncResult extends AppendResult {
+  diverged: boolean;
+}
+
+export interface CompactOptions {
+  strategy?: 'summarize' | 'drop';
+  instructions?: string;
+  reason?: EditReason;
+}
+
+export interface AfterTurnResult {
+  /** True when a background summarization was started. */
+  scheduled: boolean;
+  /** Resolves when that summarization has finished (its result is used from the next prepare on). */
+  done: Promise<void>;
+  events: ContextEvent[];
+}
+
+export interface RecoverResult {
+  retry: boolean;
+  events: ContextEvent[];
+}

@@ -1,0 +1,112 @@
+import { historyBudget, isOverContextBudget } from '../core/budget/context-budget.ts';
+import {
+  type CompactionMoment,
+  type EscalationStep,
+  escalationSteps,
+  nextTriggeredCompaction,
+} from '../core/compaction/decide-compaction.ts';
+import { ContextBudgetError } from '../core/errors/index.ts';
+import { planTokenBudgetTrim } from '../layers/compress-text.ts';
+import { planFitToBudget } from '../layers/fit-to-budget.ts';
+import { planSnipOversized } from '../layers/snip-oversized.ts';
+import { scheduleTrimSummary } from './async-summary.ts';
+import { type Compactor, MAX_CONSECUTIVE_COMPACTIONS } from './compactor.ts';
+import { runEmergencySequence } from './recover-from-overflow.ts';
+
+/**
+ * The triggered compactions due at these moments (hooks, the automatic one included, then the message
+ * count), each at most once per call, as decide-compaction.ts plans them; the state is read afresh after
+ * each, so one that relieved the pressure stops the ones after it.
+ */
+export async function runTriggeredCompactions(
+  compactor: Compactor,
+  moments: readonly CompactionMoment[],
+): Promise<void> {
+  const { policy, budget } = compactor;
+  const tried = new Set<string>();
+  for (;;) {
+    const plan = nextTriggeredCompaction(policy, budget.window(), budget.triggerState(), moments, tried);
+    if (!plan) return;
+    tried.add(plan.trigger);
+    await compactor.carryOut(plan);
+  }
+}
+
+/**
+ * The proactive path (picoclaw's isOverContextBudget before every call): while the full formula says
+ * the request cannot fit, escalate through the policy's steps (`escalationSteps`). Each step must shrink
+ * the history, and the loop is capped, so it can never spin; past the steps, a summary or reminder that
+ * alone keeps the request over goes too.
+ */
+export async function fitProactively(compactor: Compactor): Promise<void> {
+  const { policy, runtime, budget } = compactor;
+  let rounds = 0;
+  for (const step of escalationSteps(policy, budget.window())) {
+    if (!budget.overBudget()) return;
+    if (rounds++ >= MAX_CONSECUTIVE_COMPACTIONS) break;
+    await takeStep(compactor, step);
+  }
+  if (budget.overBudget() && (runtime.view.summary || runtime.view.reminder !== undefined)) {
+    await compactor.resetTo(runtime.view.cut?.throughSeq ?? -1, false, 'token_budget');
+  }
+  // The policy's own token budget (cowagent) is a target; only a request over the window cannot be sent.
+  const regions = budget.regions();
+  if (isOverContextBudget(regions)) throw new ContextBudgetError('history', regions);
+}
+
+async function takeStep(compactor: Compactor, step: EscalationStep): Promise<boolean> {
+  const { policy, budget } = compactor;
+  switch (step.kind) {
+    case 'compact':
+      return compactor.carryOut(step.plan);
+    case 'emergency':
+      return runEmergencySequence(compactor, policy.emergency, 'token_budget');
+    case 'compress-text': {
+      const plan = planTokenBudgetTrim(budget.input(), {
+        belowTurns: policy.compressText.belowTurns,
+        includeCurrentTurn: false,
+      });
+      if (!plan) return false;
+      if (plan.kind === 'compress') return compactor.apply([plan.edit], 'compress-text', 'token_budget');
+      // cowagent: "with discarded content written to memory and a context summary injected", as turn trimming.
+      const shrunk = await compactor.dropThroughSeq(plan.throughSeq, plan.trimmed, {
+        layer: 'trim',
+        reason: 'token_budget',
+        withReminder: false,
+      });
+      scheduleTrimSummary(compactor, plan.trimmed, plan.throughSeq);
+      return shrunk;
+    }
+    case 'fit-turns':
+    case 'fit-messages': {
+      // fit-messages: even snipped, the newest turn alone is over (one request, many tool calls): keep the
+      // newest of its messages that fit, cutting where no call/result pair is split.
+      const plan = planFitToBudget(budget.input(), {
+        budget: budget.entryBudget(),
+        ...(step.kind === 'fit-messages' ? { cutAt: 'message' as const } : {}),
+      });
+      if (!plan) return false;
+      return compactor.dropThroughSeq(plan.throughSeq, plan.dropped, {
+        layer: 'drop',
+        reason: 'token_budget',
+        withReminder: true,
+      });
+    }
+    case 'snip': {
+      // First clip anything over its share of the budget, then halve.
+      let limit = Math.max(64, Math.floor(historyBudget({ ...budget.regions() }) * step.fraction));
+      let shrunk = false;
+      while (budget.overBudget() && limit >= 64) {
+        const edits = planSnipOversized(budget.input(), {
+          maxTokensPerMessage: limit,
+          marker: '[… snipped to fit the context window …]',
+          layer: 'snip',
+          reason: 'token_budget',
+        });
+        if (await compactor.apply(edits, 'snip', 'token_budget')) shrunk = true;
+        limit = Math.floor(limit / 2);
+      }
+      return shrunk;
+    }
+  }
+}

@@ -1,0 +1,111 @@
+import type { EditReason, Summary } from '../core/edit.ts';
+import { type Message, toolCallsOf } from '../core/message.ts';
+import type { SummaryReport } from '../core/summary-report.ts';
+import type { TokenCounter } from '../core/tokens/token-counter.ts';
+import { startsTurn } from '../core/turns/parse-turn-boundaries.ts';
+
+/**
+ * What each step of the engine remembers of a session between calls, one record per step, each written
+ * only by its own step (and read by the decisions). The session runtime itself holds the log, the edits,
+ * the view and their counts; none of this.
+ */
+export class LayerProgress {
+  readonly triggers = new TriggerCounts();
+  readonly overflow = new OverflowRecord();
+  readonly truncateOld = new TruncateOldProgress();
+  readonly clearing = new ClearingProgress();
+  readonly summaries = new SummaryProgress();
+}
+
+/** The figures count-based hook conditions read: activity since the last compaction, and when hooks fired. */
+export class TriggerCounts {
+  toolCallsSinceCompaction = 0;
+  turnsSinceCompaction = 0;
+  readonly hookFiredAt = new Map<string, number>();
+
+  /** A message joined the log. */
+  noteMessage(message: Message): void {
+    this.toolCallsSinceCompaction += toolCallsOf(message).length;
+    if (startsTurn(message)) this.turnsSinceCompaction++;
+  }
+
+  /** A compaction happened: the conditions that count since the last one start again. */
+  noteCompaction(): void {
+    this.toolCallsSinceCompaction = 0;
+    this.turnsSinceCompaction = 0;
+  }
+
+  noteFired(hookId: string, at: number): void {
+    this.hookFiredAt.set(hookId, at);
+  }
+}
+
+/** The reactive path's record: overflows in a row, and by how much our count undershot the provider's. */
+export class OverflowRecord {
+  /** Overflows reported since the last reported usage. */
+  overflows = 0;
+  /**
+   * How much the provider's count exceeded ours when it reported an overflow: history estimates are
+   * multiplied by it until reported usage shows the estimate is right again. A ratio, not a token
+   * figure, so it shrinks with the history it is applied to. The final guard raises it while it refits.
+   */
+  scale = 1;
+  /**
+   * The history of the last request `prepare` returned, as counted (unscaled): what a provider's
+   * overflow figures measure, even when `recover` is called again before the next `prepare`.
+   */
+  preparedHistoryTokens: number | undefined;
+
+  /** The provider reported usage: the request fitted, the estimate is trusted again. */
+  noteUsage(): void {
+    this.overflows = 0;
+    this.scale = 1;
+  }
+}
+
+/** truncate-old (cowagent): the turn count when it last looked, and the newest old result it looked at. */
+export class TruncateOldProgress {
+  checkedTurns = -1;
+  checkedThroughSeq: number | undefined;
+}
+
+/** The clearing layer's record, so a long session does not rescan what it has settled. */
+export class ClearingProgress {
+  /** Results below this log seq were settled by a clearing that looked at every candidate, under `settledWith`. */
+  settledBelowSeq = 0;
+  /** The counter `settledBelowSeq` was measured with: "too small to free anything" depends on it. */
+  settledWith: TokenCounter | undefined;
+  /** A clearing that could not free enough: not planned again before the history grows past this. */
+  blocked: { edits: number; untilHistory: number } | undefined;
+  /** Results clearing offloaded to pointers (never picked again); read from the edits on first use. */
+  offloaded: Set<number> | undefined;
+  /** View entries before `through` had their stale arguments looked at, in view version `viewVersion`. */
+  argsChecked = { viewVersion: -1, through: 0 };
+  /** Tool calls (`seq:callId`) whose arguments were looked at for offloading, whatever came of it. */
+  readonly argsLookedAt = new Set<string>();
+}
+
+/** A summarization running in the background (the async path); applied whole by a later prepare, or not at all. */
+export interface PendingSummary {
+  throughSeq: number;
+  promise: Promise<void>;
+  settled: boolean;
+  result?: Summary;
+  error?: unknown;
+  /** What to do with the result: a summarize edit (async path) or attach to a trim's drop (cowagent). */
+  purpose: 'summarize' | 'trim';
+  /** Why it was started (a hook, pressure, the message count, the turn limit): the edit's reason. */
+  reason: EditReason;
+  /**
+   * The summarizer calls it made, reported while it ran: the call that started it has already returned its
+   * events, so a later call's events carry them as `summary-generated`, whatever becomes of the summary.
+   */
+  reports: SummaryReport[];
+}
+
+/** The summarize layer's record: the summary running in the background, the transcript last offloaded. */
+export class SummaryProgress {
+  pending: PendingSummary | undefined;
+  /** The offloaded transcript as last written (`conversation_history/<session>.md`), through this seq. */
+  transcript: { throughSeq: number; text: string } | undefined;
+}
