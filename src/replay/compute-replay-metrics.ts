@@ -25,6 +25,17 @@ import {
 } from './replay-types.ts';
 import { sharedPrefixTokens } from './shared-prefix.ts';
 import { summarizeRetention } from './summarize-retention.ts';
+import {
+  callCoverage,
+  carriedText,
+  DEFAULT_READ_BACK_PRICING,
+  messageText,
+  type ReadBackPricing,
+  readBackCost,
+  readBackTokens,
+  spokenTexts,
+  workingSetNeeds,
+} from './working-set.ts';
 
 export interface ReplayMetricsOptions {
   contextWindow: number;
@@ -40,6 +51,8 @@ export interface ReplayMetricsOptions {
    * (ctxkit presets and peers alike) can be compared on.
    */
   pressureOf?: PressureMeasure;
+  /** What a read-back round trip costs (the effective bill). Default {@link DEFAULT_READ_BACK_PRICING}. */
+  readBack?: ReadBackPricing;
 }
 
 /** Layers whose edits rewrite the conversation's prefix: what "a compaction" means in the totals. */
@@ -137,6 +150,22 @@ export function computeReplayMetrics(
   const measurer = new RequestMeasurer(options.counter ?? defaultCounter);
   const calls: CallMetrics[] = [];
   let previous: MeasuredRequest | undefined;
+  // What the recorded agent used at each call that only an earlier result (outside the latest batch) told
+  // it: the working set (see working-set.ts). The first request's system prompt is the session's own.
+  const needs = workingSetNeeds(requests[0]?.system ?? '', transcriptMessages);
+  const spoken = spokenTexts(transcriptMessages);
+  const readBackPricing = options.readBack ?? DEFAULT_READ_BACK_PRICING;
+  const counter = options.counter ?? defaultCounter;
+  const contentTokens = new Map<number, number>();
+  const tokensOfResult = (index: number): number => {
+    let tokens = contentTokens.get(index);
+    if (tokens === undefined) {
+      const message = transcriptMessages[index];
+      tokens = message ? counter.count(messageText(message)) : 0;
+      contentTokens.set(index, tokens);
+    }
+    return tokens;
+  };
   requests.forEach((request, index) => {
     const measured = measurer.measure(request);
     const shared = sharedPrefixTokens(previous, measured);
@@ -152,6 +181,16 @@ export function computeReplayMetrics(
     });
     const bill = billCall(inputTokens, shared, pricing);
     const events = callEventsIn(request.events);
+    const coverage = callCoverage(needs.get(request.messageIndex), carriedText(request, spoken));
+    let readBackBill = 0;
+    let oversizedReadBacks = 0;
+    for (const result of coverage.readBacks) {
+      const content = tokensOfResult(result);
+      readBackBill += readBackCost(inputTokens, content, readBackPricing);
+      // A read-back that cannot be sent: the request with what it reads back would not fit the window.
+      const added = readBackTokens(content, readBackPricing) + readBackPricing.callTokens;
+      if (inputTokens + added + request.maxOutputTokens > options.contextWindow) oversizedReadBacks++;
+    }
     calls.push({
       call: index + 1,
       messageIndex: request.messageIndex,
@@ -167,6 +206,9 @@ export function computeReplayMetrics(
       summaryCalls: request.summaryCalls,
       timeMs: round(request.timeMs),
       categories: categoriesOf(measured, request.categories),
+      workingSet: { needed: coverage.needed, seen: coverage.seen, readBacks: coverage.readBacks.length },
+      readBackBill: round(readBackBill, 2),
+      oversizedReadBacks,
       ...(events.length > 0 ? { events } : {}),
     });
   });
@@ -190,6 +232,18 @@ export function computeReplayMetrics(
       billed: sum((call) => call.billed),
       billedWithCache: round(
         sum((call) => call.billedWithCache),
+        2,
+      ),
+      workingSetNeeded: sum((call) => call.workingSet?.needed ?? 0),
+      workingSetSeen: sum((call) => call.workingSet?.seen ?? 0),
+      readBacks: sum((call) => call.workingSet?.readBacks ?? 0),
+      oversizedReadBacks: sum((call) => call.oversizedReadBacks ?? 0),
+      readBackBill: round(
+        sum((call) => call.readBackBill ?? 0),
+        2,
+      ),
+      effectiveBill: round(
+        sum((call) => call.billedWithCache + (call.readBackBill ?? 0)),
         2,
       ),
       overflows: sum((call) => (call.overflow ? 1 : 0)),

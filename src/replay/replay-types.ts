@@ -121,6 +121,15 @@ export interface CallMetrics {
   categories?: TokenCategories;
   /** What edited the view since the previous call (`compaction-finished` events with edits), in order. */
   events?: CallEvent[];
+  /**
+   * Working-set coverage (replay/working-set.ts): (result, token) pairs the recorded agent used here that
+   * only an earlier result told it, how many the request holds, and the results it would read back.
+   */
+  workingSet?: { needed: number; seen: number; readBacks: number };
+  /** What those read-backs cost, in list-price input tokens (one round trip each). */
+  readBackBill?: number;
+  /** Read-backs that could not be sent: the request with the content would not fit the window. */
+  oversizedReadBacks?: number;
 }
 
 export interface RetentionSummary {
@@ -150,6 +159,14 @@ export interface SessionReplay {
     inputTokens: number;
     billed: number;
     billedWithCache: number;
+    /** Working-set pairs needed and seen over all calls (coverage = seen ÷ needed). */
+    workingSetNeeded: number;
+    workingSetSeen: number;
+    readBacks: number;
+    oversizedReadBacks: number;
+    readBackBill: number;
+    /** billedWithCache plus the read-backs: what the agent pays to see what it needed. */
+    effectiveBill: number;
     overflows: number;
     orphans: number;
     compactions: number;
