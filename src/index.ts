@@ -29,6 +29,7 @@ export {
 export {
   createReadOffloadedHandler,
   handleReadOffloaded,
+  readBackRoom,
   readOffloadedResultPart,
   readOffloadedTool,
 } from './agent/read-offloaded-tool.ts';

@@ -5,6 +5,7 @@ import {
   createReadOffloadedHandler,
   handleReadOffloaded,
   PRESETS,
+  readBackRoom,
   readOffloadedResultPart,
   readOffloadedTool,
   toAnthropicTool,
@@ -184,5 +185,78 @@ describe('the read-back tool, through the public API', () => {
     const past = await handleReadOffloaded(manager, 's', { ref: empty.ref, offset: 3 });
     expect(past).toMatchObject({ isError: true, code: 'invalid_arguments' });
     expect(past.content).toContain('past the end');
+  });
+});
+
+describe('read-back that fits', () => {
+  const refOf = (pointer: string) => /ref "([^"]+)"/.exec(pointer)?.[1] ?? '';
+
+  it('search returns the matching lines with their numbers and context, and says how many matched', async () => {
+    const { manager, pointer } = await spilledSession();
+    const read = await handleReadOffloaded(manager, 's', {
+      ref: refOf(pointer),
+      search: 'LINE 1234:',
+      context: 1,
+    });
+    expect(read.isError).toBe(false);
+    const [header, ...lines] = read.content.split('\n');
+    expect(header).toMatch(/: 1 of 30000 lines hold "LINE 1234:"; shown with 1 lines of context\.\]$/);
+    expect(lines).toEqual([
+      `1234: line 1233: ${'x'.repeat(20)}`,
+      `1235: line 1234: ${'x'.repeat(20)}`,
+      `1236: line 1235: ${'x'.repeat(20)}`,
+    ]);
+  });
+
+  it('a range of lines, cut to the room the context has, says where to go on', async () => {
+    const { manager, pointer } = await spilledSession();
+    const read = await handleReadOffloaded(
+      manager,
+      's',
+      { ref: refOf(pointer), startLine: 100, endLine: 29_000 },
+      { maxChars: 1_000 },
+    );
+    expect(read.content.length).toBeLessThanOrEqual(1_000 + 200);
+    const [header, ...lines] = read.content.split('\n');
+    const shownEnd = 99 + lines.length;
+    expect(header).toContain(
+      `lines 100–${shownEnd} of 30000. Shown up to line ${shownEnd} to fit the context`,
+    );
+    expect(lines[0]).toBe(`100: line 99: ${'x'.repeat(20)}`);
+    expect(lines.join('\n').length).toBeLessThanOrEqual(1_000);
+  });
+
+  it('without search or range, a page never passes the room, whatever limit the model asks', async () => {
+    const { manager, huge, pointer } = await spilledSession();
+    const read = await handleReadOffloaded(
+      manager,
+      's',
+      { ref: refOf(pointer), limit: 90_000 },
+      { maxChars: 2_500 },
+    );
+    expect(read.nextOffset).toBeLessThanOrEqual(2_500);
+    expect(huge.startsWith(read.content.slice(read.content.indexOf('\n') + 1))).toBe(true);
+  });
+
+  it('refuses arguments that do not go together, naming them', async () => {
+    const { manager, pointer } = await spilledSession();
+    const ref = refOf(pointer);
+    for (const [args, message] of [
+      [{ ref, search: 'x', startLine: 3 }, 'not both'],
+      [{ ref, endLine: 3 }, '"endLine" needs "startLine"'],
+      [{ ref, startLine: 0 }, '"startLine" must be an integer ≥ 1'],
+      [{ ref, search: '' }, '"search" must be a non-empty string'],
+      [{ ref, startLine: 40_000 }, 'past the end'],
+    ] as const) {
+      const read = await handleReadOffloaded(manager, 's', args);
+      expect(read).toMatchObject({ isError: true, code: 'invalid_arguments' });
+      expect(read.content).toContain(message);
+    }
+  });
+
+  it('readBackRoom: what the window leaves beside the last request, in characters', () => {
+    const stats = { contextWindow: 32_000, maxOutputTokens: 4_000, tokens: { input: 20_000 } };
+    expect(readBackRoom(stats)).toBe((32_000 - 4_000 - 20_000 - 200) * 3);
+    expect(readBackRoom({ ...stats, tokens: { input: 31_000 } })).toBe(1_000);
   });
 });

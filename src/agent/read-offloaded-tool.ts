@@ -13,11 +13,16 @@ import type { ToolCallPart, ToolResultPart } from '../core/message.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import { READ_OFFLOADED_TOOL } from '../engine/offload-results.ts';
 import { argsObject, clip, pageArgs, pageText, pagingProperties, resultPartFor } from './page-text.ts';
+import { searchLines, selectLineRange } from './select-lines.ts';
 
 /** Characters returned per call when the model asks for no `limit`: about 5k tokens of code or logs. */
 export const DEFAULT_READ_OFFLOADED_LIMIT = 20_000;
 /** The most a single call may return, whatever `limit` asks: a part must fit beside the rest of the context. */
 export const MAX_READ_OFFLOADED_LIMIT = 100_000;
+
+/** Lines around each match of a `search` when the model asks for no `context`, and the most it may ask. */
+export const DEFAULT_SEARCH_CONTEXT = 2;
+export const MAX_SEARCH_CONTEXT = 50;
 
 /** The tool's definition, in ctxkit's own shape (`toOpenAITool` / `toAnthropicTool` convert it). */
 export const readOffloadedTool: ToolDefinition = Object.freeze({
@@ -25,8 +30,10 @@ export const readOffloadedTool: ToolDefinition = Object.freeze({
   description:
     'Read content that was moved out of the conversation to save context: an offloaded or spilled tool ' +
     'output, long tool-call arguments, or the transcript behind a summary. Pass the ref the pointer names ' +
-    '(e.g. "large_tool_results/r12"). Large content comes back a part at a time: call again with the ' +
-    '`offset` the previous part ends with.',
+    '(e.g. "large_tool_results/r12"). Ask for what you need: `search` returns only the lines holding a ' +
+    'text (with `context` lines around them), `startLine`/`endLine` a range of lines. Without them the ' +
+    'content comes whole only when it fits, else a part at a time (call again with the `offset` the part ' +
+    'ends with). Every answer is sized to fit the context and says how much is left.',
   parameters: Object.freeze({
     type: 'object',
     properties: {
@@ -36,6 +43,18 @@ export const readOffloadedTool: ToolDefinition = Object.freeze({
           'The ref named in the pointer, e.g. "large_tool_results/r12" or "conversation_history/s1.md".',
       },
       ...pagingProperties({ limit: DEFAULT_READ_OFFLOADED_LIMIT, maxLimit: MAX_READ_OFFLOADED_LIMIT }),
+      search: {
+        type: 'string',
+        description: 'Return only the lines holding this text (case-insensitive), with their line numbers.',
+      },
+      context: {
+        type: 'integer',
+        minimum: 0,
+        maximum: MAX_SEARCH_CONTEXT,
+        description: `Lines shown before and after each match (default ${DEFAULT_SEARCH_CONTEXT}).`,
+      },
+      startLine: { type: 'integer', minimum: 1, description: 'First line to return (1-based).' },
+      endLine: { type: 'integer', minimum: 1, description: 'Last line to return (default: the end).' },
     },
     required: ['ref'],
     additionalProperties: false,
@@ -65,7 +84,32 @@ export interface ReadOffloadedArgs {
   ref: string;
   offset: number;
   limit: number;
+  search?: string;
+  context?: number;
+  startLine?: number;
+  endLine?: number;
 }
+
+/** How the answer is sized: `maxChars`, the room the context has for it (see `readBackRoom`). */
+export interface ReadOffloadedOptions {
+  maxChars?: number;
+}
+
+/**
+ * Characters a read-back's answer may take beside the request `prepare` returned last: the window less
+ * the reply's reserve, the request and a margin for the call itself, at `charsPerToken` (3: code and
+ * logs run denser than prose). At least 1,000, so a full context can still read a line or two.
+ */
+export function readBackRoom(
+  stats: { contextWindow: number; maxOutputTokens: number; tokens: { input: number } },
+  charsPerToken = 3,
+): number {
+  const tokens = stats.contextWindow - stats.maxOutputTokens - stats.tokens.input - READ_BACK_CALL_MARGIN;
+  return Math.max(1_000, Math.floor(tokens * charsPerToken));
+}
+
+/** Tokens kept free for the read-back call and its framing. */
+const READ_BACK_CALL_MARGIN = 200;
 
 /**
  * Answers one call of the read-back tool for `sessionId`. `args` is the call's arguments as the model
@@ -77,6 +121,7 @@ export async function handleReadOffloaded(
   manager: OffloadedReader,
   sessionId: string,
   args: unknown,
+  options: ReadOffloadedOptions = {},
 ): Promise<ReadOffloadedResult> {
   const parsed = parseReadOffloadedArgs(args);
   if (typeof parsed === 'string') return failure('invalid_arguments', parsed);
@@ -88,15 +133,17 @@ export async function handleReadOffloaded(
     if (known) return known;
     throw error;
   }
-  return page(content, parsed);
+  return answer(content, parsed, options);
 }
 
 /** The handler bound to one session: `(args) => result`, for a tool registry. */
 export function createReadOffloadedHandler(
   manager: OffloadedReader,
   sessionId: string,
+  options: ReadOffloadedOptions | (() => ReadOffloadedOptions) = {},
 ): (args: unknown) => Promise<ReadOffloadedResult> {
-  return (args) => handleReadOffloaded(manager, sessionId, args);
+  return (args) =>
+    handleReadOffloaded(manager, sessionId, args, typeof options === 'function' ? options() : options);
 }
 
 /** Whether a tool call is a call of the read-back tool. */
@@ -108,22 +155,71 @@ export async function readOffloadedResultPart(
   manager: OffloadedReader,
   sessionId: string,
   call: ToolCallPart,
+  options: ReadOffloadedOptions = {},
 ): Promise<ToolResultPart> {
-  return resultPartFor(call, await handleReadOffloaded(manager, sessionId, call.args));
+  return resultPartFor(call, await handleReadOffloaded(manager, sessionId, call.args, options));
 }
 
 /** The arguments, checked; a string is the message explaining what is wrong with them. */
 export function parseReadOffloadedArgs(args: unknown): ReadOffloadedArgs | string {
   const record = argsObject(args, 'ref', EXAMPLE);
   if (typeof record === 'string') return record;
-  const unknown = Object.keys(record).filter((key) => !['ref', 'offset', 'limit'].includes(key));
-  if (unknown.length > 0) return `unknown argument ${clip(unknown.join(', '))}; expected ref, offset, limit`;
+  const unknown = Object.keys(record).filter((key) => !ARGUMENTS.includes(key));
+  if (unknown.length > 0)
+    return `unknown argument ${clip(unknown.join(', '))}; expected ${ARGUMENTS.join(', ')}`;
   const { ref } = record;
   if (typeof ref !== 'string' || ref.trim() === '')
     return '"ref" is required: the ref the pointer names, e.g. "large_tool_results/r12"';
   const page = pageArgs(record, { limit: DEFAULT_READ_OFFLOADED_LIMIT, maxLimit: MAX_READ_OFFLOADED_LIMIT });
   if (typeof page === 'string') return page;
-  return { ref: ref.trim(), ...page };
+  const { search, context, startLine, endLine } = record;
+  if (search !== undefined && (typeof search !== 'string' || search === ''))
+    return '"search" must be a non-empty string';
+  if (context !== undefined && (!Number.isInteger(context) || (context as number) < 0))
+    return '"context" must be an integer ≥ 0';
+  for (const [name, value] of [
+    ['startLine', startLine],
+    ['endLine', endLine],
+  ] as const)
+    if (value !== undefined && (!Number.isInteger(value) || (value as number) < 1))
+      return `"${name}" must be an integer ≥ 1`;
+  if (search !== undefined && (startLine !== undefined || endLine !== undefined))
+    return 'pass either "search" or "startLine"/"endLine", not both';
+  if (endLine !== undefined && startLine === undefined) return '"endLine" needs "startLine"';
+  return {
+    ref: ref.trim(),
+    ...page,
+    ...(search !== undefined ? { search: search as string } : {}),
+    ...(context !== undefined ? { context: Math.min(context as number, MAX_SEARCH_CONTEXT) } : {}),
+    ...(startLine !== undefined ? { startLine: startLine as number } : {}),
+    ...(endLine !== undefined ? { endLine: endLine as number } : {}),
+  };
+}
+
+const ARGUMENTS = ['ref', 'offset', 'limit', 'search', 'context', 'startLine', 'endLine'];
+
+/** A search, a range of lines, or a page, never more than the room the context has (`options.maxChars`). */
+function answer(
+  content: string,
+  args: ReadOffloadedArgs,
+  options: ReadOffloadedOptions,
+): ReadOffloadedResult {
+  const room = Math.max(1, Math.min(args.limit, options.maxChars ?? Number.POSITIVE_INFINITY));
+  if (args.search !== undefined) {
+    const found = searchLines(content, args.search, args.context ?? DEFAULT_SEARCH_CONTEXT, args.ref, room);
+    return { content: found.content, isError: false, totalChars: content.length };
+  }
+  if (args.startLine !== undefined) {
+    const range = selectLineRange(
+      content,
+      { startLine: args.startLine, endLine: args.endLine },
+      args.ref,
+      room,
+    );
+    if (typeof range === 'string') return failure('invalid_arguments', range);
+    return { content: range.content, isError: false, totalChars: content.length };
+  }
+  return page(content, { ...args, limit: room });
 }
 
 const EXAMPLE = '{"ref": "large_tool_results/r12"}';

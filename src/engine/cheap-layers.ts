@@ -1,4 +1,8 @@
-import { cheapLayerDue, clearingMinFreedTokens } from '../core/compaction/decide-compaction.ts';
+import {
+  cheapLayerDue,
+  clearingKeepRecentTokens,
+  clearingMinFreedTokens,
+} from '../core/compaction/decide-compaction.ts';
 import type { Message } from '../core/message.ts';
 import type { View } from '../core/view/project-view.ts';
 import {
@@ -13,7 +17,7 @@ import { planTrimTurns } from '../layers/trim-turns.ts';
 import { lastOldSeq, planTruncateOldResults } from '../layers/truncate-old-results.ts';
 import { scheduleTrimSummary } from './async-summary.ts';
 import type { Compactor } from './compactor.ts';
-import { offloadResults, offloadStaleArguments, TYPICAL_OFFLOAD_POINTER } from './offload-results.ts';
+import { offloadResults, offloadStaleArguments, typicalOffloadPointer } from './offload-results.ts';
 
 /**
  * The layers that need no model: truncate old results (cowagent), clear (deepagents), archive (tiancai), trim turns
@@ -84,28 +88,35 @@ async function clearOldResults(compactor: Compactor): Promise<void> {
   // Results the model has not answered yet (a parallel batch since its last message) are always kept.
   const keepRecent = Math.max(policy.clearing.keepRecent, unansweredResults(runtime.view));
   // Offloading is lossless, so it does not wait for the history to grow: stale arguments go first.
-  const argsEdits = policy.clearing.offload
-    ? await offloadStaleArguments({ ...compactor.deps, progress }, keepRecent)
-    : [];
+  const argsEdits =
+    policy.clearing.offload && policy.clearing.offloadArguments
+      ? await offloadStaleArguments({ ...compactor.deps, progress }, keepRecent)
+      : [];
   if (argsEdits.length > 0) await compactor.apply(argsEdits, 'clear', 'context_pressure');
   const blocked = progress.blocked;
   if (blocked && blocked.edits === runtime.editCount && runtime.historyTokens < blocked.untilHistory) return;
   const input = budget.input();
+  const keepRecentTokens = clearingKeepRecentTokens(policy, budget.window());
   const edit = planClearOldResults(input, {
     keepRecent,
+    keepRecentTokens,
     fromSeq: progress.settledBelowSeq,
     minFreedTokens,
     stopAtMinimum: policy.clearing.stopAtMinimum,
     excludeTools: policy.clearing.excludeTools,
     // Offloading leaves a pointer, not the placeholder: estimate savings against what will really stay.
-    placeholder: policy.clearing.offload ? TYPICAL_OFFLOAD_POINTER : policy.clearing.placeholder,
+    placeholder: policy.clearing.offload
+      ? typicalOffloadPointer(policy.clearing.pointerKeysMaxChars)
+      : policy.clearing.placeholder,
     clearInputs: policy.clearing.clearToolInputs,
     skip: progress.offloaded,
   });
   // Every candidate is settled when the plan took all it could (no minimum to stop at) or found none
   // worth taking with no minimum to wait for: the next plan starts after them.
   const settled = edit ? !policy.clearing.stopAtMinimum || minFreedTokens === 0 : minFreedTokens === 0;
-  const newest = settled ? newestClearingCandidateSeq(input, keepRecent) : undefined;
+  const newest = settled
+    ? newestClearingCandidateSeq(input, { results: keepRecent, tokens: keepRecentTokens })
+    : undefined;
   if (!edit) {
     if (newest !== undefined) progress.settledBelowSeq = Math.max(progress.settledBelowSeq, newest + 1);
     progress.blocked = {
@@ -115,7 +126,12 @@ async function clearOldResults(compactor: Compactor): Promise<void> {
     return;
   }
   progress.blocked = undefined;
-  const edits = policy.clearing.offload ? await offloadResults({ ...compactor.deps }, edit.targets) : [edit];
+  const edits = policy.clearing.offload
+    ? await offloadResults(
+        { ...compactor.deps, pointerKeysMaxChars: policy.clearing.pointerKeysMaxChars },
+        edit.targets,
+      )
+    : [edit];
   for (const offloaded of edits) if (offloaded.type === 'evict') progress.offloaded.add(offloaded.target);
   const applied = await compactor.apply(edits, 'clear', 'context_pressure');
   if (applied && newest !== undefined)

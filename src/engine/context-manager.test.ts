@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ModelCallError } from '../core/errors/index.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
+import { DEFAULT_CLEARING_TRIGGER } from '../core/policy/presets/default.ts';
 import { PRESET_NAMES, PRESETS } from '../core/policy/presets/index.ts';
 import { projectView } from '../core/view/project-view.ts';
 import { findPairingViolations } from '../core/view/tool-pairing-repair.ts';
@@ -265,7 +266,7 @@ describe('manual commands and stats', () => {
       maxOutputTokens: 2_000,
     });
     expect(before.messages.view).toBe(transcript.messages.length);
-    expect(before.thresholds.clearing?.pressure).toBe(0);
+    expect(before.thresholds.clearing?.pressure).toBe(DEFAULT_CLEARING_TRIGGER);
     expect(before.thresholds.summarize?.pressure).toBe(0.85);
     expect(before.roles.tool).toBe(transcript.messages.filter((message) => message.role === 'tool').length);
 

@@ -1,3 +1,4 @@
+import { pointerKeys } from '../core/distinctive-tokens.ts';
 import type { EvictEdit, ReplaceArgsEdit } from '../core/edit.ts';
 import { type Message, type ToolCallPart, toolResultOf } from '../core/message.ts';
 import { projectMessage } from '../core/view/project-view.ts';
@@ -7,6 +8,8 @@ import type { SessionRuntime } from './session-runtime.ts';
 
 /** What offloading reads and writes: the session, where blobs go, ids and time for its edits. */
 export interface OffloadContext {
+  /** What a pointer keeps of its result, in characters (policy clearing.pointerKeysMaxChars); default 0. */
+  pointerKeysMaxChars?: number;
   runtime: SessionRuntime;
   blobs: BlobStore;
   newId: () => string;
@@ -19,18 +22,21 @@ const FIRST_LINE_CHARS = 60;
 /** Argument strings longer than this (a file's whole content, a long patch) are offloaded with their result. */
 export const OFFLOAD_ARG_MIN_CHARS = 600;
 
-/** The one line an offloaded result leaves: what it was, its first line, where to read it back. */
-export function offloadPointer(tool: string, tokens: number, gist: string, ref: string): string {
-  return `[${tool} output, ~${tokens} tokens, offloaded${gist ? `: ${gist}` : ''} · ${READ_OFFLOADED_TOOL}("${ref}")]`;
+/**
+ * The one line an offloaded result leaves: what it was, its first line, where to read it back, and what
+ * it mentions (`pointerKeys`) after the ref, so the ref's bracket is found as the pointer's.
+ */
+export function offloadPointer(tool: string, tokens: number, gist: string, ref: string, keys = ''): string {
+  return `[${tool} output, ~${tokens} tokens, offloaded${gist ? `: ${gist}` : ''} · ${READ_OFFLOADED_TOOL}("${ref}")${keys ? ` · mentions: ${keys}` : ''}]`;
 }
 
-/** A typical pointer, for estimating what offloading a result saves before the real one is written. */
-export const TYPICAL_OFFLOAD_POINTER = offloadPointer(
-  'tool',
-  1000,
-  'x'.repeat(40),
-  'large_tool_results/r1000',
-);
+/** A typical pointer with keys of `keysMaxChars`, for estimating what offloading saves before it is written. */
+export function typicalOffloadPointer(keysMaxChars: number): string {
+  return offloadPointer('tool', 1000, 'x'.repeat(40), 'large_tool_results/r1000', 'x'.repeat(keysMaxChars));
+}
+
+/** A typical pointer without keys. */
+export const TYPICAL_OFFLOAD_POINTER = typicalOffloadPointer(0);
 
 /**
  * Offload instead of forget: the results clearing picked are stored as blobs (or their existing blob,
@@ -68,7 +74,13 @@ export async function offloadResults(
       blobRef: stored.ref,
       sha256: stored.sha256,
       bytes: stored.bytes,
-      content: offloadPointer(result.name || 'tool', tokens, gist, stored.ref),
+      content: offloadPointer(
+        result.name || 'tool',
+        tokens,
+        gist,
+        stored.ref,
+        pointerKeys(result.content, context.pointerKeysMaxChars ?? 0),
+      ),
       tokensBefore: history,
       tokensAfter: history,
     });

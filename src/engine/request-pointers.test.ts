@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message, MessageInput } from '../core/message.ts';
+import { mergePolicy } from '../core/policy/merge-policy.ts';
 import { PRESETS } from '../core/policy/presets/index.ts';
 import { callsTo, result, user } from '../testing/build-messages.ts';
 import { LONG_SESSION, loadCorpusSession } from '../testing/corpus.ts';
@@ -66,7 +67,18 @@ const lines = (seed: number, count: number) =>
 
 describe('prepared.pointers', () => {
   it('names each spilled output, offloaded result and offloaded argument, where it sits', async () => {
-    const manager = createContextManager({ policy: { ...PRESETS.default, model: 'gpt-4o' }, clock: clock() });
+    // Clearing from the first call, with no working set, so every kind of pointer appears in a short session.
+    const offloadingEarly = mergePolicy(PRESETS.default, {
+      model: 'gpt-4o',
+      clearing: {
+        trigger: 0,
+        keepRecent: 1,
+        keepRecentTokens: 0,
+        keepRecentFraction: 0,
+        minFreedFraction: 0,
+      },
+    });
+    const manager = createContextManager({ policy: offloadingEarly, clock: clock() });
     const request = { system: 'You are a coding agent.', contextWindow: 64_000, maxOutputTokens: 4_000 };
     const steps: MessageInput[] = [
       user('Run the tests and fix what fails.'),

@@ -3,3 +3,4 @@
 export * from '../agent/read-memory-tool.ts';
 export * from '../agent/read-offloaded-tool.ts';
 export * from '../agent/read-skill-tool.ts';
+export * from '../agent/select-lines.ts';

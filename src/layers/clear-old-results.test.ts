@@ -171,3 +171,30 @@ describe('planClearOldResults (deepagents, LangChain ClearToolUsesEdit)', () => 
     expect(planClearOldResults(after)).toBeUndefined();
   });
 });
+
+describe('the working set (keepRecentTokens)', () => {
+  const resultTokens = (seq: number) => {
+    const input = layerInputFor(session);
+    const index = input.entries.findIndex((entry) => entry.sourceSeq === seq);
+    return input.entryTokens[index] ?? 0;
+  };
+
+  it('keeps the newest results verbatim while they fit the budget; the one past it and all older ones go', () => {
+    // Room for the three newest results (15, 11, 9) and not a fourth.
+    const budget = resultTokens(15) + resultTokens(11) + resultTokens(9) + 1;
+    const edit = planClearOldResults(layerInputFor(session), { keepRecent: 0, keepRecentTokens: budget });
+    expect(edit?.targets).toEqual([2, 3, 5]);
+    expect(newestClearingCandidateSeq(layerInputFor(session), { results: 0, tokens: budget })).toBe(5);
+  });
+
+  it('a result larger than what is left ends the working set, even when an older one would fit', () => {
+    const budget = resultTokens(15) + 5;
+    const edit = planClearOldResults(layerInputFor(session), { keepRecent: 0, keepRecentTokens: budget });
+    expect(edit?.targets).toEqual([2, 3, 5, 9, 11]);
+  });
+
+  it('the count keeps at least keepRecent results, whatever their size', () => {
+    const edit = planClearOldResults(layerInputFor(session), { keepRecent: 2, keepRecentTokens: 1 });
+    expect(edit?.targets).toEqual([2, 3, 5, 9]);
+  });
+});

@@ -33,6 +33,11 @@ export const DEFAULT_CLEAR_PLACEHOLDER = '[cleared]';
 export interface ClearOldResultsOptions extends EditOptions {
   /** Newest tool results kept verbatim (`keep`). */
   keepRecent?: number;
+  /**
+   * The working set: the newest results are also kept while their tokens together fit this budget (the
+   * result that would pass it and everything older are candidates). Default 0: `keepRecent` alone.
+   */
+  keepRecentTokens?: number;
   /** No edit unless it frees at least this many tokens (`clear_at_least`). */
   minFreedTokens?: number;
   /** Tools whose results are never cleared (`exclude_tools`). */
@@ -74,7 +79,8 @@ export function planClearOldResults(
     return callAnsweredAt(messages, index)?.part;
   };
 
-  const candidates = clearingCandidates(input, keepRecent, options.fromSeq ?? Number.NEGATIVE_INFINITY);
+  const keep = { results: keepRecent, tokens: Math.max(0, options.keepRecentTokens ?? 0) };
+  const candidates = clearingCandidates(input, keep, options.fromSeq ?? Number.NEGATIVE_INFINITY);
 
   const placeholderTokens = input.countTokens(placeholder);
   const clearedArgsTokens = input.countTokens(CLEARED_ARGS);
@@ -121,36 +127,55 @@ export function planClearOldResults(
   };
 }
 
+/** What clearing keeps of the newest results: a count, and a working set in tokens. */
+export interface ClearingKeep {
+  results: number;
+  tokens: number;
+}
+
 /**
  * The results clearing may pick, newest first: every result from the log (stand-ins for unanswered calls
- * are not the agent's results) but the newest `keepRecent`, down to `fromSeq`. Walked from the newest
- * end, where the unsettled results are.
+ * are not the agent's results) but the newest `keep.results`, and the newest that fit `keep.tokens`
+ * together, down to `fromSeq`. Once one result is a candidate, every older one is: the working set is
+ * the newest stretch of output, not a selection. Walked from the newest end, where the unsettled results are.
  */
 function* candidatesFromNewest(
   input: LayerInput,
-  keepRecent: number,
+  keep: ClearingKeep,
   fromSeq = Number.NEGATIVE_INFINITY,
 ): Generator<{ index: number; seq: number }> {
   let kept = 0;
+  let keptTokens = 0;
+  let keeping = true;
   for (let index = input.entries.length - 1; index >= 0; index--) {
     const entry = input.entries[index];
     if (entry?.sourceSeq === undefined) continue;
-    if (entry.sourceSeq < fromSeq) return;
     if (entry.message.role !== 'tool' || !toolResultOf(entry.message)) continue;
-    if (kept < keepRecent) kept++;
-    else yield { index, seq: entry.sourceSeq };
+    const tokens = input.entryTokens[index] ?? 0;
+    if (keeping && (kept < keep.results || keptTokens + tokens <= keep.tokens)) {
+      kept++;
+      keptTokens += tokens;
+      continue;
+    }
+    keeping = false;
+    if (entry.sourceSeq < fromSeq) return;
+    yield { index, seq: entry.sourceSeq };
   }
 }
 
 /** View indexes of the results clearing may pick, oldest first. */
-function clearingCandidates(input: LayerInput, keepRecent: number, fromSeq: number): number[] {
-  return [...candidatesFromNewest(input, keepRecent, fromSeq)].map(({ index }) => index).reverse();
+function clearingCandidates(input: LayerInput, keep: ClearingKeep, fromSeq: number): number[] {
+  return [...candidatesFromNewest(input, keep, fromSeq)].map(({ index }) => index).reverse();
 }
 
 /**
  * The log seq of the newest result clearing could pick with this `keepRecent` (what `fromSeq` can move
  * past once a clearing has settled every candidate), or undefined when there is none.
  */
-export function newestClearingCandidateSeq(input: LayerInput, keepRecent: number): number | undefined {
-  return candidatesFromNewest(input, keepRecent).next().value?.seq;
+export function newestClearingCandidateSeq(
+  input: LayerInput,
+  keep: number | ClearingKeep,
+): number | undefined {
+  const rule = typeof keep === 'number' ? { results: keep, tokens: 0 } : keep;
+  return candidatesFromNewest(input, rule).next().value?.seq;
 }

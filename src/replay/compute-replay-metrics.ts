@@ -184,12 +184,15 @@ export function computeReplayMetrics(
     const coverage = callCoverage(needs.get(request.messageIndex), carriedText(request, spoken));
     let readBackBill = 0;
     let oversizedReadBacks = 0;
+    // The room a read-back's answer has beside the request: what the window leaves after the request,
+    // the reply's reserve and the read-back call.
+    const room = options.contextWindow - request.maxOutputTokens - inputTokens - readBackPricing.callTokens;
     for (const result of coverage.readBacks) {
       const content = tokensOfResult(result);
-      readBackBill += readBackCost(inputTokens, content, readBackPricing);
-      // A read-back that cannot be sent: the request with what it reads back would not fit the window.
-      const added = readBackTokens(content, readBackPricing) + readBackPricing.callTokens;
-      if (inputTokens + added + request.maxOutputTokens > options.contextWindow) oversizedReadBacks++;
+      readBackBill += readBackCost(inputTokens, content, readBackPricing, room);
+      // One that cannot bring in even a useful slice cannot be made: the window is full.
+      if (readBackTokens(content, readBackPricing, room) < Math.min(content, readBackPricing.minUsefulTokens))
+        oversizedReadBacks++;
     }
     calls.push({
       call: index + 1,

@@ -23,7 +23,10 @@ const call = (id: string, args: string, text = '') =>
     ],
   });
 const result = (id: string, content: string) =>
-  message({ role: 'tool', parts: [{ type: 'tool-result', callId: id, name: 'bash', content }] });
+  message({
+    role: 'tool',
+    parts: [{ type: 'tool-result', callId: id, name: 'bash', content, isError: false }],
+  });
 
 describe('distinctiveTokens', () => {
   it('takes paths, file names, hashes, identifiers with an underscore or inner capital, and file:line', () => {

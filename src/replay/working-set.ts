@@ -1,5 +1,8 @@
+import { distinctiveTokens } from '../core/distinctive-tokens.ts';
 import type { Message } from '../core/message.ts';
 import { parseToolArgs } from '../summarize/tool-args.ts';
+
+export { distinctiveTokens };
 
 /**
  * Working-set coverage: of the earlier tool output the recorded agent went on to use at a call, how much
@@ -26,30 +29,6 @@ export interface WorkingSetNeed {
   token: string;
   /** Index in the session's messages of the tool result it came from. */
   resultIndex: number;
-}
-
-const PATH = /(?:[\w.-]+\/)+[\w.-]+|\b[\w-]+\.[a-zA-Z][a-zA-Z0-9]{0,5}\b/g;
-const HASH = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/g;
-const IDENTIFIER = /\b[A-Za-z_][A-Za-z0-9_]{5,}\b/g;
-const LINE_REF = /[\w./-]+\.[a-zA-Z]\w{0,5}:\d+/g;
-/** Longer tokens are clipped to this: a quoted blob is not one identifier. */
-const MAX_TOKEN_CHARS = 200;
-
-const isDistinctiveIdentifier = (word: string): boolean =>
-  (word.includes('_') && /[A-Za-z]/.test(word.replace(/_/g, ''))) || /[a-z][A-Z]/.test(word);
-
-/** The distinctive tokens of a text (see the rules above), without path suffixes. */
-export function distinctiveTokens(text: string): Set<string> {
-  const tokens = new Set<string>();
-  const add = (token: string) => {
-    const trimmed = token.replace(/^[./-]+|[.,;:)\]}'"`-]+$/g, '');
-    if (trimmed.length >= 4 && trimmed.length <= MAX_TOKEN_CHARS) tokens.add(trimmed);
-  };
-  for (const match of text.matchAll(PATH)) if (/[A-Za-z]/.test(match[0])) add(match[0]);
-  for (const match of text.matchAll(HASH)) add(match[0]);
-  for (const match of text.matchAll(IDENTIFIER)) if (isDistinctiveIdentifier(match[0])) add(match[0]);
-  for (const match of text.matchAll(LINE_REF)) add(match[0]);
-  return tokens;
 }
 
 /** Every tail of a path (`a/b/c.py` → `b/c.py`, `c.py`): where a shorter quote of it occurs too. */
@@ -180,6 +159,12 @@ export interface ReadBackPricing {
    * 20,000 characters by default, about 5,000 tokens), so a large result costs a page, not its whole.
    */
   maxContentTokens: number;
+  /**
+   * A read-back that cannot bring in at least this many tokens beside its request is one that cannot be
+   * made (the window is full): counted as too big. A read tool that sizes its answer to the room left
+   * (read_offloaded with `maxChars`) makes every other read-back fit.
+   */
+  minUsefulTokens: number;
 }
 
 export const DEFAULT_READ_BACK_PRICING: ReadBackPricing = {
@@ -189,17 +174,30 @@ export const DEFAULT_READ_BACK_PRICING: ReadBackPricing = {
   outputTokens: 30,
   outputMultiplier: 5,
   maxContentTokens: 5_000,
+  minUsefulTokens: 500,
 };
 
-/** Tokens one read-back brings into the request: the content, at most a page of it. */
-export function readBackTokens(contentTokens: number, pricing: ReadBackPricing): number {
-  return Math.min(contentTokens, pricing.maxContentTokens);
+/**
+ * Tokens one read-back brings into the request: the content, at most a page of it, at most the room the
+ * window has left beside the request (`room`, default: no limit).
+ */
+export function readBackTokens(
+  contentTokens: number,
+  pricing: ReadBackPricing,
+  room = Number.POSITIVE_INFINITY,
+): number {
+  return Math.max(0, Math.min(contentTokens, pricing.maxContentTokens, room));
 }
 
-export function readBackCost(requestTokens: number, contentTokens: number, pricing: ReadBackPricing): number {
+export function readBackCost(
+  requestTokens: number,
+  contentTokens: number,
+  pricing: ReadBackPricing,
+  room = Number.POSITIVE_INFINITY,
+): number {
   return (
     pricing.readMultiplier * requestTokens +
-    pricing.writeMultiplier * (pricing.callTokens + readBackTokens(contentTokens, pricing)) +
+    pricing.writeMultiplier * (pricing.callTokens + readBackTokens(contentTokens, pricing, room)) +
     pricing.outputMultiplier * pricing.outputTokens
   );
 }

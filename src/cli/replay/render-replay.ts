@@ -35,6 +35,9 @@ export interface ReplayAggregate {
   overflows: number;
   orphans: number;
   retention: RetentionSummary;
+  /** Working-set coverage (replay/working-set.ts): pairs needed and seen, read-backs and what they cost. */
+  workingSet: { needed: number; seen: number; readBacks: number; oversized: number };
+  effectiveBill: number;
   timeMsP50: number;
   timeMsP99: number;
 }
@@ -57,6 +60,13 @@ export function aggregate(replays: readonly SessionReplay[]): ReplayAggregate {
     overflows: sum((replay) => replay.totals.overflows),
     orphans: sum((replay) => replay.totals.orphans),
     retention: addRetention(replays.map((replay) => replay.retention)),
+    workingSet: {
+      needed: sum((replay) => replay.totals.workingSetNeeded),
+      seen: sum((replay) => replay.totals.workingSetSeen),
+      readBacks: sum((replay) => replay.totals.readBacks),
+      oversized: sum((replay) => replay.totals.oversizedReadBacks),
+    },
+    effectiveBill: sum((replay) => replay.totals.effectiveBill),
     timeMsP50: percentile(times, 0.5),
     timeMsP99: percentile(times, 0.99),
   };
@@ -134,6 +144,14 @@ export function renderRetention(retention: RetentionSummary, indent: string): st
   ].join('\n');
 }
 
+/** What the agent still sees of the output it went on to use, and what seeing the rest costs. */
+export function renderWorkingSet(figures: ReplayAggregate): string {
+  const { needed, seen, readBacks, oversized } = figures.workingSet;
+  if (needed === 0) return pc.dim('no call used earlier tool output');
+  const tooBig = oversized > 0 ? pc.yellow(`${oversized} without room`) : '0 without room';
+  return `${percent(seen / needed)} in the request of ${number(needed)} things the agent used from earlier output · ${number(readBacks)} read-backs (${tooBig}) · effective bill ${pc.bold(number(figures.effectiveBill))}`;
+}
+
 /** The totals of one session under one system: what a user reads first. */
 export function renderTotals(figures: ReplayAggregate, pricing: CachePricing): string {
   const label = (text: string) => `  ${text.padEnd(14)}`;
@@ -146,6 +164,7 @@ export function renderTotals(figures: ReplayAggregate, pricing: CachePricing): s
     `${label('overflows')}${mustBeZero(figures.overflows)}  ${pc.dim('(requests over the window; must be 0)')}`,
     `${label('orphans')}${mustBeZero(figures.orphans)}  ${pc.dim('(tool calls or results without their pair; must be 0)')}`,
     `${label('retention')}${renderRetention(figures.retention, indent)}`,
+    `${label('working set')}${renderWorkingSet(figures)}`,
     `${label('ctxkit time')}p50 ${millis(figures.timeMsP50)} ms · p99 ${millis(figures.timeMsP99)} ms per call`,
   ].join('\n');
 }
@@ -163,6 +182,7 @@ export function renderSessions(replays: readonly SessionReplay[]): string {
     'ovf',
     'orph',
     'kept',
+    'wset',
     'p50 ms',
     'p99 ms',
   ];
@@ -177,6 +197,7 @@ export function renderSessions(replays: readonly SessionReplay[]): string {
     mustBeZero(figures.overflows),
     mustBeZero(figures.orphans),
     percent(figures.retention.share),
+    figures.workingSet.needed > 0 ? percent(figures.workingSet.seen / figures.workingSet.needed) : '–',
     millis(figures.timeMsP50),
     millis(figures.timeMsP99),
   ];
@@ -206,6 +227,11 @@ export function renderSideBySide(bySystem: ReadonlyMap<string, readonly SessionR
     line('summary model calls', (f) => number(f.summaryCalls)),
     line('overflows (must be 0)', (f) => mustBeZero(f.overflows)),
     line('orphans (must be 0)', (f) => mustBeZero(f.orphans)),
+    line('working-set coverage', (f) =>
+      f.workingSet.needed > 0 ? percent(f.workingSet.seen / f.workingSet.needed) : '–',
+    ),
+    line('read-backs', (f) => number(f.workingSet.readBacks)),
+    line('effective bill', (f) => number(f.effectiveBill)),
     line('retention', (f) => percent(f.retention.share)),
     line('  in view', (f) => number(f.retention.byPlace.view)),
     line('  in summary', (f) => number(f.retention.byPlace.summary)),

@@ -361,3 +361,15 @@ export function clearingMinFreedTokens(policy: Policy, window: DecisionWindow): 
     Math.ceil(clearing.minFreedFraction * Math.max(0, window.contextWindow - window.maxOutputTokens)),
   );
 }
+
+/**
+ * The working set's budget (clearing.keepRecentTokens / keepRecentFraction): how many tokens of the newest
+ * tool output clearing keeps verbatim in this window. A fraction of the usable window, capped by the
+ * absolute figure when both are set; the absolute figure alone otherwise.
+ */
+export function clearingKeepRecentTokens(policy: Policy, window: DecisionWindow): number {
+  const { keepRecentTokens, keepRecentFraction } = policy.clearing;
+  if (keepRecentFraction <= 0) return keepRecentTokens;
+  const scaled = Math.floor(keepRecentFraction * Math.max(0, window.contextWindow - window.maxOutputTokens));
+  return keepRecentTokens > 0 ? Math.min(scaled, keepRecentTokens) : scaled;
+}

@@ -119,6 +119,16 @@ export const ClearingSchema = z.strictObject({
   trigger: fraction,
   /** Newest tool results kept verbatim (ClearToolUsesEdit keep=3). */
   keepRecent: count,
+  /**
+   * The working set (ctxkit's own): the newest tool output is kept verbatim while it fits this many
+   * tokens (opencode protects the newest 40,000), whatever `keepRecent` says. 0: no token budget.
+   */
+  keepRecentTokens: count,
+  /**
+   * … a budget that scales with the window: this fraction of the usable window (window − output reserve),
+   * at most `keepRecentTokens` when that is set. 0: `keepRecentTokens` alone.
+   */
+  keepRecentFraction: fraction,
   /** Clear only if it frees at least this many tokens (ClearToolUsesEdit clear_at_least). */
   minFreedTokens: count,
   /**
@@ -138,6 +148,17 @@ export const ClearingSchema = z.strictObject({
    * short pointer the agent can follow, so clearing loses nothing and may start early.
    */
   offload: z.boolean(),
+  /**
+   * With `offload`, also offload long string arguments of calls older than the kept results (a file's
+   * whole content, a long patch): those are the agent's own edits, so this hides what it wrote from it.
+   */
+  offloadArguments: z.boolean(),
+  /**
+   * What an offloaded result's pointer keeps of it, in characters (ctxkit's own): its first error line,
+   * then the `file:line` references, paths, hashes and identifiers it names, so the agent often needs no
+   * read-back. 0: the pointer names the tool, the size, the first line and the ref only.
+   */
+  pointerKeysMaxChars: count,
 });
 
 export const ARCHIVE_STRATEGIES = ['model', 'extractive', 'off'] as const;

@@ -62,6 +62,7 @@ export function renderChartSvg(
     yAxis(ticks, frame),
     count <= BAR_LIMIT ? bars(replay.calls, frame) : areas(replay.calls, frame),
     lines(chartLines(replay), frame),
+    workingSetLine(replay.calls, frame),
     xAxis(frame),
     markers(replay.calls, frame),
     count === 0
@@ -164,6 +165,28 @@ function lines(chartLines: readonly ChartLine[], frame: Frame): string {
     return `<g class="ln ln-${line.kind}"><line x1="${MARGIN.left}" x2="${right}" y1="${y}" y2="${y}"/><line class="leader" x1="${right}" x2="${right + 6}" y1="${y}" y2="${textY}"/><text x="${right + 8}" y="${textY}" dy="0.32em">${escapeHtml(line.label)} ${formatCompact(line.value)}</text></g>`;
   });
   return `<g class="lines">${drawn.join('')}</g>`;
+}
+
+/**
+ * Working-set coverage per call (replay/working-set.ts), on its own scale: the plot's bottom is 0 %, its
+ * top 100 %. A point at each call that used earlier tool output, joined in call order.
+ */
+function workingSetLine(calls: readonly CallMetrics[], frame: Frame): string {
+  const points: string[] = [];
+  const dots: string[] = [];
+  calls.forEach((call, index) => {
+    const used = call.workingSet;
+    if (!used || used.needed === 0) return;
+    const share = used.seen / used.needed;
+    const x = c(frame.x(index) + frame.band / 2);
+    const y = c(MARGIN.top + PLOT_H * (1 - share));
+    points.push(`${x} ${y}`);
+    dots.push(
+      `<circle cx="${x}" cy="${y}" r="2.2" data-ws="${call.call}"><title>Call ${call.call}: ${used.seen} of ${used.needed} things used from earlier output in the request (${Math.round(share * 100)} %), ${used.readBacks} read-backs</title></circle>`,
+    );
+  });
+  if (points.length === 0) return '';
+  return `<g class="ws"><path d="M${points.join('L')}"/>${dots.join('')}</g>`;
 }
 
 export const MARKER_SHAPES: Record<MarkerKind, string> = {

@@ -228,3 +228,32 @@ describe('axis ticks', () => {
     expect(callTicks(0)).toEqual([]);
   });
 });
+
+describe('working-set coverage in the chart', () => {
+  it('a point per call that used earlier output, at its share of the plot height, with its figures', () => {
+    const replay = withEvents();
+    replay.calls[2] = {
+      ...replay.calls[2],
+      workingSet: { needed: 4, seen: 3, readBacks: 1 },
+    } as (typeof replay.calls)[2];
+    replay.calls[6] = {
+      ...replay.calls[6],
+      workingSet: { needed: 2, seen: 2, readBacks: 0 },
+    } as (typeof replay.calls)[6];
+    const html = renderReplayReport([replay]);
+    const [chart] = charts(html);
+    const dots = [
+      ...(chart?.body ?? '').matchAll(
+        /<circle cx="[\d.]+" cy="([\d.]+)" r="2.2" data-ws="(\d+)"><title>([^<]*)<\/title>/g,
+      ),
+    ];
+    expect(dots.map((dot) => Number(dot[2]))).toEqual([3, 7]);
+    expect(dots[0]?.[3]).toBe(
+      'Call 3: 3 of 4 things used from earlier output in the request (75 %), 1 read-backs',
+    );
+    // 100 % sits higher than 75 %.
+    expect(Number(dots[1]?.[1])).toBeLessThan(Number(dots[0]?.[1]));
+    expect(html).toContain('working set in the request');
+    expect(renderReplayReport([withEvents()])).not.toContain('data-ws=');
+  });
+});

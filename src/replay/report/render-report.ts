@@ -160,6 +160,10 @@ function legend(replay: SessionReplay): string {
       `<li><svg width="15" height="15" viewBox="-8 -8 16 16" aria-hidden="true"><g class="mk-${kind} sample">${MARKER_SHAPES[kind]}</g></svg>${MARKER_LABELS[kind]}</li>`,
     );
   }
+  if (replay.calls.some((call) => (call.workingSet?.needed ?? 0) > 0))
+    items.push(
+      `<li><svg width="24" height="8" aria-hidden="true"><g class="ws"><path d="M0 4L24 4"/></g></svg>working set in the request (0–100 %, plot height)</li>`,
+    );
   if (replay.totals.overflows > 0)
     items.push(`<li><span class="swatch over"></span>overflow (${formatInt(replay.totals.overflows)})</li>`);
   return `<ul class="legend" aria-label="Legend">${items.join('')}</ul>`;

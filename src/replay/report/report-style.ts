@@ -57,6 +57,7 @@ svg.plot .ln-summarize text { fill: var(--summarize); } svg.plot .ln-clearing te
 .guide { stroke: currentColor; stroke-width: 1; stroke-dasharray: 3 3; opacity: 0.5; pointer-events: none; }
 .mk .shape { stroke: #fff; stroke-width: 1.5; }
 .mk-summarize { color: var(--summarize); } .mk-compaction { color: var(--compaction); }
+.ws path { fill: none; stroke: var(--good); stroke-width: 1.2; opacity: 0.8; } .ws circle { fill: var(--good); }
 .mk-clear { color: var(--clearing); } .mk-edit { color: var(--faint); }
 .mk .shape { fill: currentColor; stroke: #fff; }
 .mk:hover .shape, .mk:focus-visible .shape, .mk.selected .shape { stroke: var(--ink); stroke-width: 2; }

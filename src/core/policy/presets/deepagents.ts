@@ -74,6 +74,9 @@ export const DEEPAGENTS_POLICY = definePreset(DEFAULT_POLICY, {
     enabled: true,
     trigger: DEEPAGENTS_CLEARING_TRIGGER,
     keepRecent: DEEPAGENTS_CLEARING_KEEP,
+    // ClearToolUsesEdit counts results, not tokens.
+    keepRecentTokens: 0,
+    keepRecentFraction: 0,
     minFreedTokens: 0,
     minFreedFraction: 0,
     // LangChain stops clearing once clear_at_least is reached.

@@ -9,30 +9,48 @@ import { deepFreeze } from './freeze.ts';
  */
 
 /**
- * Summarize at 85 % (deepagents, deepagents' SummarizationMiddleware default). Old tool output is offloaded
- * from the start (trigger 0) rather than cleared at 60 % (deepagents): an offloaded result leaves a pointer the
- * agent can follow, so nothing is lost by doing it early, and every later call is smaller and cheaper.
- * Measured on the corpus (`npm run bench:peers`): the cache-priced bill falls by about a quarter at 16k
- * and 128k with retention unchanged.
+ * Summarize at 85 % (deepagents, deepagents' SummarizationMiddleware default).
+ *
+ * Old tool output leaves the view only under pressure: from 60 % of the usable window (deepagents' figure), oldest first,
+ * behind pointers the agent can follow. Until then the agent sees what it read. (An earlier default
+ * offloaded everything but the newest result from the start, trigger 0: cheaper per call, but the agent
+ * saw 43–49 % of the earlier output it went on to use and paid a model call to read back the rest; see
+ * `npm run bench:working-set` and the README's trade-off table.)
  */
-export const DEFAULT_CLEARING_TRIGGER = 0;
+export const DEFAULT_CLEARING_TRIGGER = 0.6;
 export const DEFAULT_SUMMARIZE_TRIGGER = 0.85;
 
 /**
- * Results kept verbatim besides the ones the model has not answered yet: the newest one. Each result is
- * seen whole when the model acts on it, then stays behind a pointer with its first line (observation
- * masking); LangChain's ClearToolUsesEdit keeps 3 and forgets the rest.
+ * The working set: the newest tool output kept verbatim when clearing runs, half the usable window, at
+ * most 40,000 tokens (opencode's protected tail). Measured on the corpus sessions, the newest result
+ * holding what an agent quotes lies within 6k tokens of tool output half the time, 18k for 80 %, 41k
+ * for 95 % (`bench/working-set.ts` rules): 40k covers nearly every reach back, half a 16k window the
+ * median one. At least the 3 newest results stay whatever their size (Anthropic's context editing keeps 3).
  */
-export const DEFAULT_CLEARING_KEEP_RECENT = 1;
+export const DEFAULT_CLEARING_KEEP_RECENT = 3;
+export const DEFAULT_WORKING_SET_FRACTION = 0.5;
+export const DEFAULT_WORKING_SET_MAX_TOKENS = 40_000;
 export const DEFAULT_CLEARING_MIN_FREED_TOKENS = 0;
 export const DEFAULT_CLEARED_PLACEHOLDER = '[cleared]';
 /**
- * No minimum batch: offloading the result just behind the newest one breaks the prompt cache only for
- * the last few messages, which costs less than re-reading a large result on every later call. (Batching
- * mattered for placeholder clearing of results far back; measured, it loses once results are offloaded
- * as they age.)
+ * Cache-aware batching: a clearing edits the middle of the prompt, so every cached token after the
+ * first cleared result is written again (1.25 × instead of 0.1 ×). It goes ahead only when it frees at
+ * least 15 % of the usable window (18,600 tokens at 128k, near opencode's 20k minimum; Anthropic's
+ * `clear_at_least`), and then clears every result outside the working set at once (`stopAtMinimum`
+ * false): one cache rebuild buys room for many calls, where clearing a result at a time would rebuild
+ * the suffix on every call. What it frees pays back the rebuild after about 1.15 × suffix ÷ freed calls
+ * at cache-read prices (each freed token saves 0.1 × per later call); with the 30 % of the window left
+ * by the working set as the suffix, that is two or three calls.
  */
-export const DEFAULT_CLEARING_MIN_FREED_FRACTION = 0;
+export const DEFAULT_CLEARING_MIN_FREED_FRACTION = 0.15;
+/**
+ * Long arguments of calls outside the working set are offloaded with their results, only when clearing
+ * runs (under pressure). Measured: at 32k this lifts working-set coverage from 0.79 to 0.83 (the room
+ * they free keeps more results verbatim); at 128k clearing rarely runs, so they stay.
+ */
+export const DEFAULT_OFFLOAD_ARGUMENTS = true;
+/** What a pointer keeps of its result (about 60 tokens): see `pointerKeys`, and the README for the gain. */
+export const DEFAULT_POINTER_KEYS_MAX_CHARS = 240;
 
 /**
  * Caps of the indexes in every request (deepagents's skills index and memory index). About 1–2 % of a
@@ -123,8 +141,10 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     oversizedFraction: DEFAULT_OVERSIZED_FRACTION,
   },
   truncateOld: {
-    // "… and truncate old results".
-    enabled: true,
+    // Off: an old result over 20,000 characters cut to head and tail hides the middle the agent may still
+    // use, before any pressure calls for it (measured: working-set coverage at 128k 0.88 with it, 0.93
+    // without). Clearing under pressure and the caps on arrival keep the window.
+    enabled: false,
     maxChars: DEFAULT_TRUNCATE_OLD_MAX_CHARS,
     headFraction: 0.5,
   },
@@ -132,6 +152,8 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     enabled: true,
     trigger: DEFAULT_CLEARING_TRIGGER,
     keepRecent: DEFAULT_CLEARING_KEEP_RECENT,
+    keepRecentTokens: DEFAULT_WORKING_SET_MAX_TOKENS,
+    keepRecentFraction: DEFAULT_WORKING_SET_FRACTION,
     minFreedTokens: DEFAULT_CLEARING_MIN_FREED_TOKENS,
     minFreedFraction: DEFAULT_CLEARING_MIN_FREED_FRACTION,
     stopAtMinimum: false,
@@ -139,6 +161,8 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     placeholder: DEFAULT_CLEARED_PLACEHOLDER,
     clearToolInputs: false,
     offload: true,
+    offloadArguments: DEFAULT_OFFLOAD_ARGUMENTS,
+    pointerKeysMaxChars: DEFAULT_POINTER_KEYS_MAX_CHARS,
   },
   archive: {
     // Clearing already handles old results without a model call; archiving is one switch away.

@@ -56,21 +56,33 @@ describe('default (docs/ARCHITECTURE.md: what `default` chooses where the seeds 
     expect(policy.summarize.keepRecentMessages).toBe(0);
   });
 
-  it('"summarize at 85 %, and the full-formula check before every call"; old tool output offloaded from the start, not cleared at 60 %', () => {
-    // Offloading leaves a pointer, so nothing is lost by doing it before the window fills (README, Numbers).
-    expect(policy.clearing).toMatchObject({ enabled: true, trigger: 0, offload: true, keepRecent: 1 });
+  it('"summarize at 85 %, and the full-formula check before every call"; the working set kept, older output offloaded under pressure', () => {
+    // The agent sees what it read until pressure calls for room: at 60 %, everything outside the newest
+    // half of the usable window (at most 40k tokens, at least 3 results) is offloaded behind pointers
+    // that keep its keys, in batches worth a cache rebuild (README, the working set).
+    expect(policy.clearing).toMatchObject({
+      enabled: true,
+      trigger: 0.6,
+      offload: true,
+      keepRecent: 3,
+      keepRecentFraction: 0.5,
+      keepRecentTokens: 40_000,
+      minFreedFraction: 0.15,
+      stopAtMinimum: false,
+      pointerKeysMaxChars: 240,
+    });
     expect(policy.summarize).toMatchObject({ auto: true, trigger: 0.85 });
     expect(policy.budget.proactiveCheck).toBe(true);
   });
 
-  it('"normalize on arrival (render, cap), evict > 20k tokens with a pointer, truncate old results"', () => {
+  it('"normalize on arrival (render, cap), evict > 20k tokens with a pointer"; old results are not truncated before pressure', () => {
     expect(policy.toolOutput).toMatchObject({
       enabled: true,
       renderTerminal: true,
       spillThresholdTokens: 20_000,
     });
     expect(policy.toolOutput.maxLines).toBeGreaterThan(0);
-    expect(policy.truncateOld.enabled).toBe(true);
+    expect(policy.truncateOld.enabled).toBe(false);
   });
 
   it('"no model call (the model is refusing): drop to the newest turns that fit beside the summary, retry once, then reset"', () => {

@@ -1,0 +1,47 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { distinctiveTokens, pointerKeys } from './distinctive-tokens.ts';
+
+describe('pointerKeys', () => {
+  const output = [
+    'collected 12 items',
+    'tests/test_parser.py::test_header FAILED',
+    'src/parser/header.py:41: in parse_header',
+    "E   KeyError: 'content-length'",
+    'commit 9f3e2a17bc',
+  ].join('\n');
+
+  it('keeps the first error line, then file:line references, paths, hashes and identifiers', () => {
+    const keys = pointerKeys(output, 400);
+    expect(keys.startsWith('tests/test_parser.py::test_header FAILED')).toBe(true);
+    for (const key of ['src/parser/header.py:41', '9f3e2a17bc', 'parse_header']) expect(keys).toContain(key);
+    // The path is not repeated after its file:line reference.
+    expect(keys.split(', ').filter((key) => key === 'src/parser/header.py')).toEqual([]);
+  });
+
+  it('stays within its budget and keeps whole keys; 0 keeps nothing', () => {
+    expect(pointerKeys(output, 0)).toBe('');
+    for (const max of [10, 40, 60, 100]) {
+      const keys = pointerKeys(output, max);
+      expect(keys.length).toBeLessThanOrEqual(max);
+      for (const key of keys ? keys.split(', ') : []) expect(output).toContain(key.replace(/…$/, ''));
+    }
+  });
+
+  it('never puts a bracket in the pointer, whatever the output holds', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 400 }), fc.integer({ min: 0, max: 300 }), (text, max) => {
+        const keys = pointerKeys(`${text}\nerror [x] ${text}`, max);
+        expect(keys).not.toMatch(/[[\]]/);
+        expect(keys.length).toBeLessThanOrEqual(max);
+      }),
+    );
+  });
+});
+
+describe('distinctiveTokens', () => {
+  it('finds a token wherever it stands in a long line, and passes over pieces too long to be one', () => {
+    const long = `${'x'.repeat(100_000)} see src/core/view.ts:42 ${'a_b/'.repeat(5_000)}`;
+    expect(distinctiveTokens(long)).toEqual(new Set(['src/core/view.ts', 'src/core/view.ts:42']));
+  });
+});
