@@ -43,6 +43,13 @@ export interface SystemSummary {
   billedWithSummaries: number;
   compactions: number;
   retention: Omit<RetentionSummary, 'lost'>;
+  /** Working-set coverage (replay/working-set.ts): seen ÷ needed over every call of every session. */
+  workingSetCoverage: number;
+  readBacks: number;
+  /** Read-backs that found no room in the window. */
+  oversizedReadBacks: number;
+  /** billedWithCache plus one read-back round trip per result the agent needed and did not see. */
+  effectiveBill: number;
   /** Per-call time over every call of every session. */
   timeMsP50: number;
   timeMsP99: number;
@@ -119,6 +126,20 @@ export function summarizeSystem(
     ),
     compactions: sum((totals) => totals.compactions),
     retention: { ...retentionTotals, share: round(retentionTotals.share, 4) },
+    workingSetCoverage: round(
+      sum((totals) => totals.workingSetSeen ?? 0) /
+        Math.max(
+          1,
+          sum((totals) => totals.workingSetNeeded ?? 0),
+        ),
+      4,
+    ),
+    readBacks: sum((totals) => totals.readBacks ?? 0),
+    oversizedReadBacks: sum((totals) => totals.oversizedReadBacks ?? 0),
+    effectiveBill: round(
+      sum((totals) => totals.effectiveBill ?? totals.billedWithCache),
+      0,
+    ),
     timeMsP50: round(percentile(times, 0.5)),
     timeMsP99: round(percentile(times, 0.99)),
     ...(long?.result.totals

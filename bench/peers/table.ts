@@ -22,6 +22,9 @@ export function renderTable(
     'billed (list)',
     'billed (cache)',
     'retention',
+    'working set',
+    'read-backs',
+    'effective bill',
     'summary calls',
     'with summaries',
     'ms/call p50',
@@ -40,6 +43,11 @@ export function renderTable(
     thousands(summary.billed),
     thousands(summary.billedWithCache),
     share(summary.retention.share),
+    share(summary.workingSetCoverage),
+    summary.oversizedReadBacks > 0
+      ? `${thousands(summary.readBacks)} (${thousands(summary.oversizedReadBacks)} no room)`
+      : thousands(summary.readBacks),
+    thousands(summary.effectiveBill),
     thousands(summary.summaryCalls),
     thousands(summary.billedWithSummaries),
     ms(summary.timeMsP50),

@@ -58,15 +58,15 @@ describe('default (docs/ARCHITECTURE.md: what `default` chooses where the seeds 
 
   it('"summarize at 85 %, and the full-formula check before every call"; the working set kept, older output offloaded under pressure', () => {
     // The agent sees what it read until pressure calls for room: at 60 %, everything outside the newest
-    // half of the usable window (at most 40k tokens, at least 3 results) is offloaded behind pointers
+    // three quarters of the usable window (at most 80k tokens, at least 3 results) is offloaded behind pointers
     // that keep its keys, in batches worth a cache rebuild (README, the working set).
     expect(policy.clearing).toMatchObject({
       enabled: true,
       trigger: 0.6,
       offload: true,
       keepRecent: 3,
-      keepRecentFraction: 0.5,
-      keepRecentTokens: 40_000,
+      keepRecentFraction: 0.75,
+      keepRecentTokens: 80_000,
       minFreedFraction: 0.15,
       stopAtMinimum: false,
       pointerKeysMaxChars: 240,
