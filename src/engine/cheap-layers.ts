@@ -87,7 +87,10 @@ async function clearOldResults(compactor: Compactor): Promise<void> {
   const minFreedTokens = clearingMinFreedTokens(policy, budget.window());
   // Results the model has not answered yet (a parallel batch since its last message) are always kept.
   const keepRecent = Math.max(policy.clearing.keepRecent, unansweredResults(runtime.view));
-  // Offloading is lossless, so it does not wait for the history to grow: stale arguments go first.
+  // Offloading is lossless, so it does not wait for the history to grow: the long arguments of calls older
+  // than the `keepRecent` newest results go first, inside the working set too. Measured (README, the
+  // working set): keeping the working set's arguments instead leaves coverage at 0.79 / 0.96 (32k / 128k)
+  // rather than 0.84 / 0.99, since what the agent wrote crowds out what it read.
   const argsEdits =
     policy.clearing.offload && policy.clearing.offloadArguments
       ? await offloadStaleArguments({ ...compactor.deps, progress }, keepRecent)
