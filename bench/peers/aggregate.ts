@@ -159,7 +159,20 @@ export function summarizeSystem(
 export interface WindowGoals {
   /** ctxkit default: zero overflows and zero orphans on every session. */
   noOverflowsOrOrphans: { overflows: number; orphans: number; met: boolean };
-  /** billedWithCache ≤ 0.6 × the cheapest peer's, with retention at least that peer's. */
+  /**
+   * What the agent sees and pays (issue: the default keeps the working set in view): working-set coverage
+   * at least the window's goal, retention at least 0.99, and an effective bill no higher than deepagents'
+   * and at most 0.75 × LangChain.js's.
+   */
+  workingSet: {
+    coverage: number;
+    coverageGoal: number;
+    retention: number;
+    effectiveBill: number;
+    byPeer: { peer: string; ratio: number; goal: number | undefined; coverage: number }[];
+    met: boolean;
+  } | null;
+  /** Withdrawn goal, still reported: billedWithCache ≤ 0.6 × the cheapest peer's, with retention at least that peer's. */
   cacheBill: {
     bestPeer: string;
     ratio: number;
@@ -183,6 +196,15 @@ export interface WindowGoals {
 }
 
 export const BILL_RATIO_GOAL = 0.6;
+/** Working-set coverage goals of `default`, by window (the smallest window at or above the one replayed). */
+export const COVERAGE_GOALS: readonly { upTo: number; goal: number }[] = [
+  { upTo: 16_000, goal: 0.6 },
+  { upTo: 32_000, goal: 0.8 },
+  { upTo: Number.POSITIVE_INFINITY, goal: 0.95 },
+];
+export const RETENTION_GOAL = 0.99;
+/** Effective bill at most this many times each peer's (absent: no bound, only reported). */
+export const EFFECTIVE_BILL_GOALS: Readonly<Record<string, number>> = { deepagents: 1, langchain: 0.75 };
 /** Output tokens cost this many input tokens (gpt-4o's list prices: $10 and $2.50 per million). */
 export const OUTPUT_PRICE_MULTIPLIER = 4;
 export const SPEED_RATIO_GOAL = 20;
@@ -191,6 +213,7 @@ export function evaluateGoals(
   summaries: readonly SystemSummary[],
   ctxkitName: string,
   langchainName: string,
+  window: number,
 ): WindowGoals {
   const ctxkit = summaries.find((summary) => summary.system === ctxkitName);
   const peers = summaries.filter((summary) => summary.peer && summary.sessions > 0);
@@ -204,6 +227,7 @@ export function evaluateGoals(
       met:
         ctxkit !== undefined && ctxkit.overflows === 0 && ctxkit.orphans === 0 && ctxkit.failed.length === 0,
     },
+    workingSet: ctxkit ? workingSetGoal(ctxkit, peers, window) : null,
     cacheBill:
       ctxkit && best
         ? {
@@ -225,6 +249,34 @@ export function evaluateGoals(
       ctxkit?.longSession && langchain?.longSession
         ? speedGoal(langchain.longSession, ctxkit.longSession)
         : null,
+  };
+}
+
+function workingSetGoal(
+  ctxkit: SystemSummary,
+  peers: readonly SystemSummary[],
+  window: number,
+): NonNullable<WindowGoals['workingSet']> {
+  const coverageGoal = COVERAGE_GOALS.find((goal) => window <= goal.upTo)?.goal ?? 0.95;
+  const byPeer = peers.map((peer) => ({
+    peer: peer.system,
+    ratio: round(
+      peer.effectiveBill > 0 ? ctxkit.effectiveBill / peer.effectiveBill : Number.POSITIVE_INFINITY,
+      3,
+    ),
+    goal: EFFECTIVE_BILL_GOALS[peer.system],
+    coverage: peer.workingSetCoverage,
+  }));
+  return {
+    coverage: ctxkit.workingSetCoverage,
+    coverageGoal,
+    retention: ctxkit.retention.share,
+    effectiveBill: ctxkit.effectiveBill,
+    byPeer,
+    met:
+      ctxkit.workingSetCoverage >= coverageGoal &&
+      ctxkit.retention.share >= RETENTION_GOAL &&
+      byPeer.every((peer) => peer.goal === undefined || peer.ratio <= peer.goal),
   };
 }
 

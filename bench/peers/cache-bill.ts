@@ -18,7 +18,8 @@
  * the bench's own rules: the user's requests (a fact retention counts; here kept verbatim) and, on a
  * call that answers tool results, the assistant message that made those calls (a result without its
  * call is an orphan). "Floor + requests + calls" adds those, read at the cache-read price from the call
- * after they were first sent. The goal column is 0.6 × the cheapest peer's bill in
+ * after they were first sent. The withdrawn goal's column (the effective bill replaced it: see
+ * bench/working-set.ts) is 0.6 × the cheapest peer's bill in
  * `bench/results/peers-<window>.json`, when that file exists.
  *
  *   npm run bench:cache-bill            (or: npx tsx bench/peers/cache-bill.ts [--windows 16000,32000])
@@ -161,7 +162,7 @@ printTable(
     'reads',
     'floor (any system)',
     'floor + requests + calls',
-    'goal (0.6 × cheapest peer)',
+    'withdrawn goal (0.6 × cheapest peer)',
   ],
   rows,
 );

@@ -100,7 +100,7 @@ for (const window of windows) {
     summaries.push(summarizeSystem(system.name, system.peer, part.runs, LONG_SESSION));
     sessionResults.push(...part.runs.map((run) => run.result));
   }
-  const goals = evaluateGoals(summaries, CTXKIT_DEFAULT, LANGCHAIN_PEER);
+  const goals = evaluateGoals(summaries, CTXKIT_DEFAULT, LANGCHAIN_PEER, window);
   windowResults.push({ window, summaries, goals });
   writeFileSync(
     join(outDir, `peers-${window}.json`),

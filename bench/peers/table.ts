@@ -80,10 +80,21 @@ export function renderGoals(goals: WindowGoals): string {
   const lines = [
     `- ctxkit:default overflows ${goals.noOverflowsOrOrphans.overflows}, orphans ${goals.noOverflowsOrOrphans.orphans}: ${mark(goals.noOverflowsOrOrphans.met)}`,
   ];
+  if (goals.workingSet) {
+    const ws = goals.workingSet;
+    lines.push(
+      `- working set: coverage ${share(ws.coverage)} (goal ≥ ${share(ws.coverageGoal)}), retention ${share(ws.retention)} (goal ≥ 99.0 %), effective bill ${thousands(ws.effectiveBill)}: ${ws.byPeer
+        .map(
+          (peer) =>
+            `${peer.ratio.toFixed(3)} × ${peer.peer}'s${peer.goal !== undefined ? ` (goal ≤ ${peer.goal})` : ''}, its coverage ${share(peer.coverage)}`,
+        )
+        .join('; ')}: ${mark(ws.met)}`,
+    );
+  }
   if (goals.cacheBill) {
     const bill = goals.cacheBill;
     lines.push(
-      `- billed with cache vs cheapest peer (${bill.bestPeer}): ${bill.ratio.toFixed(3)} × (goal ≤ 0.6), retention ${share(bill.retention)} vs ${share(bill.peerRetention)}: ${mark(bill.met)}`,
+      `- billed with cache vs cheapest peer (${bill.bestPeer}): ${bill.ratio.toFixed(3)} × (withdrawn goal ≤ 0.6), retention ${share(bill.retention)} vs ${share(bill.peerRetention)}: ${mark(bill.met)}`,
     );
     lines.push(
       `  ctxkit:default billed with cache over each peer's: ${bill.byPeer
