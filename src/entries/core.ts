@@ -2,8 +2,8 @@
 
 export { canonicalJson } from '../core/canonical-json.ts';
 export * from '../core/compaction/decide-compaction.ts';
-export * from '../core/distinctive-tokens.ts';
 export * from '../core/context-index/index.ts';
+export * from '../core/distinctive-tokens.ts';
 export * from '../core/edit.ts';
 export * from '../core/errors/index.ts';
 export * from '../core/events.ts';
