@@ -209,21 +209,96 @@ describe('read-back that fits', () => {
   });
 
   it('a range of lines, cut to the room the context has, says where to go on', async () => {
-    const { manager, pointer } = await spilledSession();
+    const { manager, huge, pointer } = await spilledSession();
     const read = await handleReadOffloaded(
       manager,
       's',
       { ref: refOf(pointer), startLine: 100, endLine: 29_000 },
       { maxChars: 1_000 },
     );
-    expect(read.content.length).toBeLessThanOrEqual(1_000 + 200);
-    const [header, ...lines] = read.content.split('\n');
-    const shownEnd = 99 + lines.length;
-    expect(header).toContain(
-      `lines 100–${shownEnd} of 30000. Shown up to line ${shownEnd} to fit the context`,
-    );
-    expect(lines[0]).toBe(`100: line 99: ${'x'.repeat(20)}`);
+    const [header = '', ...lines] = read.content.split('\n');
     expect(lines.join('\n').length).toBeLessThanOrEqual(1_000);
+    expect(lines[0]).toBe(`100: line 99: ${'x'.repeat(20)}`);
+    // The last line shown is cut short: the header gives the offset of its rest and the next line.
+    const cut =
+      /Line (\d+) is longer than the room: its rest starts at character offset (\d+)\. The lines after it start at startLine (\d+)\./.exec(
+        header,
+      );
+    expect(cut).not.toBeNull();
+    const [, line, offset, next] = cut ?? [];
+    expect(Number(next)).toBe(Number(line) + 1);
+    const shownOfCut = (lines.at(-1) ?? '').replace(/^\d+: /, '').replace(/…$/, '');
+    expect(huge.slice(Number(offset) - shownOfCut.length, Number(offset))).toBe(shownOfCut);
+  });
+
+  it('a room smaller than a line still shows its start and never asks for the same call again', async () => {
+    const { manager, pointer } = await spilledSession();
+    const ref = refOf(pointer);
+    for (const args of [
+      { ref, startLine: 1, limit: 10 },
+      { ref, search: 'line 5', limit: 10 },
+    ]) {
+      const read = await handleReadOffloaded(manager, 's', args);
+      const [header = '', body = ''] = read.content.split('\n');
+      expect(body).toMatch(/^\d+: .*…$/);
+      expect(header).toMatch(/its rest starts at character offset \d+/);
+      expect(header).not.toContain('startLine 1.');
+    }
+  });
+
+  it('search goes on from a line, and says which line to go on from', async () => {
+    const { manager, pointer } = await spilledSession();
+    const ref = refOf(pointer);
+    const first = await handleReadOffloaded(
+      manager,
+      's',
+      { ref, search: 'line 12', context: 0 },
+      { maxChars: 300 },
+    );
+    const next = /search on with startLine (\d+)/.exec(first.content)?.[1];
+    expect(next).toBeDefined();
+    const second = await handleReadOffloaded(
+      manager,
+      's',
+      { ref, search: 'line 12', context: 0, startLine: Number(next) },
+      { maxChars: 300 },
+    );
+    expect(second.content.split('\n')[1]).toMatch(new RegExp(`^${next}: line 12`));
+    expect(second.content).toContain(`from line ${next} hold "line 12"`);
+  });
+
+  it('lines end at CRLF or CR too; an empty blob has none; a cut never splits a surrogate pair', async () => {
+    const reader = (text: string) => ({ readOffloaded: async () => text });
+    const crlf = await handleReadOffloaded(reader('a\r\nb\rc\n'), 's', { ref: 'r', startLine: 1 });
+    expect(crlf.content.split('\n').slice(1)).toEqual(['1: a', '2: b', '3: c']);
+    const empty = await handleReadOffloaded(reader(''), 's', { ref: 'r', startLine: 1 });
+    expect(empty.content).toBe('[r: empty, no lines.]');
+    const emoji = await handleReadOffloaded(
+      reader(`x\n${'😀'.repeat(3_000)}`),
+      's',
+      { ref: 'r', startLine: 2 },
+      { maxChars: 1_001 },
+    );
+    const body = emoji.content.split('\n')[1] ?? '';
+    expect(body.replace(/^2: /, '').replace(/…$/, '')).toMatch(/^(?:😀)+$/u);
+  });
+
+  it('a room that is not a number gets the floor, never an unlimited or empty answer', async () => {
+    const { manager, pointer } = await spilledSession();
+    expect(
+      readBackRoom({ contextWindow: 128_000, maxOutputTokens: 4_096, tokens: { input: Number.NaN } }),
+    ).toBe(1_000);
+    for (const maxChars of [Number.NaN, 0, -5]) {
+      const read = await handleReadOffloaded(
+        manager,
+        's',
+        { ref: refOf(pointer), search: 'line' },
+        { maxChars },
+      );
+      const body = read.content.slice(read.content.indexOf('\n') + 1);
+      expect(body.length).toBeGreaterThan(0);
+      expect(body.length).toBeLessThanOrEqual(1_000);
+    }
   });
 
   it('without search or range, a page never passes the room, whatever limit the model asks', async () => {
@@ -242,7 +317,8 @@ describe('read-back that fits', () => {
     const { manager, pointer } = await spilledSession();
     const ref = refOf(pointer);
     for (const [args, message] of [
-      [{ ref, search: 'x', startLine: 3 }, 'not both'],
+      [{ ref, search: 'x', endLine: 3 }, '"endLine" does not go with "search"'],
+      [{ ref, search: 'x', offset: 3 }, '"offset" pages by characters'],
       [{ ref, endLine: 3 }, '"endLine" needs "startLine"'],
       [{ ref, startLine: 0 }, '"startLine" must be an integer ≥ 1'],
       [{ ref, search: '' }, '"search" must be a non-empty string'],

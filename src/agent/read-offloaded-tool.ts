@@ -45,7 +45,9 @@ export const readOffloadedTool: ToolDefinition = Object.freeze({
       ...pagingProperties({ limit: DEFAULT_READ_OFFLOADED_LIMIT, maxLimit: MAX_READ_OFFLOADED_LIMIT }),
       search: {
         type: 'string',
-        description: 'Return only the lines holding this text (case-insensitive), with their line numbers.',
+        description:
+          'Return only the lines holding this text (case-insensitive), with their line numbers; with ' +
+          '`startLine`, from that line on.',
       },
       context: {
         type: 'integer',
@@ -105,8 +107,13 @@ export function readBackRoom(
   charsPerToken = 3,
 ): number {
   const tokens = stats.contextWindow - stats.maxOutputTokens - stats.tokens.input - READ_BACK_CALL_MARGIN;
-  return Math.max(1_000, Math.floor(tokens * charsPerToken));
+  const chars = Math.floor(tokens * charsPerToken);
+  // Figures that are not numbers (a stats object built by hand) give the floor, never NaN.
+  return Number.isFinite(chars) ? Math.max(MIN_READ_BACK_ROOM, chars) : MIN_READ_BACK_ROOM;
 }
+
+/** The least room a read-back answer is given, so a full context can still read a line or two. */
+export const MIN_READ_BACK_ROOM = 1_000;
 
 /** Tokens kept free for the read-back call and its framing. */
 const READ_BACK_CALL_MARGIN = 200;
@@ -183,9 +190,11 @@ export function parseReadOffloadedArgs(args: unknown): ReadOffloadedArgs | strin
   ] as const)
     if (value !== undefined && (!Number.isInteger(value) || (value as number) < 1))
       return `"${name}" must be an integer ≥ 1`;
-  if (search !== undefined && (startLine !== undefined || endLine !== undefined))
-    return 'pass either "search" or "startLine"/"endLine", not both';
+  if (search !== undefined && endLine !== undefined)
+    return '"endLine" does not go with "search" (pass "startLine" to search from a line on)';
   if (endLine !== undefined && startLine === undefined) return '"endLine" needs "startLine"';
+  if (record.offset !== undefined && (search !== undefined || startLine !== undefined))
+    return '"offset" pages by characters and does not go with "search" or "startLine"';
   return {
     ref: ref.trim(),
     ...page,
@@ -198,15 +207,28 @@ export function parseReadOffloadedArgs(args: unknown): ReadOffloadedArgs | strin
 
 const ARGUMENTS = ['ref', 'offset', 'limit', 'search', 'context', 'startLine', 'endLine'];
 
+/** `maxChars` as given, or the floor when it is not a number the room could be (NaN, 0, negative). */
+function usableRoom(maxChars: number | undefined): number {
+  if (maxChars === undefined) return Number.POSITIVE_INFINITY;
+  return Number.isFinite(maxChars) && maxChars >= 1 ? Math.floor(maxChars) : MIN_READ_BACK_ROOM;
+}
+
 /** A search, a range of lines, or a page, never more than the room the context has (`options.maxChars`). */
 function answer(
   content: string,
   args: ReadOffloadedArgs,
   options: ReadOffloadedOptions,
 ): ReadOffloadedResult {
-  const room = Math.max(1, Math.min(args.limit, options.maxChars ?? Number.POSITIVE_INFINITY));
+  const room = Math.max(1, Math.min(args.limit, usableRoom(options.maxChars)));
   if (args.search !== undefined) {
-    const found = searchLines(content, args.search, args.context ?? DEFAULT_SEARCH_CONTEXT, args.ref, room);
+    const found = searchLines(
+      content,
+      args.search,
+      args.context ?? DEFAULT_SEARCH_CONTEXT,
+      args.ref,
+      room,
+      args.startLine,
+    );
     return { content: found.content, isError: false, totalChars: content.length };
   }
   if (args.startLine !== undefined) {

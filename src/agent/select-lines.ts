@@ -1,49 +1,92 @@
 /**
  * Reading part of a long text by lines: a range, or the lines that match a search with some context.
  * What a read tool answers instead of a whole blob the window cannot take. Each answer is headed by
- * what it holds and what is left, and never exceeds `maxChars` (whole lines only, the first one cut if
- * it alone is longer). Linear in the text.
+ * what it holds and where to go on, and its body never exceeds `maxChars`: whole lines, and when the
+ * next line alone is longer than the room, its start, with the character offset its rest begins at.
+ * Linear in the text.
  */
 
 export interface LineSelection {
   content: string;
   /** Lines in the whole text. */
   totalLines: number;
-  /** Lines the answer holds. */
+  /** Lines the answer holds, the one cut short included. */
   shownLines: number;
 }
 
-/** Splits once; a final newline does not make an empty last line. */
-function linesOf(text: string): string[] {
-  const lines = text.split('\n');
-  if (lines.length > 1 && lines.at(-1) === '') lines.pop();
-  return lines;
+/** A text's lines, each with the character offset it starts at. `\r\n`, `\n` and `\r` all end a line. */
+interface Lines {
+  texts: string[];
+  starts: number[];
 }
 
-/** Numbered lines from `from` (0-based) while they fit `maxChars`; how many it took. */
-function takeLines(
-  lines: readonly string[],
-  indexes: Iterable<number>,
-  maxChars: number,
-): { text: string; count: number } {
+function linesOf(text: string): Lines {
+  const texts: string[] = [];
+  const starts: number[] = [];
+  const ending = /\r\n|\n|\r/g;
+  let start = 0;
+  for (let match = ending.exec(text); match; match = ending.exec(text)) {
+    texts.push(text.slice(start, match.index));
+    starts.push(start);
+    start = match.index + match[0].length;
+  }
+  // A final line ending does not make an empty last line; an empty text has no lines.
+  if (start < text.length) {
+    texts.push(text.slice(start));
+    starts.push(start);
+  }
+  return { texts, starts };
+}
+
+/** Never end a cut inside a surrogate pair. */
+function cutAt(text: string, end: number): string {
+  if (end <= 0) return '';
+  if (end >= text.length) return text;
+  const code = text.charCodeAt(end - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? end - 1 : end);
+}
+
+interface Taken {
+  text: string;
+  /** Lines shown whole. */
+  whole: number;
+  /** A line shown only in part: its index and the offset (in the whole text) where its rest starts. */
+  cut?: { index: number; restAt: number };
+}
+
+/** Numbered lines while they fit `maxChars`; a line that does not fit ends the answer with its start. */
+function takeLines(lines: Lines, indexes: Iterable<number>, maxChars: number): Taken {
   const out: string[] = [];
   let used = 0;
   let previous = -2;
   for (const index of indexes) {
     const gap = previous >= 0 && index > previous + 1 ? '…\n' : '';
-    const line = `${gap}${index + 1}: ${lines[index] ?? ''}`;
-    const cost = line.length + 1;
-    if (used + cost > maxChars) {
-      // The first line alone is longer than the room: its start, rather than nothing.
-      if (out.length === 0 && maxChars > 20) out.push(`${line.slice(0, maxChars - 2)}…`);
-      break;
+    const label = `${gap}${index + 1}: `;
+    const body = lines.texts[index] ?? '';
+    const separator = out.length > 0 ? 1 : 0;
+    if (used + separator + label.length + body.length <= maxChars) {
+      out.push(label + body);
+      used += separator + label.length + body.length;
+      previous = index;
+      continue;
     }
-    out.push(line);
-    used += cost;
-    previous = index;
+    const room = maxChars - used - separator - label.length - 1;
+    const shown = cutAt(body, Math.max(0, room));
+    // Nothing of it fits: the answer ends before it, and says where to go on.
+    if (shown.length === 0 && out.length > 0) return { text: out.join('\n'), whole: out.length };
+    out.push(`${label}${shown}…`);
+    return {
+      text: out.join('\n'),
+      whole: out.length - 1,
+      cut: { index, restAt: (lines.starts[index] ?? 0) + shown.length },
+    };
   }
-  return { text: out.join('\n'), count: out.length };
+  return { text: out.join('\n'), whole: out.length };
 }
+
+/** Where the rest of a line cut short can be read: by character offset, since its number shows no more. */
+const restOf = (cut: NonNullable<Taken['cut']>): string =>
+  ` Line ${cut.index + 1} is longer than the room: its rest starts at character offset ${cut.restAt}.`;
 
 /** Lines `startLine` to `endLine` (1-based, inclusive; `endLine` past the end is the end). */
 export function selectLineRange(
@@ -53,7 +96,8 @@ export function selectLineRange(
   maxChars: number,
 ): LineSelection | string {
   const lines = linesOf(text);
-  const total = lines.length;
+  const total = lines.texts.length;
+  if (total === 0) return { content: `[${label}: empty, no lines.]`, totalLines: 0, shownLines: 0 };
   if (range.startLine > total)
     return `startLine ${range.startLine} is past the end of ${label} (${total} lines)`;
   const last = Math.min(total, range.endLine ?? total);
@@ -62,23 +106,25 @@ export function selectLineRange(
     for (let index = range.startLine - 1; index < last; index++) yield index;
   })();
   const taken = takeLines(lines, indexes, maxChars);
-  const shownEnd = range.startLine - 1 + taken.count;
-  const more =
-    shownEnd < last
-      ? ` Shown up to line ${shownEnd} to fit the context: ask again with startLine ${shownEnd + 1}.`
-      : shownEnd < total
-        ? ` ${total - shownEnd} more lines after.`
-        : ' This is the end.';
+  const shownEnd = range.startLine - 1 + taken.whole + (taken.cut ? 1 : 0);
+  const nextWhole = range.startLine + taken.whole;
+  let more: string;
+  if (taken.cut) more = `${restOf(taken.cut)} The lines after it start at startLine ${nextWhole + 1}.`;
+  else if (nextWhole <= last)
+    more = ` Shown up to line ${nextWhole - 1} to fit the context: go on with startLine ${nextWhole}.`;
+  else if (last < total) more = ` ${total - last} more lines after.`;
+  else more = ' This is the end.';
   return {
-    content: `[${label}: lines ${range.startLine}–${shownEnd} of ${total}.${more}]\n${taken.text}`,
+    content: `[${label}: lines ${range.startLine}–${Math.max(range.startLine, shownEnd)} of ${total}.${more}]\n${taken.text}`,
     totalLines: total,
-    shownLines: taken.count,
+    shownLines: taken.whole + (taken.cut ? 1 : 0),
   };
 }
 
 /**
- * The lines holding `query` (case-insensitive, taken literally), each with `context` lines around it,
- * overlapping stretches merged, in order, as many as fit.
+ * The lines holding `query` (case-insensitive, taken literally) from line `fromLine` on, each with
+ * `context` lines around it, overlapping stretches merged, in order, as many as fit. When some do not
+ * fit, the header names the `startLine` to search on from.
  */
 export function searchLines(
   text: string,
@@ -86,38 +132,38 @@ export function searchLines(
   context: number,
   label: string,
   maxChars: number,
+  fromLine = 1,
 ): LineSelection {
   const lines = linesOf(text);
+  const total = lines.texts.length;
   const needle = query.toLowerCase();
   const matches: number[] = [];
-  lines.forEach((line, index) => {
-    if (line.toLowerCase().includes(needle)) matches.push(index);
-  });
+  for (let index = Math.max(0, fromLine - 1); index < total; index++)
+    if (lines.texts[index]?.toLowerCase().includes(needle)) matches.push(index);
   const shown = new Set<number>();
   for (const match of matches)
-    for (
-      let index = Math.max(0, match - context);
-      index <= Math.min(lines.length - 1, match + context);
-      index++
-    )
+    for (let index = Math.max(0, match - context); index <= Math.min(total - 1, match + context); index++)
       shown.add(index);
   const ordered = [...shown].sort((a, b) => a - b);
   const taken = takeLines(lines, ordered, maxChars);
-  const position = new Map(ordered.map((index, at) => [index, at]));
-  const shownMatches = matches.filter(
-    (match) => (position.get(match) ?? Number.POSITIVE_INFINITY) < taken.count,
-  ).length;
-  const header =
-    matches.length === 0
-      ? `[${label}: no line holds ${JSON.stringify(query)} (${lines.length} lines).]`
-      : `[${label}: ${matches.length} of ${lines.length} lines hold ${JSON.stringify(query)}; shown with ${context} lines of context${
-          shownMatches < matches.length
-            ? `, the first ${shownMatches} matches to fit the context: narrow the search or read a range with startLine`
-            : ''
-        }.]`;
+  // Matches shown whole; a cut match counts as shown (its rest is named by offset).
+  const lastShown = taken.cut ? taken.cut.index : (ordered[taken.whole - 1] ?? -1);
+  const shownMatches = matches.filter((match) => match <= lastShown).length;
+  const where = fromLine > 1 ? ` from line ${fromLine}` : '';
+  const quoted = JSON.stringify(query);
+  let header: string;
+  if (matches.length === 0) header = `[${label}: no line${where} holds ${quoted} (${total} lines).]`;
+  else {
+    const nextMatch = matches[shownMatches];
+    const rest =
+      nextMatch === undefined
+        ? ''
+        : ` Shown: the first ${shownMatches} matches, to fit the context; search on with startLine ${nextMatch + 1}.`;
+    header = `[${label}: ${matches.length} of ${total} lines${where} hold ${quoted}; shown with ${context} lines of context.${rest}${taken.cut ? restOf(taken.cut) : ''}]`;
+  }
   return {
     content: taken.text ? `${header}\n${taken.text}` : header,
-    totalLines: lines.length,
-    shownLines: taken.count,
+    totalLines: total,
+    shownLines: taken.whole + (taken.cut ? 1 : 0),
   };
 }

@@ -39,7 +39,25 @@ describe('pointerKeys', () => {
   });
 });
 
+describe('pointerKeys on hostile output', () => {
+  it('keeps no control character, and never ends a clipped error line inside a surrogate pair', () => {
+    const keys = pointerKeys('Error: bad \u0007bell \u001b[31mred\u001b[0m \u0000nul\ttab src/a.ts:3', 500);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters.
+    expect(keys).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    expect(keys).toContain('src/a.ts:3');
+    const emoji = pointerKeys(`Error:  ${'😀'.repeat(200)}`, 500);
+    expect(emoji.endsWith('…')).toBe(true);
+    expect(emoji.slice(0, -1)).toMatch(/^Error: {2}(?:😀)+$/u);
+  });
+});
+
 describe('distinctiveTokens', () => {
+  it('takes codes of letters and digits mixed (reservations, flights), not plain words or numbers', () => {
+    expect(
+      distinctiveTokens('{"reservation_id":"NM1VX1"} flight HAT300 on 2024-05-01, price 12345, status ok'),
+    ).toEqual(new Set(['reservation_id', 'NM1VX1', 'HAT300']));
+  });
+
   it('finds a token wherever it stands in a long line, and passes over pieces too long to be one', () => {
     const long = `${'x'.repeat(100_000)} see src/core/view.ts:42 ${'a_b/'.repeat(5_000)}`;
     expect(distinctiveTokens(long)).toEqual(new Set(['src/core/view.ts', 'src/core/view.ts:42']));

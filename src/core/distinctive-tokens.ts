@@ -1,13 +1,15 @@
 /**
  * The distinctive tokens of a text: what an agent quotes back from tool output it read and could not
  * have guessed. Paths and file names, hex hashes of 7+ characters (with a digit and a letter),
- * identifiers of 6+ characters with an underscore or an inner capital, and `file:line` references.
+ * identifiers of 6+ characters with an underscore or an inner capital, codes of 5+ letters and digits
+ * mixed (a reservation `NM1VX1`, a flight `HAT300`), and `file:line` references.
  * The working-set measure (replay/working-set.ts) counts them; pointers keep some (`pointerKeys`).
  */
 
 const PATH = /(?:[\w.-]+\/)+[\w.-]+|\b[\w-]+\.[a-zA-Z][a-zA-Z0-9]{0,5}\b/g;
 const HASH = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/g;
 const IDENTIFIER = /\b[A-Za-z_][A-Za-z0-9_]{5,}\b/g;
+const CODE = /\b(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{5,}\b/g;
 const LINE_REF = /[\w./-]+\.[a-zA-Z]\w{0,5}:\d+/g;
 /** Longer tokens are left out: a quoted blob is not one identifier. */
 const MAX_TOKEN_CHARS = 200;
@@ -21,9 +23,9 @@ const SEPARATORS = /[\s"'`()[\]{}<>,;=|]+/;
 const isDistinctiveIdentifier = (word: string): boolean =>
   (word.includes('_') && /[A-Za-z]/.test(word.replace(/_/g, ''))) || /[a-z][A-Z]/.test(word);
 
-/** The distinctive tokens of a text, each once: paths, then hashes, identifiers, `file:line` references. */
+/** The distinctive tokens of a text, each once: paths, then hashes, identifiers, codes, `file:line` references. */
 export function distinctiveTokens(text: string): Set<string> {
-  const byKind: string[][] = [[], [], [], []];
+  const byKind: string[][] = [[], [], [], [], []];
   const add = (kind: number, token: string) => {
     const trimmed = token.replace(/^[./-]+|[.,;:)\]}'"`-]+$/g, '');
     if (trimmed.length >= 4 && trimmed.length <= MAX_TOKEN_CHARS) byKind[kind]?.push(trimmed);
@@ -33,7 +35,8 @@ export function distinctiveTokens(text: string): Set<string> {
     for (const match of piece.matchAll(PATH)) if (/[A-Za-z]/.test(match[0])) add(0, match[0]);
     for (const match of piece.matchAll(HASH)) add(1, match[0]);
     for (const match of piece.matchAll(IDENTIFIER)) if (isDistinctiveIdentifier(match[0])) add(2, match[0]);
-    for (const match of piece.matchAll(LINE_REF)) add(3, match[0]);
+    for (const match of piece.matchAll(CODE)) add(3, match[0]);
+    for (const match of piece.matchAll(LINE_REF)) add(4, match[0]);
   }
   return new Set(byKind.flat());
 }
@@ -41,35 +44,64 @@ export function distinctiveTokens(text: string): Set<string> {
 /** Words that say a line reports a failure. */
 const ERROR_LINE = /\b(error|exception|traceback|failed|failure|fatal|panic)\b/i;
 
+/** C0 and C1 controls and DEL: never copied into a pointer (an escape sequence could reach a terminal). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]+/g;
+
+/** At most `max` code units, never ending inside a surrogate pair. */
+function clipText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
+/** A key and the shorter forms an agent quotes of it: a path's tails, a reference's path. */
+function formsOf(key: string): string[] {
+  const forms = [key];
+  const path = key.replace(/:\d+$/, '');
+  if (path !== key) forms.push(path);
+  for (let slash = path.indexOf('/'); slash >= 0; slash = path.indexOf('/', slash + 1))
+    forms.push(path.slice(slash + 1));
+  return forms;
+}
+
 /**
  * What a pointer keeps of the content it stands for, within `maxChars`: the first line that reports an
- * error, then `file:line` references, paths, hashes and identifiers in order of appearance, each once
- * (a path's tail is not repeated after the path). Brackets are shown as parentheses, so the pointer's
- * own bracket stays its end. Empty when nothing distinctive is there or `maxChars` is 0.
+ * error, then `file:line` references, paths, hashes, identifiers and codes in order of appearance, each
+ * once (a path is not repeated after its reference, nor a token the error line holds). Brackets are shown
+ * as parentheses, so the pointer's own bracket stays its end; control characters become spaces. Empty
+ * when nothing distinctive is there or `maxChars` is 0. Linear in the content.
  */
 export function pointerKeys(content: string, maxChars: number): string {
   if (maxChars <= 0) return '';
   const keys: string[] = [];
+  const taken = new Set<string>();
   let used = 0;
   const take = (key: string): boolean => {
     const cost = key.length + (keys.length > 0 ? 2 : 0);
     if (used + cost > maxChars) return false;
     keys.push(key);
     used += cost;
+    for (const form of formsOf(key)) taken.add(form);
     return true;
   };
   const errorLine = content
     .split('\n', 2_000)
     .find((line) => ERROR_LINE.test(line))
-    ?.trim()
+    ?.replace(CONTROLS, ' ')
+    .trim()
     .replace(/\[/g, '(')
     .replace(/\]/g, ')');
-  if (errorLine) take(errorLine.length > 120 ? `${errorLine.slice(0, 119)}…` : errorLine);
+  if (errorLine) {
+    const clipped = errorLine.length > 120 ? `${clipText(errorLine, 119)}…` : errorLine;
+    if (take(clipped))
+      for (const token of distinctiveTokens(clipped)) for (const form of formsOf(token)) taken.add(form);
+  }
   const tokens = [...distinctiveTokens(content)];
   const refs = tokens.filter((token) => /:\d+$/.test(token));
   const rest = tokens.filter((token) => !/:\d+$/.test(token));
   for (const token of [...refs, ...rest]) {
-    if (keys.some((key) => key.includes(token))) continue;
+    if (taken.has(token)) continue;
     if (!take(token) && used >= maxChars - 4) break;
   }
   return keys.join(', ');
