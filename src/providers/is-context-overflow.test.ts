@@ -421,6 +421,45 @@ describe('isContextOverflow on other inputs', () => {
     ).toBe(true);
   });
 
+  it('knows the codes in every spelling: underscores, hyphens, spaces, any case', () => {
+    for (const code of [
+      'context_window_exceeded',
+      'model_context_window_exceeded',
+      'MODEL-CONTEXT-WINDOW-EXCEEDED',
+      'Context Window Exceeded',
+      'request_too_large',
+      'request too large',
+    ]) {
+      expect(isContextOverflow({ status: 400, code, message: 'Bad request' }), code).toBe(true);
+      expect(isContextOverflow(new Error(`stream failed: ${code}`)), code).toBe(true);
+    }
+  });
+
+  it('never an overflow: asking for more output than a model allows, server errors, overload', () => {
+    for (const error of [
+      fromBody(
+        400,
+        openAI(
+          'max_tokens is too large: 100000. This model supports at most 16384 completion tokens, whereas you provided 100000.',
+          'invalid_request_error',
+          null,
+          'max_tokens',
+        ),
+      ),
+      fromBody(
+        400,
+        anthropic(
+          'invalid_request_error',
+          'max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-5',
+        ),
+      ),
+      fromBody(500, openAI('The server had an error while processing your request.', 'server_error', null)),
+      fromBody(503, 'Service Unavailable'),
+      fromBody(529, anthropic('overloaded_error', 'Overloaded')),
+    ])
+      expect(isContextOverflow(error), error.message).toBe(false);
+  });
+
   it('never calls 401/403/429 an overflow, whatever the text', () => {
     for (const status of [401, 403, 429]) {
       expect(isContextOverflow({ status, message: 'maximum context length is 10 tokens' })).toBe(false);

@@ -36,15 +36,26 @@ export const NOT_OVERFLOW_PATTERNS: readonly RegExp[] = [
 /** Provider codes and types that name an overflow outright. */
 export const OVERFLOW_CODES: ReadonlySet<string> = new Set([
   'context_length_exceeded', // OpenAI, Azure OpenAI, Groq
+  'context_window_exceeded', // OpenAI Responses API (incomplete_details / error code)
+  'model_context_window_exceeded', // Anthropic stop_reason, and as an error type
   'request_too_large', // Anthropic 413
   'exceed_context_size_error', // llama.cpp server, Ollama with truncate:false
 ]);
+
+/** A code as providers spell it in any of their variants: `Context-Window Exceeded` is `context_window_exceeded`. */
+const codeKey = (piece: string): string =>
+  piece
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
 
 export const OVERFLOW_PATTERNS: readonly RegExp[] = [
   // digitorn (is_context_overflow), as written there.
   /maximum context length/i,
   /context[_ ]length[_ ]exceeded/i,
-  /context window/i,
+  /context[_ -]window/i,
+  // The codes above, written inside a message in any spelling.
+  /(?:model[_ -])?context[_ -]window[_ -]exceeded|request[_ -]too[_ -]large/i,
   /reduce the length of the messages/i,
   /too many tokens/i,
   /token limit/i,
@@ -80,7 +91,7 @@ export function isContextOverflow(error: unknown): boolean {
   const text = facts.texts.join('\n');
   if (NOT_OVERFLOW_PATTERNS.some((pattern) => pattern.test(text))) return false;
   if (facts.status === 413) return true;
-  if (facts.texts.some((piece) => OVERFLOW_CODES.has(piece.trim().toLowerCase()))) return true;
+  if (facts.texts.some((piece) => piece.length <= 64 && OVERFLOW_CODES.has(codeKey(piece)))) return true;
   return OVERFLOW_PATTERNS.some((pattern) => pattern.test(text));
 }
 
