@@ -35,9 +35,6 @@ export function typicalOffloadPointer(keysMaxChars: number): string {
   return offloadPointer('tool', 1000, 'x'.repeat(40), 'large_tool_results/r1000', 'x'.repeat(keysMaxChars));
 }
 
-/** A typical pointer without keys. */
-export const TYPICAL_OFFLOAD_POINTER = typicalOffloadPointer(0);
-
 /**
  * Offload instead of forget: the results clearing picked are stored as blobs (or their existing blob,
  * when they were spilled on arrival, is reused) and each is replaced in the view by a one-line pointer
