@@ -5,6 +5,7 @@
  */
 
 import type { ToolCallPart, ToolResultPart } from '../core/message.ts';
+import { safeCutIndex } from '../core/utf16-boundary.ts';
 
 export interface PagedText {
   content: string;
@@ -41,11 +42,7 @@ export function pageText(
 }
 
 /** Never split a surrogate pair: a boundary inside one moves back by one unit. */
-function snapBack(text: string, index: number): number {
-  if (index <= 0 || index >= text.length) return index;
-  const code = text.charCodeAt(index);
-  return code >= 0xdc00 && code <= 0xdfff ? index - 1 : index;
-}
+const snapBack = safeCutIndex;
 
 /** The `offset` and `limit` arguments, checked; a string explains what is wrong. */
 export function pageArgs(

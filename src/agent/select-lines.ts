@@ -6,6 +6,8 @@
  * Linear in the text.
  */
 
+import { safeCutIndex } from '../core/utf16-boundary.ts';
+
 export interface LineSelection {
   content: string;
   /** Lines in the whole text. */
@@ -38,13 +40,8 @@ function linesOf(text: string): Lines {
   return { texts, starts };
 }
 
-/** Never end a cut inside a surrogate pair. */
-function cutAt(text: string, end: number): string {
-  if (end <= 0) return '';
-  if (end >= text.length) return text;
-  const code = text.charCodeAt(end - 1);
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? end - 1 : end);
-}
+/** The start of `text` up to `end`, never ending inside a surrogate pair. */
+const cutAt = (text: string, end: number): string => text.slice(0, safeCutIndex(text, Math.max(0, end)));
 
 interface Taken {
   text: string;

@@ -1,3 +1,5 @@
+import { safeCutIndex } from './utf16-boundary.ts';
+
 /**
  * The distinctive tokens of a text: what an agent quotes back from tool output it read and could not
  * have guessed. Paths and file names, hex hashes of 7+ characters (with a digit and a letter),
@@ -49,11 +51,7 @@ const ERROR_LINE = /\b(error|exception|traceback|failed|failure|fatal|panic)\b/i
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f]+/g;
 
 /** At most `max` code units, never ending inside a surrogate pair. */
-function clipText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const code = text.charCodeAt(max - 1);
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
-}
+const clipText = (text: string, max: number): string => text.slice(0, safeCutIndex(text, max));
 
 /** A key and the shorter forms an agent quotes of it: a path's tails, a reference's path. */
 function formsOf(key: string): string[] {
