@@ -296,7 +296,7 @@ export class ContextManager {
       const call = await this.#callContext(runtime, request);
       const compactor = this.#compactor(runtime, call);
       return sessionStats(runtime, call, this.policy, {
-        ...compactor.budget.regions(),
+        ...compactor.budget.countedRegions(),
         memory: compactor.budget.memoryTokens(),
       });
     });

@@ -9,7 +9,7 @@ import { findPairingViolations } from '../core/view/tool-pairing-repair.ts';
 import { RequestMeasurer } from '../replay/measure-request.ts';
 import { callsTo, result, user } from '../testing/build-messages.ts';
 import { runGuaranteeSession } from '../testing/guarantee-session.ts';
-import type { SessionSpec } from '../testing/session-arbitraries.ts';
+import type { SessionSpec, TurnSpec } from '../testing/session-arbitraries.ts';
 import { createContextManager } from './context-manager.ts';
 import type { PrepareResult } from './prepare-call.ts';
 
@@ -188,6 +188,37 @@ describe('final guard', () => {
           tools: 0,
           toolDescriptionChars: 200,
         },
+      ],
+      calls: [{ delivery: 'append', window: 0, memo: false, after: [{ op: 'usage', factor: 0.8 }] }],
+    } satisfies SessionSpec;
+    await runGuaranteeSession(spec);
+  });
+
+  it('cuts when reported usage anchored the history estimate at 0 (property counterexample)', async () => {
+    // Usage reported 20 % under our count, with a system prompt most of the window: the anchor read the
+    // history as 0 tokens, so the guard's scale (count ÷ estimate) multiplied 0 and the request, 1 token
+    // over as counted, was refused although dropping the first exchange fits.
+    const turn = {
+      request: { size: 'short', style: 'plain', seed: 0 },
+      media: [],
+      steps: [],
+      reply: { size: 'short', style: 'plain', seed: 0 },
+      hiddenNote: false,
+    } satisfies TurnSpec;
+    const spec = {
+      preset: 'digitorn',
+      counter: 'exact',
+      callIds: 'unique',
+      turns: [turn, turn],
+      windows: [
+        {
+          contextWindow: 2000,
+          reserveFraction: 0.0945,
+          systemFraction: 0.6315,
+          tools: 5,
+          toolDescriptionChars: 155,
+        },
+        { contextWindow: 2000, reserveFraction: 0.01, systemFraction: 0, tools: 0, toolDescriptionChars: 0 },
       ],
       calls: [{ delivery: 'append', window: 0, memo: false, after: [{ op: 'usage', factor: 0.8 }] }],
     } satisfies SessionSpec;

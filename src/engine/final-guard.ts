@@ -57,7 +57,7 @@ export async function guardFinalRequest(
         rounds++;
         const regions = compactor.budget.regions();
         const fixed = regions.system + regions.toolDefinitions + regions.summary;
-        const history = Math.max(1, regions.history);
+        const history = Math.max(1, compactor.budget.scaledHistoryTokens(overflow.scale));
         // The scale at which the estimate reads what the count says, and a little more each round.
         const ratio =
           Math.max(1, ((counted.tokens ?? 0) - fixed) / history) * (1 + FINAL_GUARD_STEP * rounds);

@@ -103,9 +103,25 @@ export class SessionBudget {
       toolDefinitions: this.#call.toolTokens,
       summary: this.summaryTokens(),
       history:
-        Math.ceil(this.#runtime.estimatedHistoryTokens(this.#policy.tokens.anchorOnUsage) * scale) +
-        this.continuationTokens(),
+        scale > 1
+          ? this.scaledHistoryTokens(scale)
+          : this.#runtime.estimatedHistoryTokens(this.#policy.tokens.anchorOnUsage) +
+            this.continuationTokens(),
     };
+  }
+
+  /**
+   * The history estimate a scale multiplies. A scale says the request was larger than estimated (a
+   * reported overflow, or the final guard's count), so an anchor on reported usage that reads below our
+   * own count is not believed then: scaling an anchored 0 would stay 0 and cut nothing.
+   */
+  scaledHistoryTokens(scale: number): number {
+    const runtime = this.#runtime;
+    const estimate = Math.max(
+      runtime.estimatedHistoryTokens(this.#policy.tokens.anchorOnUsage),
+      runtime.estimatedHistoryTokens(false),
+    );
+    return Math.ceil(estimate * scale) + this.continuationTokens();
   }
 
   /**

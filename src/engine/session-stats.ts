@@ -52,11 +52,10 @@ export interface SessionStats {
 }
 
 /**
- * `regions` are the budget regions as prepare counts them (Compactor.regions): the summary with its
- * prefix and framing and any reminder, the history with stand-ins, the continuation note and what
- * reported usage says our count misses. `/context` shows what the next request costs: the scale a
- * reported overflow puts on the history estimate (so the layers cut deeper) is taken back out, as
- * `prepare`'s stats do (Compactor.countedRegions). `regions.memory` is the part of the summary region
+ * `regions` are the budget regions as prepare counts them, without the scale a reported overflow puts on
+ * the history estimate (SessionBudget.countedRegions, as `prepare`'s stats): the summary with its prefix
+ * and framing and any reminder, the history with stand-ins, the continuation note and what reported
+ * usage says our count misses. `/context` shows what the next request costs. `regions.memory` is the part of the summary region
  * that memory and snapshot notes take (Compactor.memoryTokens).
  */
 export function sessionStats(
@@ -77,7 +76,7 @@ export function sessionStats(
   }
   const summary = runtime.view.summary;
   const { summary: summaryTokens } = regions;
-  const history = countedHistory(runtime, policy, regions.history);
+  const { history } = regions;
   const input = call.systemTokens + call.toolTokens + summaryTokens + history;
   const counted: BudgetRegions = {
     contextWindow: call.contextWindow,
@@ -129,12 +128,4 @@ export function sessionStats(
       ? { throughSeq: summary.throughSeq, tokens: summary.tokens, producer: summary.producer }
       : undefined,
   };
-}
-
-/** `history` as Compactor.regions scales it, back to the count: the scaled estimate is swapped for the unscaled one. */
-function countedHistory(runtime: SessionRuntime, policy: Policy, history: number): number {
-  const scale = runtime.progress.overflow.scale;
-  if (scale === 1) return history;
-  const estimate = runtime.estimatedHistoryTokens(policy.tokens.anchorOnUsage);
-  return Math.max(0, history - Math.ceil(estimate * scale) + Math.ceil(estimate));
 }
