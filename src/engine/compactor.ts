@@ -201,8 +201,9 @@ export class Compactor {
       options.maxTokens ??
       (summarize.maxSummaryTokens > 0 ? summarize.maxSummaryTokens : DEFAULT_SUMMARY_MAX_TOKENS);
     const previous = this.runtime.view.summary;
+    const unsummarized = await this.droppedSinceSummary(older);
     return this.deps.summarizer.summarize({
-      messages: older,
+      messages: unsummarized.length > 0 ? [...unsummarized, ...older] : older,
       ...(previous ? { previous } : {}),
       throughSeq,
       maxTokens: Math.min(maxTokens, Math.max(64, Math.floor(this.call.contextWindow / 4))),
@@ -219,6 +220,27 @@ export class Compactor {
           options.purpose ?? { reason: 'context_pressure', layer: 'summarize' },
         ),
     });
+  }
+
+  /**
+   * Messages a drop took out of the view since the last summary (an emergency drop after an overflow, a
+   * fit-to-budget drop): the next summary covers them too, so what was dropped in a hurry still reaches
+   * the summary (a plan item, a file) instead of living on only in the drop's short reminder. Read from
+   * the log as people read it, without what a branch hid or the agent never saw; bounded like any other
+   * transcript by the summarizer's own input budget.
+   */
+  private async droppedSinceSummary(older: readonly Message[]): Promise<Message[]> {
+    const { view, edits } = this.runtime;
+    const cut = view.cut;
+    const from = (view.summary?.throughSeq ?? -1) + 1;
+    const before = older[0]?.seq ?? (cut ? cut.throughSeq + 1 : from);
+    if (cut?.type !== 'drop' || from >= before) return [];
+    const hidden = new Set<number>();
+    for (const edit of edits) if (edit.type === 'branch') for (const seq of edit.hiddenSeqs) hidden.add(seq);
+    const log = (await this.deps.wholeLog()).filter(
+      (message) => message.seq >= from && message.seq < before && !hidden.has(message.seq),
+    );
+    return historyAsShown(log, edits).filter((message) => message.meta.agentVisible !== false);
   }
 
   /**

@@ -55,10 +55,11 @@ export async function offloadResults(
     if (!found || !result) continue;
     // A result spilled on arrival keeps its blob, which holds the whole output, whatever the view shows.
     const earlier = runtime.evictions.get(seq);
+    const whole = asArrived(runtime, seq) ?? result.content;
     const stored = earlier
       ? { ref: earlier.blobRef, sha256: earlier.sha256, bytes: earlier.bytes }
-      : await deps.blobs.put(runtime.id, 'large_tool_results', `r${seq}`, result.content);
-    const firstLine = (result.content.split('\n').find((line) => line.trim().length > 0) ?? '').trim();
+      : await deps.blobs.put(runtime.id, 'large_tool_results', `r${seq}`, whole);
+    const firstLine = (whole.split('\n').find((line) => line.trim().length > 0) ?? '').trim();
     const gist = firstLine.length > FIRST_LINE_CHARS ? `${firstLine.slice(0, FIRST_LINE_CHARS)}…` : firstLine;
     const tokens = runtime.entryTokens[found.index] ?? 0;
     edits.push({
@@ -76,7 +77,7 @@ export async function offloadResults(
         tokens,
         gist,
         stored.ref,
-        pointerKeys(result.content, context.pointerKeysMaxChars ?? 0),
+        pointerKeys(whole, context.pointerKeysMaxChars ?? 0),
       ),
       tokensBefore: history,
       tokensAfter: history,
@@ -86,6 +87,20 @@ export async function offloadResults(
     history = planned.tokensAfter;
   }
   return edits;
+}
+
+/**
+ * A result as the agent first saw it: the log's message with only the on-arrival normalization applied
+ * (terminal output rendered, capped). A later layer may have snipped the view's copy to fit; the blob
+ * must hold what was there before, or reading it back returns the snip, not the output.
+ */
+function asArrived(runtime: SessionRuntime, seq: number): string | undefined {
+  const logged = runtime.messageAt(seq);
+  if (!logged) return undefined;
+  const onArrival = runtime.edits.filter(
+    (edit) => edit.layer === 'normalize' && 'target' in edit && edit.target === seq,
+  );
+  return toolResultOf(projectMessage(logged, onArrival))?.content;
 }
 
 /**
