@@ -1,5 +1,6 @@
 import { textOf } from '../../src/core/message.ts';
 import type { ModelClient } from '../../src/providers/model-client.ts';
+import { withStreamFromComplete } from '../../src/providers/stream-events-of-response.ts';
 import type { SummaryModel } from './summary-model.ts';
 
 /** Name ctxkit's model-backed summarizer is given for the bench's summary model. */
@@ -10,7 +11,7 @@ export const SUMMARY_MODEL_NAME = 'bench-extractive-summary';
  * summary of the transcript in the prompt, capped at the request's `maxOutputTokens`.
  */
 export function summaryModelClient(model: SummaryModel): ModelClient {
-  return {
+  return withStreamFromComplete({
     provider: 'bench',
     async complete(request) {
       const prompt = request.messages.map((message) => textOf(message)).join('\n\n');
@@ -28,5 +29,5 @@ export function summaryModelClient(model: SummaryModel): ModelClient {
         model: request.model,
       };
     },
-  };
+  });
 }

@@ -25,6 +25,7 @@ import { estimateMessageTokens } from '../core/tokens/estimate-message-tokens.ts
 import { createHeuristicCounter } from '../core/tokens/heuristic-counter.ts';
 import { findPairingViolations } from '../core/view/tool-pairing-repair.ts';
 import type { ModelClient, ModelRequest } from '../providers/model-client.ts';
+import { withStreamFromComplete } from '../providers/stream-events-of-response.ts';
 import { createModelSummarizer } from '../summarize/model-summarizer.ts';
 import { assistant, callsTo, result, user } from '../testing/build-messages.ts';
 import { LONG_SESSION, loadCorpusSession } from '../testing/corpus.ts';
@@ -565,7 +566,7 @@ describe('tiancai: session compaction', () => {
 
   it('"oldMessages are summarized with an LLM prompt into a structured checkpoint"', async () => {
     const requests: ModelRequest[] = [];
-    const client: ModelClient = {
+    const client: ModelClient = withStreamFromComplete({
       provider: 'fake',
       async complete(request) {
         requests.push(request);
@@ -586,7 +587,7 @@ describe('tiancai: session compaction', () => {
         };
         return { message, usage: { inputTokens: 1, outputTokens: 1 }, stopReason: 'stop', model: 'fake' };
       },
-    };
+    });
     const summarizer = createModelSummarizer({ client, model: 'fake', maxInputTokens: 16_000 });
     const manager = seedManager(TIANCAI, { summarizer });
     await manager.append('s', PI_TEN_TURNS);
@@ -624,7 +625,7 @@ describe('tiancai: session compaction', () => {
 
   it('"toolResult text is reduced to a max of 1800 runes for summary input"', async () => {
     const requests: ModelRequest[] = [];
-    const client: ModelClient = {
+    const client: ModelClient = withStreamFromComplete({
       provider: 'fake',
       async complete(request) {
         requests.push(request);
@@ -637,7 +638,7 @@ describe('tiancai: session compaction', () => {
         };
         return { message, usage: { inputTokens: 1, outputTokens: 1 }, stopReason: 'stop', model: 'fake' };
       },
-    };
+    });
     const summarizer = createModelSummarizer({ client, model: 'fake', maxInputTokens: 100_000 });
     const manager = seedManager(TIANCAI, { summarizer });
     const inputs = PI_TEN_TURNS;

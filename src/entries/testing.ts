@@ -1,7 +1,8 @@
 /**
  * `ctxkit/testing`: what people who build on ctxkit test with. A local HTTP server that speaks the
- * providers' real wire formats (OpenAI chat completions, Anthropic messages), with their replies and
- * error shapes, and the conformance suites every store of ctxkit passes, for a store of your own
+ * providers' real wire formats (OpenAI chat completions, Anthropic messages), whole and streamed, with
+ * their replies and error shapes (in-stream errors too) and the window routes of local servers (Ollama,
+ * vLLM, llama.cpp), and the conformance suites every store of ctxkit passes, for a store of your own
  * (they register vitest tests).
  */
 
@@ -12,3 +13,12 @@ export * from '../store/trace-store.conformance.ts';
 export * from '../testing/fake-provider-server.ts';
 export * from '../testing/fake-provider-server-errors.ts';
 export * from '../testing/fake-provider-server-replies.ts';
+export * from '../testing/fake-provider-server-streams.ts';
+export {
+  type FakeOllamaModel,
+  type FakeServedWindows,
+  llamaCppPropsBody,
+  ollamaPsBody,
+  ollamaShowBody,
+  vllmModelsBody,
+} from '../testing/fake-provider-server-windows.ts';

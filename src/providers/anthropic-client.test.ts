@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ModelCallAbortedError, ModelCallError, ModelTimeoutError } from '../core/errors/index.ts';
 import type { Message } from '../core/message.ts';
 import { type FakeProviderServer, startFakeProviderServer } from '../testing/fake-provider-server.ts';
@@ -18,6 +18,7 @@ beforeEach(async () => {
   server = await startFakeProviderServer();
 });
 afterEach(async () => {
+  vi.unstubAllEnvs();
   await server.close();
 });
 
@@ -161,6 +162,48 @@ describe('createAnthropicClient: request', () => {
   });
 });
 
+describe('createAnthropicClient: the SDK underneath', () => {
+  it('sends no credentials without a key, not even those in the environment', async () => {
+    vi.stubEnv('ANTHROPIC_API_KEY', 'sk-ant-from-env');
+    vi.stubEnv('ANTHROPIC_AUTH_TOKEN', 'token-from-env');
+    server.enqueue(anthropicReply());
+    await createAnthropicClient({ baseUrl: server.anthropicBaseUrl, apiKey: '' }).complete({
+      model: 'claude-haiku-4-5',
+      messages: [history[0] as Message],
+    });
+    const sent = server.requests[0];
+    expect(sent?.headers['x-api-key']).toBeUndefined();
+    expect(sent?.headers.authorization).toBeUndefined();
+    expect(sent?.headers['anthropic-version']).toBe(DEFAULT_ANTHROPIC_VERSION);
+    expect(JSON.stringify(sent?.headers)).not.toContain('from-env');
+  });
+
+  it('retries a 529 as the SDK does by default (the error tests turn them off)', async () => {
+    server.enqueue(anthropicErrors.overloaded(), anthropicReply({ text: 'there' }));
+    const response = await createAnthropicClient({ baseUrl: server.anthropicBaseUrl, apiKey: 'k' }).complete({
+      model: 'claude-haiku-4-5',
+      messages: [history[0] as Message],
+    });
+    expect(response.message.parts).toEqual([{ type: 'text', text: 'there' }]);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('surfaces stop_reason model_context_window_exceeded unchanged', async () => {
+    server.enqueue(anthropicReply({ text: 'cut', stopReason: 'model_context_window_exceeded' }));
+    const response = await createAnthropicClient({ baseUrl: server.anthropicBaseUrl, apiKey: 'k' }).complete({
+      model: 'claude-haiku-4-5',
+      messages: [history[0] as Message],
+    });
+    expect(response.stopReason).toBe('model_context_window_exceeded');
+  });
+
+  it('has no served window to ask about', () => {
+    expect(
+      createAnthropicClient({ baseUrl: server.anthropicBaseUrl, apiKey: 'k' }).servedContextWindow,
+    ).toBeUndefined();
+  });
+});
+
 describe('createAnthropicClient: response', () => {
   it('converts content blocks, stop_reason and usage with cache figures', async () => {
     server.enqueue(
@@ -290,7 +333,11 @@ describe('createAnthropicClient: errors', () => {
     ['bad key', anthropicErrors.authentication(), 401, 'authentication_error'],
   ])('maps %s, which is not an overflow', async (_name, reply, status, type) => {
     server.enqueue(reply);
-    const error = (await createAnthropicClient({ baseUrl: server.anthropicBaseUrl, apiKey: 'k' })
+    const error = (await createAnthropicClient({
+      baseUrl: server.anthropicBaseUrl,
+      apiKey: 'k',
+      maxRetries: 0,
+    })
       .complete(request)
       .catch((caught: unknown) => caught)) as ModelCallError;
     expect(error.status).toBe(status);

@@ -1,29 +1,54 @@
 /**
- * A ModelClient for the Anthropic Messages API: `POST {baseUrl}/v1/messages`, non-streaming, with
- * `x-api-key` and `anthropic-version`.
+ * A ModelClient for the Anthropic Messages API over the official `@anthropic-ai/sdk`: `POST
+ * {baseUrl}/v1/messages`, whole (`complete`) or streamed (`stream`), with `x-api-key` and
+ * `anthropic-version`.
  *
  * Message translation is the adapter's (`src/adapters/anthropic-messages.ts`: system as a top-level field,
  * consecutive tool results merged into one user turn, thinking echoed with its signature, usage with cache
  * figures). This file adds what the live API needs beyond a faithful conversion (see sendableMessages),
- * the request fields around the messages, and the response's id and stop reason.
+ * the request fields around the messages, the response's id and stop reason, and turns whatever the SDK
+ * throws into ctxkit's errors (model-error-from-sdk.ts).
+ *
+ * Headers: the key goes as `x-api-key` (what the Messages API documents and every Anthropic-compatible
+ * server reads); the `Authorization: Bearer` the SDK 1.x derives from it is removed, and so is any
+ * credential the SDK would otherwise find in the environment. `anthropic-version` is this client's
+ * (DEFAULT_ANTHROPIC_VERSION unless set), not the SDK's newer default: the request body ctxkit writes
+ * (`temperature` included) is the 2023-06-01 Messages API.
  */
-
+import Anthropic, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from '@anthropic-ai/sdk';
 import { fromAnthropicResponse, toAnthropicMessages } from '../adapters/anthropic-messages.ts';
 import { InvalidInputError, ModelCallError } from '../core/errors/index.ts';
 import { isAgentVisible, type Message, type Part } from '../core/message.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
-import type { ModelClient, ModelRequest, ModelResponse } from './model-client.ts';
-import { DEFAULT_MODEL_TIMEOUT_MS, postModelRequest } from './post-json.ts';
+import {
+  ANTHROPIC_ERROR_STATUSES,
+  createAnthropicStreamState,
+  messageOfStream,
+  readAnthropicEvent,
+} from './anthropic-stream.ts';
+import { captureErrorBodies } from './capture-error-bodies.ts';
+import { DEFAULT_MODEL_TIMEOUT_MS, guardModelCall, type ModelCallGuard } from './model-call-guard.ts';
+import type { ModelClient, ModelRequest, ModelResponse, ModelStreamEvent } from './model-client.ts';
+import { modelErrorFromSdk, parseJson, type SdkErrorContext } from './model-error-from-sdk.ts';
 import { modelCallErrorFrom } from './read-provider-error.ts';
+import { streamEventsOfResponse } from './stream-events-of-response.ts';
 
 export const ANTHROPIC_PROVIDER = 'anthropic';
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
-/** The only version the Messages API has had; sent on every request, as the API requires. */
+/** The Messages API version ctxkit's request bodies are written for; sent on every request, as the API requires. */
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 /** `max_tokens` is required by the API; this stands in when a request does not say. */
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 /** Tools need an `input_schema`; a tool defined without parameters takes an empty object. */
 export const EMPTY_INPUT_SCHEMA: Readonly<Record<string, unknown>> = { type: 'object', properties: {} };
+
+/** What the SDK is given as its key when there is none: it never leaves this process (no header carries it). */
+const NO_API_KEY_PLACEHOLDER = 'ctxkit-no-api-key';
 
 /** Response block types the adapter reads; others (server tool use, web search results…) are skipped. */
 const KNOWN_RESPONSE_BLOCKS = new Set(['text', 'thinking', 'redacted_thinking', 'tool_use']);
@@ -31,6 +56,7 @@ const KNOWN_RESPONSE_BLOCKS = new Set(['text', 'thinking', 'redacted_thinking', 
 export interface AnthropicClientOptions {
   /** Default DEFAULT_ANTHROPIC_BASE_URL; `/v1/messages` is appended (a trailing `/v1` is tolerated). */
   baseUrl?: string;
+  /** Sent as `x-api-key`. Empty: no key is sent (an Anthropic-compatible local server). */
   apiKey: string;
   fetch?: typeof fetch;
   /** The `anthropic-version` header. Default DEFAULT_ANTHROPIC_VERSION. */
@@ -40,8 +66,13 @@ export interface AnthropicClientOptions {
   defaultModel?: string;
   /** Used when a request sets no maxOutputTokens. Default DEFAULT_ANTHROPIC_MAX_TOKENS. */
   defaultMaxTokens?: number;
-  /** Default DEFAULT_MODEL_TIMEOUT_MS; `0` disables. */
+  /**
+   * Default DEFAULT_MODEL_TIMEOUT_MS; `0` disables. Bounds the whole of `complete` (retries included), and
+   * for `stream` the wait for the answer to begin and then for each next event.
+   */
   timeoutMs?: number;
+  /** Retries of a failed attempt (connection error, 408, 409, 429, 5xx, 529), done by the SDK. Default the SDK's own (2). */
+  maxRetries?: number;
   /** Fields merged into every request body (`thinking`, `metadata`, `tool_choice`…). */
   extraBody?: Record<string, unknown>;
 }
@@ -52,48 +83,137 @@ interface AnthropicToolWire {
   input_schema: Record<string, unknown>;
 }
 
+const SDK_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError };
+
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
   const root = (options.baseUrl ?? DEFAULT_ANTHROPIC_BASE_URL).replace(/\/+$/, '').replace(/\/v1$/, '');
   const url = `${root}/v1/messages`;
-  const doFetch = options.fetch ?? globalThis.fetch;
   const timeoutMs = options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
-  const headers: Record<string, string> = {
-    'x-api-key': options.apiKey,
-    'anthropic-version': options.version ?? DEFAULT_ANTHROPIC_VERSION,
-    ...options.headers,
-  };
-
-  return {
-    provider: ANTHROPIC_PROVIDER,
-    async complete(request: ModelRequest): Promise<ModelResponse> {
-      const model = request.model || options.defaultModel;
-      if (!model)
-        throw new InvalidInputError('no model: set request.model or defaultModel', { field: 'model' });
-      const { system, messages } = toAnthropicMessages({
-        system: request.system ? [request.system] : [],
-        messages: sendableMessages(request.messages),
-      });
-      const body = {
-        model,
-        max_tokens: request.maxOutputTokens ?? options.defaultMaxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
-        ...(system !== undefined && { system }),
-        messages,
-        ...(request.tools && request.tools.length > 0 && { tools: request.tools.map(toAnthropicTool) }),
-        ...(request.temperature !== undefined && { temperature: request.temperature }),
-        ...options.extraBody,
-      };
-      const response = await postModelRequest({
-        fetch: doFetch,
-        provider: ANTHROPIC_PROVIDER,
-        url,
-        headers,
-        body,
-        signal: request.signal,
-        timeoutMs,
-      });
-      return readMessage(response.json, response.text, response.status, response.headers, model);
+  const capture = captureErrorBodies(options.fetch ?? globalThis.fetch);
+  const sdk = new Anthropic({
+    baseURL: root,
+    // Passing a key makes it the SDK's only credential: it reads none from the environment.
+    apiKey: options.apiKey || NO_API_KEY_PLACEHOLDER,
+    fetch: capture.fetch,
+    ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
+    defaultHeaders: {
+      authorization: null,
+      ...(options.apiKey ? { 'x-api-key': options.apiKey } : {}),
+      'anthropic-version': options.version ?? DEFAULT_ANTHROPIC_VERSION,
+      ...options.headers,
     },
-  };
+  });
+
+  const errorContext = (guard: ModelCallGuard, request: ModelRequest): SdkErrorContext => ({
+    provider: ANTHROPIC_PROVIDER,
+    url,
+    timeoutMs,
+    guard,
+    signal: request.signal,
+    capture,
+    classes: SDK_ERRORS,
+    // The Anthropic SDK keeps the whole error body (`{type: 'error', error: {type, message}}`).
+    bodyOf: (error) => error.error,
+    inStreamStatus: (body) => {
+      const type = isRecord(body) && isRecord(body.error) ? body.error.type : undefined;
+      return typeof type === 'string' ? ANTHROPIC_ERROR_STATUSES[type] : undefined;
+    },
+  });
+
+  function requestBody(
+    request: ModelRequest,
+    streaming: boolean,
+  ): { model: string; body: Record<string, unknown> } {
+    const model = request.model || options.defaultModel;
+    if (!model)
+      throw new InvalidInputError('no model: set request.model or defaultModel', { field: 'model' });
+    const { system, messages } = toAnthropicMessages({
+      system: request.system ? [request.system] : [],
+      messages: sendableMessages(request.messages),
+    });
+    const body = {
+      model,
+      max_tokens: request.maxOutputTokens ?? options.defaultMaxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+      ...(system !== undefined && { system }),
+      messages,
+      ...(request.tools && request.tools.length > 0 && { tools: request.tools.map(toAnthropicTool) }),
+      ...(request.temperature !== undefined && { temperature: request.temperature }),
+      ...(streaming && { stream: true }),
+      ...options.extraBody,
+    };
+    return { model, body };
+  }
+
+  async function complete(request: ModelRequest): Promise<ModelResponse> {
+    const { model, body } = requestBody(request, false);
+    const guard = guardModelCall({ provider: ANTHROPIC_PROVIDER, url, signal: request.signal, timeoutMs });
+    try {
+      const { data, response } = await guard.run(
+        sdk.messages
+          .create(body as unknown as Anthropic.MessageCreateParamsNonStreaming, {
+            signal: guard.signal,
+            timeout: guard.sdkTimeoutMs,
+          })
+          .withResponse(),
+      );
+      const json: unknown = typeof data === 'string' ? parseJson(data) : data;
+      const text = typeof data === 'string' ? data : JSON.stringify(data);
+      return readMessage(json, text, response.status, response.headers, model);
+    } catch (error) {
+      throw modelErrorFromSdk(error, errorContext(guard, request));
+    } finally {
+      guard.dispose();
+    }
+  }
+
+  async function* stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
+    const { model, body } = requestBody(request, true);
+    const guard = guardModelCall({ provider: ANTHROPIC_PROVIDER, url, signal: request.signal, timeoutMs });
+    try {
+      const { data: events, response } = await guard.run(
+        sdk.messages
+          .create(body as unknown as Anthropic.MessageCreateParamsStreaming, {
+            signal: guard.signal,
+            timeout: guard.sdkTimeoutMs,
+          })
+          .withResponse(),
+      );
+      if (/json/i.test(response.headers.get('content-type') ?? '')) {
+        // A server that ignored `stream: true` (or a 200 carrying an error body): one JSON answer.
+        const text = await guard.run(response.text());
+        yield* streamEventsOfResponse(
+          readMessage(parseJson(text), text, response.status, response.headers, model),
+        );
+        return;
+      }
+      const state = createAnthropicStreamState();
+      const iterator = events[Symbol.asyncIterator]();
+      for (;;) {
+        const next = await guard.run(iterator.next());
+        if (next.done) break;
+        yield* readAnthropicEvent(state, next.value);
+      }
+      // The SDK ends a stream quietly when its signal fires: an abort is not the end of the answer.
+      if (guard.cancellation) throw guard.cancellation;
+      if (!state.stopped) {
+        throw new ModelCallError(`${ANTHROPIC_PROVIDER}: the stream ended before the message did`, {
+          status: response.status,
+          body: messageOfStream(state),
+        });
+      }
+      const message = messageOfStream(state);
+      yield {
+        type: 'response',
+        response: readMessage(message, JSON.stringify(message), response.status, response.headers, model),
+      };
+    } catch (error) {
+      throw modelErrorFromSdk(error, errorContext(guard, request));
+    } finally {
+      guard.dispose();
+    }
+  }
+
+  return { provider: ANTHROPIC_PROVIDER, complete, stream };
 }
 
 /**

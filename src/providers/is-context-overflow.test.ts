@@ -421,6 +421,40 @@ describe('isContextOverflow on other inputs', () => {
     ).toBe(true);
   });
 
+  it('reads the AI SDK APICallError body and LangChain.js ContextOverflowError', () => {
+    // @ai-sdk/provider APICallError: a generic message, the provider's words only in responseBody / data.
+    const body = {
+      error: { message: 'Bad Request', type: 'invalid_request_error', code: 'context_length_exceeded' },
+    };
+    expect(
+      isContextOverflow({
+        name: 'AI_APICallError',
+        message: 'Bad Request',
+        statusCode: 400,
+        responseBody: JSON.stringify(body),
+      }),
+    ).toBe(true);
+    expect(
+      isContextOverflow({ name: 'AI_APICallError', message: 'Bad Request', statusCode: 400, data: body }),
+    ).toBe(true);
+    expect(
+      isContextOverflow({
+        name: 'AI_APICallError',
+        message: 'Bad Request',
+        statusCode: 400,
+        responseBody: '{"error":{"message":"max_tokens is too large: 9000","code":"invalid_value"}}',
+      }),
+    ).toBe(false);
+    // @langchain/core's ContextOverflowError, whatever its message.
+    const langchain = Object.assign(new Error('Input exceeds what this deployment accepts.'), {
+      name: 'ContextOverflowError',
+    });
+    expect(isContextOverflow(langchain)).toBe(true);
+    expect(isContextOverflow({ name: 'ContextOverflowError', status: 429, message: 'slow down' })).toBe(
+      false,
+    );
+  });
+
   it('knows the codes in every spelling: underscores, hyphens, spaces, any case', () => {
     for (const code of [
       'context_window_exceeded',

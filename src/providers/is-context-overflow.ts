@@ -42,6 +42,9 @@ export const OVERFLOW_CODES: ReadonlySet<string> = new Set([
   'exceed_context_size_error', // llama.cpp server, Ollama with truncate:false
 ]);
 
+/** Error classes that mean an overflow whatever their message says (LangChain.js's `ContextOverflowError`). */
+export const OVERFLOW_ERROR_NAMES: ReadonlySet<string> = new Set(['ContextOverflowError']);
+
 /** A code as providers spell it in any of their variants: `Context-Window Exceeded` is `context_window_exceeded`. */
 const codeKey = (piece: string): string =>
   piece
@@ -91,6 +94,7 @@ export function isContextOverflow(error: unknown): boolean {
   const text = facts.texts.join('\n');
   if (NOT_OVERFLOW_PATTERNS.some((pattern) => pattern.test(text))) return false;
   if (facts.status === 413) return true;
+  if (facts.names.some((name) => OVERFLOW_ERROR_NAMES.has(name))) return true;
   if (facts.texts.some((piece) => piece.length <= 64 && OVERFLOW_CODES.has(codeKey(piece)))) return true;
   return OVERFLOW_PATTERNS.some((pattern) => pattern.test(text));
 }
@@ -202,13 +206,15 @@ function num(text: string | undefined): number | undefined {
 interface ErrorFacts {
   status?: number;
   texts: string[];
+  /** Error class names met on the way (`error.name`). */
+  names: string[];
   promptTokens?: number;
   contextTokens?: number;
 }
 
 /** Status, texts and figures from a ModelCallError, any SDK's error object, a body, or a bare string. */
 function collectFacts(error: unknown): ErrorFacts {
-  const facts: ErrorFacts = { texts: [] };
+  const facts: ErrorFacts = { texts: [], names: [] };
   collect(error, facts, 0);
   return facts;
 }
@@ -253,10 +259,14 @@ function collect(value: unknown, facts: ErrorFacts, depth: number): void {
     if (typeof field === 'string' && field !== '') facts.texts.push(field);
   }
   // AWS names the error class (`ThrottlingException`); a plain `Error` says nothing.
-  if (typeof record.name === 'string' && record.name !== 'Error') facts.texts.push(record.name);
+  if (typeof record.name === 'string' && record.name !== 'Error') {
+    facts.texts.push(record.name);
+    facts.names.push(record.name);
+  }
   if (typeof record.n_prompt_tokens === 'number') facts.promptTokens ??= record.n_prompt_tokens;
   if (typeof record.n_ctx === 'number') facts.contextTokens ??= record.n_ctx;
-  for (const key of ['error', 'body', 'cause'] as const) {
+  // `responseBody` and `data`: the AI SDK's APICallError keeps the provider's body there.
+  for (const key of ['error', 'body', 'cause', 'responseBody', 'data'] as const) {
     const nested = record[key];
     if (typeof nested === 'string') {
       const trimmed = nested.trim();

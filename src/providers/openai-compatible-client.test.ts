@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ModelCallAbortedError, ModelCallError, ModelTimeoutError } from '../core/errors/index.ts';
 import type { Message } from '../core/message.ts';
 import { type FakeProviderServer, startFakeProviderServer } from '../testing/fake-provider-server.ts';
@@ -15,6 +15,7 @@ beforeEach(async () => {
   server = await startFakeProviderServer();
 });
 afterEach(async () => {
+  vi.unstubAllEnvs();
   await server.close();
 });
 
@@ -149,6 +150,86 @@ describe('createOpenAICompatibleClient: request', () => {
   });
 });
 
+describe('createOpenAICompatibleClient: the SDK underneath', () => {
+  it("sends no credentials or organisation from the SDK's environment variables to the server", async () => {
+    vi.stubEnv('OPENAI_API_KEY', 'sk-from-env');
+    vi.stubEnv('OPENAI_ORG_ID', 'org-from-env');
+    vi.stubEnv('OPENAI_PROJECT_ID', 'proj-from-env');
+    vi.stubEnv('OPENAI_BASE_URL', 'http://127.0.0.1:1/v1');
+    server.enqueue(openAIReply(), openAIReply());
+    await createOpenAICompatibleClient({ baseUrl: server.openAIBaseUrl }).complete(request);
+    await createOpenAICompatibleClient({ baseUrl: server.openAIBaseUrl, apiKey: 'sk-mine' }).complete(
+      request,
+    );
+    const [keyless, keyed] = server.requests;
+    expect(keyless?.headers.authorization).toBeUndefined();
+    expect(keyed?.headers.authorization).toBe('Bearer sk-mine');
+    for (const sent of [keyless, keyed]) {
+      expect(sent?.headers['openai-organization']).toBeUndefined();
+      expect(sent?.headers['openai-project']).toBeUndefined();
+      expect(JSON.stringify(sent?.headers)).not.toContain('from-env');
+    }
+  });
+
+  it('retries a 503 as the SDK does by default, and not at all with maxRetries: 0', async () => {
+    server.enqueue(openAIErrors.overloaded(), openAIReply({ content: 'second time lucky' }));
+    const retried = await createOpenAICompatibleClient({ baseUrl: server.openAIBaseUrl }).complete(request);
+    expect(retried.message.parts).toEqual([{ type: 'text', text: 'second time lucky' }]);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]?.headers['x-stainless-retry-count']).toBe('1');
+
+    server.enqueue(openAIErrors.overloaded(), openAIReply());
+    const error = (await createOpenAICompatibleClient({ baseUrl: server.openAIBaseUrl, maxRetries: 0 })
+      .complete(request)
+      .catch((caught: unknown) => caught)) as ModelCallError;
+    expect(error.status).toBe(503);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('keeps the message of an error body the SDK alone would lose (vLLM: top level, no `error` field)', async () => {
+    server.enqueue({
+      status: 400,
+      body: {
+        object: 'error',
+        message:
+          "This model's maximum context length is 2048 tokens. However, you requested 2300 tokens (2000 in the messages, 300 in the completion). Please reduce the length of the messages or completion.",
+        type: 'BadRequestError',
+        param: null,
+        code: 400,
+      },
+    });
+    const error = (await createOpenAICompatibleClient({ baseUrl: server.openAIBaseUrl, maxRetries: 0 })
+      .complete(request)
+      .catch((caught: unknown) => caught)) as ModelCallError;
+    expect(error.status).toBe(400);
+    expect(error.providerType).toBe('BadRequestError');
+    expect(error.message).toContain("This model's maximum context length is 2048 tokens.");
+    expect(isContextOverflow(error)).toBe(true);
+    expect(parseOverflowTokens(error)).toEqual({ requested: 2300, limit: 2048, completion: 300 });
+  });
+
+  it('maps a 413 from a proxy to an overflow', async () => {
+    server.enqueue({
+      status: 413,
+      body: '<html><head><title>413 Request Entity Too Large</title></head></html>',
+    });
+    const error = (await createOpenAICompatibleClient({ baseUrl: server.openAIBaseUrl, maxRetries: 0 })
+      .complete(request)
+      .catch((caught: unknown) => caught)) as ModelCallError;
+    expect(error.status).toBe(413);
+    expect(isContextOverflow(error)).toBe(true);
+  });
+
+  it('asks the server the window it serves the model with (servedContextWindow)', async () => {
+    server.setServedWindows({ vllmModels: [{ id: 'qwen3-8b', maxModelLen: 32_768 }] });
+    const client = createOpenAICompatibleClient({ baseUrl: server.openAIBaseUrl, apiKey: 'vllm-key' });
+    expect(await client.servedContextWindow?.('qwen3-8b')).toBe(32_768);
+    expect(await client.servedContextWindow?.('another-model')).toBeUndefined();
+    const asked = server.requests.find((sent) => sent.path === '/v1/models');
+    expect(asked?.headers.authorization).toBe('Bearer vllm-key');
+  });
+});
+
 describe('maxTokensFieldFor', () => {
   it.each([
     ['gpt-4o', 'https://api.openai.com/v1', 'max_completion_tokens'],
@@ -277,7 +358,7 @@ describe('createOpenAICompatibleClient: errors', () => {
     ['bad key', openAIErrors.invalidApiKey(), 401, 'invalid_api_key'],
   ])('maps %s, which is not an overflow', async (_name, reply, status, code) => {
     server.enqueue(reply);
-    const error = (await createOpenAICompatibleClient({ baseUrl: server.openAIBaseUrl })
+    const error = (await createOpenAICompatibleClient({ baseUrl: server.openAIBaseUrl, maxRetries: 0 })
       .complete(request)
       .catch((caught: unknown) => caught)) as ModelCallError;
     expect(error).toBeInstanceOf(ModelCallError);
@@ -299,7 +380,7 @@ describe('createOpenAICompatibleClient: errors', () => {
 
   it('keeps a non-JSON error body as the message', async () => {
     server.enqueue({ status: 502, body: '<html>Bad Gateway</html>' });
-    const error = (await createOpenAICompatibleClient({ baseUrl: server.openAIBaseUrl })
+    const error = (await createOpenAICompatibleClient({ baseUrl: server.openAIBaseUrl, maxRetries: 0 })
       .complete(request)
       .catch((caught: unknown) => caught)) as ModelCallError;
     expect(error.status).toBe(502);
@@ -309,7 +390,7 @@ describe('createOpenAICompatibleClient: errors', () => {
   it('maps a connection failure to a ModelCallError without status', async () => {
     const url = server.url;
     await server.close();
-    const error = (await createOpenAICompatibleClient({ baseUrl: `${url}/v1` })
+    const error = (await createOpenAICompatibleClient({ baseUrl: `${url}/v1`, maxRetries: 0 })
       .complete(request)
       .catch((caught: unknown) => caught)) as ModelCallError;
     expect(error).toBeInstanceOf(ModelCallError);

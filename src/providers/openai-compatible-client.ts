@@ -1,36 +1,61 @@
 /**
  * A ModelClient for OpenAI Chat Completions and the servers that copy it (DeepSeek, OpenRouter, Groq,
- * vLLM, Ollama, llama.cpp, LM Studio…): `POST {baseUrl}/chat/completions`, non-streaming.
+ * vLLM, Ollama, llama.cpp, LM Studio…), over the official `openai` SDK: `POST {baseUrl}/chat/completions`,
+ * whole (`complete`) or streamed (`stream`).
  *
  * Message translation is the adapter's (`src/adapters/openai-chat.ts`); this file adds the request around
- * it (model, output cap, tools) and reads the response's id, finish reason and usage.
+ * it (model, output cap, tools), reads the response's id, finish reason and usage (DeepSeek's cache figure
+ * too), and turns whatever the SDK throws into ctxkit's errors (model-error-from-sdk.ts).
+ *
+ * Auth: the SDK insists on a key. Without one, a placeholder satisfies it and the `Authorization` header is
+ * removed, so a local server sees no credentials at all; the SDK never reads `OPENAI_API_KEY`,
+ * `OPENAI_ORG_ID` or `OPENAI_PROJECT_ID` from the environment either, because a key meant for OpenAI must
+ * not reach whatever server `baseUrl` names.
  */
-
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { fromOpenAIChatCompletion, type ToOpenAIChatOptions, toOpenAIChat } from '../adapters/openai-chat.ts';
 import { InvalidInputError, ModelCallError } from '../core/errors/index.ts';
 import { isAgentVisible, type Message, type Usage } from '../core/message.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
-import type { ModelClient, ModelRequest, ModelResponse } from './model-client.ts';
+import { captureErrorBodies } from './capture-error-bodies.ts';
+import { detectServedContextWindow } from './detect-served-window.ts';
+import { DEFAULT_MODEL_TIMEOUT_MS, guardModelCall, type ModelCallGuard } from './model-call-guard.ts';
+import type { ModelClient, ModelRequest, ModelResponse, ModelStreamEvent } from './model-client.ts';
+import { modelErrorFromSdk, parseJson, type SdkErrorContext } from './model-error-from-sdk.ts';
+import {
+  completionOfStream,
+  createOpenAIStreamState,
+  openAIStreamFinished,
+  readOpenAIChunk,
+} from './openai-stream.ts';
 import { hostOf, type MaxTokensField, maxTokensFieldFor } from './openai-token-field.ts';
-import { DEFAULT_MODEL_TIMEOUT_MS, postModelRequest } from './post-json.ts';
 import { modelCallErrorFrom } from './read-provider-error.ts';
+import { streamEventsOfResponse } from './stream-events-of-response.ts';
 
 export const OPENAI_COMPATIBLE_PROVIDER = 'openai-compatible';
+
+/** What the SDK is given as its key when there is none: it never leaves this process (the header is removed). */
+const NO_API_KEY_PLACEHOLDER = 'ctxkit-no-api-key';
 
 export type OpenAIReasoningField = NonNullable<ToOpenAIChatOptions['reasoningField']>;
 
 export interface OpenAICompatibleClientOptions {
   /** The API root, e.g. `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`; `/chat/completions` is appended. */
   baseUrl: string;
-  /** Sent as `Authorization: Bearer …`; local servers usually need none. */
+  /** Sent as `Authorization: Bearer …`; local servers usually need none, and then none is sent. */
   apiKey?: string;
   fetch?: typeof fetch;
   /** Extra headers (OpenRouter's `HTTP-Referer`, an org header…); they win over the defaults. */
   headers?: Record<string, string>;
   /** Used when a request names no model. */
   defaultModel?: string;
-  /** Default DEFAULT_MODEL_TIMEOUT_MS; `0` disables. */
+  /**
+   * Default DEFAULT_MODEL_TIMEOUT_MS; `0` disables. Bounds the whole of `complete` (retries included), and
+   * for `stream` the wait for the answer to begin and then for each next chunk.
+   */
   timeoutMs?: number;
+  /** Retries of a failed attempt (connection error, 408, 409, 429, 5xx), done by the SDK. Default the SDK's own (2). */
+  maxRetries?: number;
   /** Default: chosen per model and host (see openai-token-field.ts). */
   maxTokensField?: MaxTokensField | 'auto';
   /**
@@ -43,6 +68,11 @@ export interface OpenAICompatibleClientOptions {
   systemRole?: 'system' | 'developer';
   /** Fields merged into every request body (`reasoning_effort`, `thinking`, `seed`…). */
   extraBody?: Record<string, unknown>;
+  /**
+   * Ask streams for usage (`stream_options: {include_usage: true}`), so a streamed answer reports its
+   * tokens like a whole one. Default true; turn off for a server that rejects the field.
+   */
+  streamUsage?: boolean;
 }
 
 interface OpenAIToolWire {
@@ -50,51 +80,168 @@ interface OpenAIToolWire {
   function: { name: string; description?: string; parameters?: Record<string, unknown> };
 }
 
+const SDK_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError };
+
 export function createOpenAICompatibleClient(options: OpenAICompatibleClientOptions): ModelClient {
-  const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-  const doFetch = options.fetch ?? globalThis.fetch;
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const url = `${baseUrl}/chat/completions`;
   const timeoutMs = options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
   const reasoningField = resolveReasoningField(options.reasoningField ?? 'auto', options.baseUrl);
-  const headers: Record<string, string> = {
-    ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-    ...options.headers,
-  };
+  const capture = captureErrorBodies(options.fetch ?? globalThis.fetch);
+  const sdk = new OpenAI({
+    baseURL: baseUrl,
+    apiKey: options.apiKey || NO_API_KEY_PLACEHOLDER,
+    // Explicit nulls: the SDK would otherwise read these from the environment and send them to any server.
+    adminAPIKey: null,
+    organization: null,
+    project: null,
+    webhookSecret: null,
+    fetch: capture.fetch,
+    ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
+    defaultHeaders: { ...(options.apiKey ? {} : { authorization: null }), ...options.headers },
+  });
+
+  const errorContext = (guard: ModelCallGuard, request: ModelRequest): SdkErrorContext => ({
+    provider: OPENAI_COMPATIBLE_PROVIDER,
+    url,
+    timeoutMs,
+    guard,
+    signal: request.signal,
+    capture,
+    classes: SDK_ERRORS,
+    // openai-node keeps `body.error` of an HTTP error, and `data.error` of an error inside a stream.
+    bodyOf: (error) => (error.error === undefined ? undefined : { error: error.error }),
+    inStreamStatus: (body) =>
+      statusOfCode(isRecord(body) && isRecord(body.error) ? body.error.code : undefined),
+  });
+
+  function requestBody(
+    request: ModelRequest,
+    streaming: boolean,
+  ): { model: string; body: Record<string, unknown> } {
+    const model = request.model || options.defaultModel;
+    if (!model)
+      throw new InvalidInputError('no model: set request.model or defaultModel', { field: 'model' });
+    const maxTokensField =
+      !options.maxTokensField || options.maxTokensField === 'auto'
+        ? maxTokensFieldFor(model, options.baseUrl)
+        : options.maxTokensField;
+    const body = {
+      model,
+      messages: toOpenAIChat(
+        // Hidden messages never reach the model, even if a caller hands in a raw log instead of a view.
+        { system: request.system ? [request.system] : [], messages: request.messages.filter(isAgentVisible) },
+        { systemRole: options.systemRole ?? 'system', reasoningField },
+      ),
+      ...(request.tools && request.tools.length > 0 && { tools: request.tools.map(toOpenAITool) }),
+      ...(request.maxOutputTokens !== undefined && { [maxTokensField]: request.maxOutputTokens }),
+      ...(request.temperature !== undefined && { temperature: request.temperature }),
+      ...(streaming && { stream: true }),
+      ...(streaming && options.streamUsage !== false && { stream_options: { include_usage: true } }),
+      ...options.extraBody,
+    };
+    return { model, body };
+  }
+
+  async function complete(request: ModelRequest): Promise<ModelResponse> {
+    const { model, body } = requestBody(request, false);
+    const guard = guardModelCall({
+      provider: OPENAI_COMPATIBLE_PROVIDER,
+      url,
+      signal: request.signal,
+      timeoutMs,
+    });
+    try {
+      const { data, response } = await guard.run(
+        sdk.chat.completions
+          .create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, {
+            signal: guard.signal,
+            timeout: guard.sdkTimeoutMs,
+          })
+          .withResponse(),
+      );
+      const { json, text } = jsonAndText(data);
+      return readCompletion(json, text, response.status, response.headers, model);
+    } catch (error) {
+      throw modelErrorFromSdk(error, errorContext(guard, request));
+    } finally {
+      guard.dispose();
+    }
+  }
+
+  async function* stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
+    const { model, body } = requestBody(request, true);
+    const guard = guardModelCall({
+      provider: OPENAI_COMPATIBLE_PROVIDER,
+      url,
+      signal: request.signal,
+      timeoutMs,
+    });
+    try {
+      const { data: chunks, response } = await guard.run(
+        sdk.chat.completions
+          .create(body as unknown as OpenAI.ChatCompletionCreateParamsStreaming, {
+            signal: guard.signal,
+            timeout: guard.sdkTimeoutMs,
+          })
+          .withResponse(),
+      );
+      if (!isEventStream(response)) {
+        // A server that ignored `stream: true` (or a 200 carrying an error body): one JSON answer.
+        const text = await guard.run(response.text());
+        yield* streamEventsOfResponse(
+          readCompletion(parseJson(text), text, response.status, response.headers, model),
+        );
+        return;
+      }
+      const state = createOpenAIStreamState();
+      const iterator = chunks[Symbol.asyncIterator]();
+      for (;;) {
+        const next = await guard.run(iterator.next());
+        if (next.done) break;
+        yield* readOpenAIChunk(state, next.value);
+      }
+      // The SDK ends a stream quietly when its signal fires: an abort is not the end of the answer.
+      if (guard.cancellation) throw guard.cancellation;
+      if (!openAIStreamFinished(state)) {
+        throw new ModelCallError(
+          `${OPENAI_COMPATIBLE_PROVIDER}: the stream ended before the model finished`,
+          {
+            status: response.status,
+            body: completionOfStream(state),
+          },
+        );
+      }
+      const completion = completionOfStream(state);
+      yield {
+        type: 'response',
+        response: readCompletion(
+          completion,
+          JSON.stringify(completion),
+          response.status,
+          response.headers,
+          model,
+        ),
+      };
+    } catch (error) {
+      throw modelErrorFromSdk(error, errorContext(guard, request));
+    } finally {
+      guard.dispose();
+    }
+  }
 
   return {
     provider: OPENAI_COMPATIBLE_PROVIDER,
-    async complete(request: ModelRequest): Promise<ModelResponse> {
-      const model = request.model || options.defaultModel;
-      if (!model)
-        throw new InvalidInputError('no model: set request.model or defaultModel', { field: 'model' });
-      const maxTokensField =
-        !options.maxTokensField || options.maxTokensField === 'auto'
-          ? maxTokensFieldFor(model, options.baseUrl)
-          : options.maxTokensField;
-      const body = {
+    complete,
+    stream,
+    servedContextWindow(model, call) {
+      return detectServedContextWindow({
+        baseUrl,
         model,
-        messages: toOpenAIChat(
-          // Hidden messages never reach the model, even if a caller hands in a raw log instead of a view.
-          {
-            system: request.system ? [request.system] : [],
-            messages: request.messages.filter(isAgentVisible),
-          },
-          { systemRole: options.systemRole ?? 'system', reasoningField },
-        ),
-        ...(request.tools && request.tools.length > 0 && { tools: request.tools.map(toOpenAITool) }),
-        ...(request.maxOutputTokens !== undefined && { [maxTokensField]: request.maxOutputTokens }),
-        ...(request.temperature !== undefined && { temperature: request.temperature }),
-        ...options.extraBody,
-      };
-      const response = await postModelRequest({
-        fetch: doFetch,
-        provider: OPENAI_COMPATIBLE_PROVIDER,
-        url,
-        headers,
-        body,
-        signal: request.signal,
-        timeoutMs,
+        ...(options.fetch && { fetch: options.fetch }),
+        ...(call?.signal && { signal: call.signal }),
+        headers: { ...(options.apiKey && { authorization: `Bearer ${options.apiKey}` }), ...options.headers },
       });
-      return readCompletion(response.json, response.text, response.status, response.headers, model);
     },
   };
 }
@@ -115,6 +262,23 @@ function resolveReasoningField(field: OpenAIReasoningField | 'auto', baseUrl: st
   return hostOf(baseUrl).endsWith('deepseek.com') ? 'reasoning_content' : 'none';
 }
 
+/** The SDK hands back parsed JSON, or the text of a body that was not labelled JSON. */
+function jsonAndText(data: unknown): { json: unknown; text: string } {
+  return typeof data === 'string'
+    ? { json: parseJson(data), text: data }
+    : { json: data, text: JSON.stringify(data) };
+}
+
+function isEventStream(response: Response): boolean {
+  const type = response.headers.get('content-type') ?? '';
+  return !/json/i.test(type);
+}
+
+/** A numeric `code` in the HTTP range is the status the error stands for (OpenRouter, vLLM, llama.cpp). */
+function statusOfCode(code: unknown): number | undefined {
+  return typeof code === 'number' && Number.isInteger(code) && code >= 400 && code < 600 ? code : undefined;
+}
+
 function readCompletion(
   json: unknown,
   text: string,
@@ -127,8 +291,7 @@ function readCompletion(
   if (!body || !Array.isArray(body.choices)) {
     if (body && body.error !== undefined) {
       const code = isRecord(body.error) ? body.error.code : undefined;
-      const errorStatus = typeof code === 'number' && code >= 400 && code < 600 ? code : status;
-      throw modelCallErrorFrom(OPENAI_COMPATIBLE_PROVIDER, errorStatus, text, json, headers);
+      throw modelCallErrorFrom(OPENAI_COMPATIBLE_PROVIDER, statusOfCode(code) ?? status, text, json, headers);
     }
     throw new ModelCallError(`${OPENAI_COMPATIBLE_PROVIDER}: response has no choices`, {
       status,

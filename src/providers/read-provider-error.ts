@@ -35,18 +35,22 @@ export function readProviderError(text: string, json: unknown, headers?: Headers
   return error;
 }
 
-/** A ModelCallError for a non-2xx answer (or a 2xx carrying an error body), with the provider's own words. */
+/**
+ * A ModelCallError for a non-2xx answer (or a 2xx carrying an error body), with the provider's own words.
+ * `status` is undefined for an error that arrived inside a stream and names no status of its own.
+ */
 export function modelCallErrorFrom(
   provider: string,
-  status: number,
+  status: number | undefined,
   text: string,
   json: unknown,
   headers?: Headers,
 ): ModelCallError {
   const error = readProviderError(text, json, headers);
   const label = error.type ?? error.code;
-  return new ModelCallError(`${provider} ${status}${label ? ` ${label}` : ''}: ${error.message}`, {
-    status,
+  const where = status === undefined ? 'stream error' : String(status);
+  return new ModelCallError(`${provider} ${where}${label ? ` ${label}` : ''}: ${error.message}`, {
+    ...(status !== undefined && { status }),
     ...(error.code !== undefined && { providerCode: error.code }),
     ...(error.type !== undefined && { providerType: error.type }),
     body: json ?? rawMessage(text),

@@ -7,6 +7,7 @@ import {
   withSummaryReports,
 } from '../entries/summarize.ts';
 import type { Message, ModelClient, Summarizer } from '../index.ts';
+import { withStreamFromComplete } from '../providers/stream-events-of-response.ts';
 import { callsTo, numbered, result, user } from '../testing/build-messages.ts';
 
 const countTokens = (text: string) => Math.ceil(text.length / 4);
@@ -25,24 +26,25 @@ const input = (onReport?: (report: SummaryReport) => void): SummarizeInput => ({
 });
 
 /** A model client that answers every request with a summary and reports usage. */
-const client = (fail = false): ModelClient => ({
-  provider: 'stub',
-  async complete() {
-    if (fail) throw new Error('503 overloaded');
-    return {
-      message: {
-        id: 'r',
-        seq: 0,
-        role: 'assistant',
-        parts: [{ type: 'text', text: '## Intent\n- Fix the failing test in src/a.test.ts' }],
-        meta: {},
-      },
-      usage: { inputTokens: 812, outputTokens: 64, cacheReadTokens: 512 },
-      stopReason: 'stop',
-      model: 'gpt-4o-mini-2024-07-18',
-    };
-  },
-});
+const client = (fail = false): ModelClient =>
+  withStreamFromComplete({
+    provider: 'stub',
+    async complete() {
+      if (fail) throw new Error('503 overloaded');
+      return {
+        message: {
+          id: 'r',
+          seq: 0,
+          role: 'assistant',
+          parts: [{ type: 'text', text: '## Intent\n- Fix the failing test in src/a.test.ts' }],
+          meta: {},
+        },
+        usage: { inputTokens: 812, outputTokens: 64, cacheReadTokens: 512 },
+        stopReason: 'stop',
+        model: 'gpt-4o-mini-2024-07-18',
+      };
+    },
+  });
 
 describe('summarizer reports, through the public API', () => {
   it('the extractive summarizer reports counted tokens for each call', async () => {

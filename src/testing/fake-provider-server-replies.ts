@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Message, Usage } from '../core/message.ts';
 import type { HttpReply, RecordedRequest, ScriptedReply } from './fake-provider-server.ts';
+import { streamFormOf } from './fake-provider-server-streams.ts';
 
 export const FAKE_OPENAI_MODEL = 'gpt-4o-2024-08-06';
 export const FAKE_ANTHROPIC_MODEL = 'claude-sonnet-4-5-20250929';
@@ -230,16 +231,20 @@ export interface ReplyFromMessageOptions {
 
 /**
  * A reply carrying a ctxkit assistant message, rendered in whichever format the request came in: text,
- * tool calls (same call ids), reasoning (Anthropic thinking with its signature, or a fresh one), usage.
+ * tool calls (same call ids), reasoning (Anthropic thinking with its signature, or a fresh one), usage;
+ * streamed (fake-provider-server-streams.ts) when the request asked for a stream.
  */
 export function replyFromMessage(
   message: Pick<Message, 'parts'> & { usage?: Usage | undefined },
   options: ReplyFromMessageOptions = {},
 ): ScriptedReply {
   return (request: RecordedRequest): HttpReply =>
-    request.format === 'anthropic'
-      ? anthropicReplyFromMessage(message, options)
-      : openAIReplyFromMessage(message, options);
+    streamFormOf(
+      request,
+      request.format === 'anthropic'
+        ? anthropicReplyFromMessage(message, options)
+        : openAIReplyFromMessage(message, options),
+    );
 }
 
 export function openAIReplyFromMessage(

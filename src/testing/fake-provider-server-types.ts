@@ -12,14 +12,32 @@ export interface RecordedRequest {
   /** The parsed JSON body, or undefined when the body was not JSON. */
   body: unknown;
   rawBody: string;
+  /**
+   * Set to true when the client closed the connection before the reply was complete (an abort in the
+   * middle of a stream or of a delay); stays unset otherwise.
+   */
+  clientAborted?: boolean;
+}
+
+/** One server-sent event: an optional `event:` name and the `data:` text (JSON, or `[DONE]`). */
+export interface SseEvent {
+  event?: string;
+  data: string;
 }
 
 export interface HttpReply {
   /** Default 200. */
   status?: number;
   headers?: Record<string, string>;
-  /** Sent as JSON unless it is a string, which is sent as is. */
+  /** Sent as JSON unless it is a string, which is sent as is. Ignored when `events` is set. */
   body?: unknown;
+  /**
+   * Sent instead of `body`, in order, as a `text/event-stream`: a streamed answer. The reply builders in
+   * fake-provider-server-streams.ts make these shaped like each provider's real stream.
+   */
+  events?: SseEvent[];
   /** Wait this long before answering: for timeout and abort tests. */
   delayMs?: number;
+  /** Wait this long between two events of `events`: for tests that abort in the middle of a stream. */
+  eventDelayMs?: number;
 }

@@ -11,20 +11,29 @@
  *   await server.close();
  *
  * Routes: `POST /v1/chat/completions` and `/chat/completions` (format `openai`), `POST /v1/messages`
- * (format `anthropic`). Any other path is recorded and answered 404 in the OpenAI error shape. A request
- * missing what the real API requires is answered with that API's 400 (see `strict`). With no scripted
- * reply left, the answer is a 500 naming the request, so a test that forgot one fails loudly.
+ * (format `anthropic`). A request missing what the real API requires is answered with that API's 400 (see
+ * `strict`). With no scripted reply left, the answer is a 500 naming the request, so a test that forgot
+ * one fails loudly. A request with `stream: true` gets its reply as server-sent events: a reply built
+ * with the stream builders as it is, a plain successful reply turned into its stream form.
+ *
+ * The window routes of local servers (Ollama `POST /api/show` and `GET /api/ps`, vLLM `GET /v1/models`,
+ * llama.cpp `GET /props`) answer from `servedWindows`, never from the queue; see
+ * `fake-provider-server-windows.ts`. Any other path is recorded and answered 404 in the OpenAI error shape.
  *
  * Reply builders shaped like each provider's real bodies are in `fake-provider-server-replies.ts`
- * (successes, and `replyFromMessage` for a ctxkit assistant message) and `fake-provider-server-errors.ts`
- * (overflow, rate limit, auth… with the providers' statuses and texts).
+ * (successes, and `replyFromMessage` for a ctxkit assistant message), `fake-provider-server-streams.ts`
+ * (streamed answers, and errors inside a stream) and `fake-provider-server-errors.ts` (overflow, rate
+ * limit, auth… with the providers' statuses and texts).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { HttpReply, RecordedRequest, WireFormat } from './fake-provider-server-types.ts';
+import { streamFormOf } from './fake-provider-server-streams.ts';
+import type { HttpReply, RecordedRequest, SseEvent, WireFormat } from './fake-provider-server-types.ts';
 import { validateRequest } from './fake-provider-server-validate.ts';
+import { type FakeServedWindows, isWindowRoute, windowRouteReply } from './fake-provider-server-windows.ts';
 
-export type { HttpReply, RecordedRequest, WireFormat } from './fake-provider-server-types.ts';
+export type { HttpReply, RecordedRequest, SseEvent, WireFormat } from './fake-provider-server-types.ts';
+export type { FakeOllamaModel, FakeServedWindows } from './fake-provider-server-windows.ts';
 
 /** A fixed reply, or one computed from the request (to answer in the request's own format, or echo it). */
 export type ScriptedReply = HttpReply | ((request: RecordedRequest) => HttpReply | Promise<HttpReply>);
@@ -38,6 +47,8 @@ export interface FakeProviderServerOptions {
    * `anthropic-version` header. Default true; turn off to script replies to malformed requests.
    */
   strict?: boolean;
+  /** What the window routes answer (Ollama, vLLM, llama.cpp); unset routes answer 404. */
+  servedWindows?: FakeServedWindows;
 }
 
 export interface FakeProviderServer {
@@ -52,6 +63,8 @@ export interface FakeProviderServer {
   /** Adds replies, answered one per request in order. */
   enqueue(...replies: ScriptedReply[]): FakeProviderServer;
   setFallback(reply: ScriptedReply | undefined): void;
+  /** Replaces what the window routes answer. */
+  setServedWindows(windows: FakeServedWindows): void;
   /** Scripted replies not yet used. */
   pending(): number;
   /** Stops listening, drops open connections and pending delays. Safe to call twice. */
@@ -68,6 +81,7 @@ export async function startFakeProviderServer(
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let fallback = options.fallback;
+  let servedWindows = options.servedWindows ?? {};
   let closed: Promise<void> | undefined;
 
   const server = createServer((req, res) => {
@@ -88,8 +102,15 @@ export async function startFakeProviderServer(
       rawBody,
     };
     requests.push(request);
+    res.on('close', () => {
+      if (!res.writableFinished && closed === undefined) request.clientAborted = true;
+    });
     if (request.format === 'unknown') {
-      send(res, 404, notFound(`${request.method} ${path}`));
+      const windowReply = isWindowRoute(request.method, path)
+        ? windowRouteReply(request, servedWindows)
+        : undefined;
+      if (windowReply) send(res, windowReply.status ?? 200, windowReply.body);
+      else send(res, 404, notFound(`${request.method} ${path}`));
       return;
     }
     const invalid = options.strict === false ? undefined : validateRequest(request);
@@ -107,17 +128,26 @@ export async function startFakeProviderServer(
       });
       return;
     }
-    const reply = typeof scripted === 'function' ? await scripted(request) : scripted;
-    if (reply.delayMs !== undefined && reply.delayMs > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          timers.delete(timer);
-          resolve();
-        }, reply.delayMs);
-        timers.add(timer);
-      });
-    }
-    send(res, reply.status ?? 200, reply.body, reply.headers);
+    const reply = streamFormOf(request, typeof scripted === 'function' ? await scripted(request) : scripted);
+    await wait(reply.delayMs, res);
+    if (reply.events !== undefined) await sendEvents(res, reply, (ms) => wait(ms, res));
+    else send(res, reply.status ?? 200, reply.body, reply.headers);
+  }
+
+  /** Resolves after `ms`, or as soon as the connection closes (the server's or the client's doing). */
+  function wait(ms: number | undefined, res: ServerResponse): Promise<void> {
+    if (ms === undefined || ms <= 0 || res.destroyed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        timers.delete(timer);
+        res.off('close', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      timers.add(timer);
+      res.once('close', done);
+    });
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -142,6 +172,9 @@ export async function startFakeProviderServer(
     },
     setFallback(reply) {
       fallback = reply;
+    },
+    setServedWindows(windows) {
+      servedWindows = windows;
     },
     pending: () => queue.length,
     close() {
@@ -174,6 +207,28 @@ function notFound(what: string): unknown {
       code: 'unknown_url',
     },
   };
+}
+
+/** Writes `reply.events` as server-sent events, pausing between them; stops when the client goes away. */
+async function sendEvents(
+  res: ServerResponse,
+  reply: HttpReply,
+  wait: (ms: number | undefined) => Promise<void>,
+): Promise<void> {
+  if (res.writableEnded || res.destroyed) return;
+  res.writeHead(reply.status ?? 200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    ...reply.headers,
+  });
+  const events: SseEvent[] = reply.events ?? [];
+  for (const [index, event] of events.entries()) {
+    if (index > 0) await wait(reply.eventDelayMs);
+    if (res.destroyed) return;
+    res.write(`${event.event !== undefined ? `event: ${event.event}\n` : ''}data: ${event.data}\n\n`);
+  }
+  res.end();
 }
 
 function send(
