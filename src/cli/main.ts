@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import pc from 'picocolors';
+import { chatCommand } from './chat/chat-command.ts';
 import { configCommand } from './config-command.ts';
 import { describeError } from './describe-error.ts';
 import { escapeForTerminal } from './escape-for-terminal.ts';
@@ -125,6 +126,31 @@ export function buildProgram(setExitStatus: (status: number) => void = () => {})
       ),
   ).action(async (paths: string[], flags) => {
     setExitStatus(await replayCommand(paths, flags));
+  });
+
+  policyOptions(
+    program
+      .command('chat')
+      .description(
+        'talk to a tool-using agent whose context ctxkit manages (OpenAI-compatible servers or Anthropic)',
+      )
+      .option('--provider <name>', 'openai (any OpenAI-compatible server) or anthropic; inferred when clear')
+      .option('--base-url <url>', 'the API root, e.g. http://127.0.0.1:11434/v1 for Ollama')
+      .option('--data <dir>', 'where sessions are kept (default ./.ctxkit)')
+      .option('--session <id>', 'resume this session (default: a new one)')
+      .option('--cwd <dir>', 'the workspace the file and command tools work in (default: .)')
+      .option('--allow-write', 'offer the write_file and edit_file tools (each change asked first)')
+      .option('--allow-commands', 'offer the run_command tool (each command asked first)')
+      .option('--yes', 'do not ask before writes and commands')
+      .option('--max-steps <n>', 'model calls per turn at most (default 15)')
+      .option('--system <text>', 'the agent’s system prompt')
+      .option('--skills <dir>', 'a directory of skills (SKILL.md files) the agent can read')
+      .addHelpText(
+        'after',
+        '\nKeys come from OPENAI_API_KEY or ANTHROPIC_API_KEY; a local server needs only --base-url.\nThe window is what the server has the model loaded with when it says (Ollama, vLLM, llama.cpp), --window below that, else the model profile.\nExamples:\n  ctxkit chat --model gpt-4o\n  ctxkit chat --base-url http://127.0.0.1:11434/v1 --model qwen2.5-coder --allow-write\n  echo "list the files" | ctxkit chat --base-url http://127.0.0.1:8000/v1 --model m',
+      ),
+  ).action(async (flags) => {
+    await chatCommand(flags);
   });
 
   policyOptions(

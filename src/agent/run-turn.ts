@@ -1,0 +1,235 @@
+/**
+ * The agent loop (seed 000's `maxSteps`, DESIGN "Agent"): one user message in, at most `maxSteps` model
+ * calls out. Every call goes through `prepare`, so the request always fits; the answer and each tool
+ * result are appended (ctxkit normalizes large results as they arrive); a provider's overflow goes
+ * through `recover` and the call is sent once more; `afterTurn` runs when the turn ends, whatever ended
+ * it. Tools the model asks for run one after another, in the order asked, so a tool that asks the person
+ * something never talks over another.
+ */
+import { ModelCallAbortedError } from '../core/errors/index.ts';
+import type { ContextEvent } from '../core/events.ts';
+import type { Message, MessageInput, ToolCallPart, Usage } from '../core/message.ts';
+import type { ContextManager } from '../engine/context-manager.ts';
+import { isContextOverflow } from '../providers/is-context-overflow.ts';
+import type { ModelClient, ModelResponse } from '../providers/model-client.ts';
+import type { AgentEvent, TurnResult, TurnStopReason } from './agent-events.ts';
+import type { AgentTool, AgentToolContext, ConfirmRequest } from './agent-tool.ts';
+
+/** Model calls per turn when the caller does not say (seed 000: `max_steps`, default 15). */
+export const DEFAULT_MAX_STEPS = 15;
+
+export interface AgentConfig {
+  manager: ContextManager;
+  client: ModelClient;
+  model: string;
+  /** The system prompt the caller wants; ctxkit appends its indexes (skills, memory) to it. */
+  system?: string;
+  tools?: readonly AgentTool[];
+  /** Default DEFAULT_MAX_STEPS. */
+  maxSteps?: number;
+  /** The model's window and output reserve for every call (else the manager's policy and profiles decide). */
+  contextWindow?: number;
+  maxOutputTokens?: number;
+  temperature?: number;
+  /** Asked before a tool changes the workspace; without it every such change is refused. */
+  confirm?: (request: ConfirmRequest) => Promise<boolean>;
+  onEvent?: (event: AgentEvent) => void;
+}
+
+export interface TurnOptions {
+  /** Cancels the call or tool in flight; the turn then ends with `aborted`, the session intact. */
+  signal?: AbortSignal;
+}
+
+const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0 };
+
+/** Runs one turn of the agent on a session: the user's message, then model calls and tools until done. */
+export async function runTurn(
+  config: AgentConfig,
+  sessionId: string,
+  userText: string,
+  options: TurnOptions = {},
+): Promise<TurnResult> {
+  const { manager } = config;
+  const emit = config.onEvent ?? (() => {});
+  const signal = options.signal ?? new AbortController().signal;
+  const forward = (events: readonly ContextEvent[]) => {
+    for (const event of events) emit({ type: 'context', event });
+  };
+  const appendAll = async (messages: MessageInput[]) =>
+    forward((await manager.append(sessionId, messages)).events);
+
+  await appendAll([{ role: 'user', parts: [{ type: 'text', text: userText }] }]);
+  const tools = config.tools ?? [];
+  const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
+  const definitions = tools.map((tool) => tool.definition);
+  const maxSteps = Math.max(1, config.maxSteps ?? DEFAULT_MAX_STEPS);
+  let usage = ZERO_USAGE;
+  let text = '';
+  let steps = 0;
+  let stopReason: TurnStopReason = 'step_limit';
+  try {
+    while (steps < maxSteps) {
+      if (signal.aborted) {
+        stopReason = 'aborted';
+        break;
+      }
+      steps++;
+      const response = await callModel(config, sessionId, steps, definitions, signal, emit, forward);
+      if (!response) {
+        stopReason = 'aborted';
+        break;
+      }
+      usage = addUsage(usage, response.usage);
+      await appendAll([response.message]);
+      emit({ type: 'step-end', step: steps, usage: response.usage, stopReason: response.stopReason });
+      text = textOf(response.message);
+      const calls = response.message.parts.filter((part): part is ToolCallPart => part.type === 'tool-call');
+      if (calls.length === 0) {
+        stopReason = 'answered';
+        break;
+      }
+      const context: AgentToolContext = {
+        sessionId,
+        signal,
+        confirm: config.confirm ?? (async () => false),
+      };
+      for (const call of calls) {
+        const result = signal.aborted
+          ? { content: 'Cancelled by the user before it ran.', isError: true }
+          : await runTool(byName.get(call.name), call, context);
+        emit({ type: 'tool-result', callId: call.callId, name: call.name, ...result });
+        // Each result goes in as it comes: a crash mid-step loses no finished work, and every call the
+        // model made is answered (a cancelled one says so), so no call is ever left open.
+        await appendAll([
+          { role: 'tool', parts: [{ type: 'tool-result', callId: call.callId, name: call.name, ...result }] },
+        ]);
+      }
+      if (signal.aborted) {
+        stopReason = 'aborted';
+        break;
+      }
+    }
+  } finally {
+    const after = await manager.afterTurn(sessionId);
+    forward(after.events);
+  }
+  return { stopReason, steps, text, usage };
+}
+
+/**
+ * One model call, streamed: prepare, send, and on a reported overflow recover and send once more.
+ * Returns undefined when the person aborted it (nothing of the partial answer is kept: the model is
+ * asked again next turn).
+ */
+async function callModel(
+  config: AgentConfig,
+  sessionId: string,
+  step: number,
+  tools: AgentTool['definition'][],
+  signal: AbortSignal,
+  emit: (event: AgentEvent) => void,
+  forward: (events: readonly ContextEvent[]) => void,
+): Promise<ModelResponse | undefined> {
+  const { manager, client } = config;
+  for (let attempt = 0; ; attempt++) {
+    const prepared = await manager.prepare(sessionId, {
+      ...(config.system !== undefined && { system: config.system }),
+      tools,
+      model: config.model,
+      ...(config.contextWindow !== undefined && { contextWindow: config.contextWindow }),
+      ...(config.maxOutputTokens !== undefined && { maxOutputTokens: config.maxOutputTokens }),
+    });
+    forward(prepared.events);
+    emit({ type: 'step-start', step, stats: prepared.stats });
+    try {
+      let response: ModelResponse | undefined;
+      for await (const event of client.stream({
+        model: config.model,
+        system: prepared.system,
+        messages: prepared.messages,
+        tools,
+        maxOutputTokens: prepared.stats.maxOutputTokens,
+        ...(config.temperature !== undefined && { temperature: config.temperature }),
+        signal,
+      })) {
+        switch (event.type) {
+          case 'text-delta':
+          case 'reasoning-delta':
+            emit(event);
+            break;
+          case 'response':
+            response = event.response;
+            break;
+          default:
+            break;
+        }
+      }
+      if (!response) throw new Error(`${client.provider}: the stream ended without a response`);
+      for (const part of response.message.parts) {
+        if (part.type === 'tool-call')
+          emit({ type: 'tool-call', callId: part.callId, name: part.name, args: part.args });
+      }
+      return response;
+    } catch (error) {
+      if (signal.aborted || ModelCallAbortedError.isInstance(error)) return undefined;
+      if (attempt > 0 || !isContextOverflow(error)) throw error;
+      const recovered = await manager.recover(sessionId, error);
+      forward(recovered.events);
+      if (!recovered.retry) throw error;
+      emit({
+        type: 'overflow-recovered',
+        step,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+}
+
+async function runTool(
+  tool: AgentTool | undefined,
+  call: ToolCallPart,
+  context: AgentToolContext,
+): Promise<{ content: string; isError: boolean }> {
+  if (!tool) return { content: `Unknown tool "${call.name}": use one of the tools offered.`, isError: true };
+  let args: unknown;
+  try {
+    args = call.args.trim() === '' ? {} : (JSON.parse(call.args) as unknown);
+  } catch (error) {
+    return {
+      content: `The arguments are not valid JSON (${error instanceof Error ? error.message : String(error)}); call ${call.name} again with a JSON object.`,
+      isError: true,
+    };
+  }
+  try {
+    return await tool.run(args, context);
+  } catch (error) {
+    // A tool's own failure is the model's to read and act on, not the end of the turn.
+    return {
+      content: `${call.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+      isError: true,
+    };
+  }
+}
+
+function textOf(message: Message): string {
+  return message.parts
+    .filter((part) => part.type === 'text')
+    .map((part) => part.text)
+    .join('');
+}
+
+function addUsage(total: Usage, usage: Usage): Usage {
+  const sum = (a: number | undefined, b: number | undefined) =>
+    a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
+  const cacheRead = sum(total.cacheReadTokens, usage.cacheReadTokens);
+  const cacheWrite = sum(total.cacheWriteTokens, usage.cacheWriteTokens);
+  const reasoning = sum(total.reasoningTokens, usage.reasoningTokens);
+  return {
+    inputTokens: total.inputTokens + usage.inputTokens,
+    outputTokens: total.outputTokens + usage.outputTokens,
+    ...(cacheRead !== undefined && { cacheReadTokens: cacheRead }),
+    ...(cacheWrite !== undefined && { cacheWriteTokens: cacheWrite }),
+    ...(reasoning !== undefined && { reasoningTokens: reasoning }),
+  };
+}

@@ -1,0 +1,73 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { toAnthropicTool, toOpenAITool } from '../../index.ts';
+import { call, makeTempDir, toolContext, writeTree } from './workspace-test-helpers.ts';
+import { createWorkspaceTools } from './workspace-tools.ts';
+
+let root: string;
+let remove: () => void;
+const names = (options: { allowWrite?: boolean; allowCommands?: boolean }) =>
+  createWorkspaceTools({ root, ...options }).map((tool) => tool.definition.name);
+
+beforeEach(() => {
+  ({ dir: root, remove } = makeTempDir());
+  writeTree(root, { 'a.txt': 'alpha\n' });
+});
+afterEach(() => remove());
+
+describe('createWorkspaceTools', () => {
+  it('offers only the reading tools unless writes or commands are allowed', () => {
+    expect(names({})).toEqual(['list_files', 'read_file', 'search_files']);
+    expect(names({ allowWrite: true })).toEqual([
+      'list_files',
+      'read_file',
+      'search_files',
+      'write_file',
+      'edit_file',
+    ]);
+    expect(names({ allowCommands: true })).toEqual([
+      'list_files',
+      'read_file',
+      'search_files',
+      'run_command',
+    ]);
+    expect(names({ allowWrite: true, allowCommands: true })).toHaveLength(6);
+  });
+
+  it('gives every tool a definition the providers accept', () => {
+    for (const tool of createWorkspaceTools({ root, allowWrite: true, allowCommands: true })) {
+      const { definition } = tool;
+      expect(definition.name).toMatch(/^[a-z_]+$/);
+      expect(definition.description?.length).toBeGreaterThan(40);
+      expect(definition.parameters).toMatchObject({ type: 'object', additionalProperties: false });
+      expect(toOpenAITool(definition).function.name).toBe(definition.name);
+      expect(toAnthropicTool(definition).name).toBe(definition.name);
+      // Every required field is a declared property.
+      const parameters = definition.parameters as {
+        properties: Record<string, unknown>;
+        required?: string[];
+      };
+      for (const field of parameters.required ?? [])
+        expect(Object.keys(parameters.properties)).toContain(field);
+    }
+  });
+
+  it('works end to end: write, edit, read back, search', async () => {
+    const tools = createWorkspaceTools({ root, allowWrite: true });
+    const context = toolContext();
+    await call(tools, 'write_file', { path: 'notes/todo.md', content: '- buy milk\n- call Bob\n' }, context);
+    await call(
+      tools,
+      'edit_file',
+      { path: 'notes/todo.md', oldText: 'call Bob', newText: 'call Alice' },
+      context,
+    );
+    expect((await call(tools, 'read_file', { path: 'notes/todo.md' })).content).toContain('2: - call Alice');
+    expect((await call(tools, 'search_files', { query: 'alice' })).content).toContain(
+      'notes/todo.md:2: - call Alice',
+    );
+    expect(context.asked.map((request) => request.summary)).toEqual([
+      'write notes/todo.md (22 bytes)',
+      'edit notes/todo.md',
+    ]);
+  });
+});

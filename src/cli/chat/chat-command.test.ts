@@ -1,0 +1,207 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createExactCounter } from '../../core/tokens/exact-counter.ts';
+import { type FakeProviderServer, startFakeProviderServer } from '../../testing/fake-provider-server.ts';
+import { type CodingTurn, scriptedCodingModel } from '../../testing/scripted-coding-model.ts';
+import { BIN } from '../testing/run-ctxkit.ts';
+
+const counter = createExactCounter('o200k');
+const MODEL = 'local-coder';
+
+/** The chat's model calls, without the window lookups. */
+const modelCalls = () => server.requests.filter((request) => request.path.endsWith('/chat/completions'));
+
+/** `ctxkit chat` as a script drives it: stdin not a terminal, one message or command per line. */
+function chat(args: string[], lines: string[], options: { cwd: string; env?: Record<string, string> }) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+    const child = spawn(process.execPath, [BIN, 'chat', ...args], {
+      cwd: options.cwd,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: options.cwd,
+        NO_COLOR: '1',
+        CTXKIT_CONFIG: '',
+        ...options.env,
+      },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    child.on('close', (code) => done({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(lines.map((line) => `${line}\n`).join(''));
+  });
+}
+
+let server: FakeProviderServer;
+let dir: string;
+beforeEach(async () => {
+  // A vLLM-style server that says it serves the model with a 16k window: the window the chat uses.
+  server = await startFakeProviderServer({
+    servedWindows: { vllmModels: [{ id: MODEL, maxModelLen: 16_000 }] },
+  });
+  dir = await mkdtemp(join(tmpdir(), 'ctxkit-chat-'));
+  await writeFile(join(dir, 'notes.md'), '# Notes\n- [ ] fix the parser in src/parser.ts\n');
+});
+afterEach(async () => {
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function scripted(turns: CodingTurn[]) {
+  const model = scriptedCodingModel({ turns, window: 16_000, counter });
+  server.setFallback(model.reply);
+  return model;
+}
+
+describe('ctxkit chat (stdin not a terminal)', () => {
+  it('says what to set when there is no key and no endpoint, and exits 2', async () => {
+    const run = await chat([], ['hello'], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/OPENAI_API_KEY/);
+    expect(run.stderr).toMatch(/--base-url/);
+  });
+
+  it('runs turns with tools, prints each call and a one-line result, and answers commands', async () => {
+    const model = scripted([
+      {
+        steps: [[{ name: 'read_file', args: { path: 'notes.md' } }]],
+        answer: 'The notes hold one open item.',
+      },
+    ]);
+    const run = await chat(
+      [
+        '--base-url',
+        server.openAIBaseUrl,
+        '--model',
+        MODEL,
+        '--session',
+        'work',
+        '--data',
+        join(dir, '.ctxkit'),
+      ],
+      [
+        '[turn 0] what do my notes say?',
+        '/context',
+        '/config summarize.trigger 0.9',
+        '/config no.such.key 1',
+        '/nope',
+        '/exit',
+      ],
+      { cwd: dir },
+    );
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/⚙ read_file .*notes\.md/);
+    expect(run.stdout).toMatch(/→ .*notes\.md.*\(\d+ lines?, [\d,]+ chars\)/);
+    expect(run.stdout).toContain('The notes hold one open item.');
+    expect(run.stdout).toMatch(/^tokens:$/m);
+    expect(run.stdout).toMatch(/^next: /m);
+    expect(run.stdout).toContain('summarize.trigger = 0.9 (kept for this session)');
+    expect(run.stdout).toMatch(/error .*no\.such\.key/);
+    expect(run.stdout).toMatch(/unknown command \/nope/);
+    expect(model.figures.requests).toBe(2);
+  });
+
+  it('--session resumes the thread and the settings /config kept', async () => {
+    scripted([
+      { steps: [], answer: 'first answer' },
+      { steps: [], answer: 'second answer' },
+    ]);
+    const flags = [
+      '--base-url',
+      server.openAIBaseUrl,
+      '--model',
+      MODEL,
+      '--session',
+      'resume-me',
+      '--data',
+      join(dir, '.ctxkit'),
+    ];
+    const first = await chat(flags, ['[turn 0] remember the word PELICAN', '/config clearing.trigger 0.7'], {
+      cwd: dir,
+    });
+    expect(first.code).toBe(0);
+    const second = await chat(flags, ['/config', '[turn 1] what was the word?'], { cwd: dir });
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('settings of this session: clearing.trigger=0.7');
+    expect(second.stdout).toContain('second answer');
+    const last = modelCalls().at(-1)?.rawBody ?? '';
+    expect(last).toContain('PELICAN');
+    expect(last).toContain('first answer');
+  });
+
+  it('offers write and command tools only when allowed, and refuses them without a terminal to ask', async () => {
+    scripted([
+      { steps: [[{ name: 'write_file', args: { path: 'out.txt', content: 'x' } }]], answer: 'tried' },
+    ]);
+    const run = await chat(
+      ['--base-url', server.openAIBaseUrl, '--model', MODEL, '--data', join(dir, '.ctxkit')],
+      ['[turn 0] write it'],
+      { cwd: dir },
+    );
+    const body = modelCalls()[0]?.body as { tools?: { function: { name: string } }[] } | undefined;
+    const tools = (body?.tools ?? []).map((tool) => tool.function.name);
+    expect(tools).toContain('read_file');
+    expect(tools).toContain('read_offloaded');
+    expect(tools).not.toContain('write_file');
+    expect(tools).not.toContain('run_command');
+    expect(run.stdout).toMatch(/✗ .*write_file/);
+
+    server.setFallback(
+      scriptedCodingModel({
+        turns: [
+          { steps: [[{ name: 'write_file', args: { path: 'out.txt', content: 'x' } }]], answer: 'tried' },
+        ],
+        window: 16_000,
+        counter,
+      }).reply,
+    );
+    const allowed = await chat(
+      ['--base-url', server.openAIBaseUrl, '--model', MODEL, '--data', join(dir, '.ctxkit'), '--allow-write'],
+      ['[turn 0] write it'],
+      { cwd: dir },
+    );
+    expect(allowed.stdout).toMatch(/not allowed: .*out\.txt.*--yes/);
+  });
+
+  it('--allow-commands --yes runs commands in the workspace, and the model never sees the keys', async () => {
+    scripted([
+      {
+        steps: [
+          [{ name: 'run_command', args: { command: 'echo "key=[$OPENAI_API_KEY] dir=$(basename $PWD)"' } }],
+        ],
+        answer: 'ran it',
+      },
+    ]);
+    const run = await chat(
+      [
+        '--base-url',
+        server.openAIBaseUrl,
+        '--model',
+        MODEL,
+        '--data',
+        join(dir, '.ctxkit'),
+        '--allow-commands',
+        '--yes',
+      ],
+      ['[turn 0] run it'],
+      { cwd: dir, env: { OPENAI_API_KEY: 'sk-secret-never-shown' } },
+    );
+    expect(run.code).toBe(0);
+    const sent = modelCalls()
+      .map((request) => request.rawBody)
+      .join('\n');
+    expect(sent).toContain('key=[] dir=');
+    expect(sent).not.toContain('sk-secret-never-shown');
+    expect(run.stdout).not.toContain('sk-secret-never-shown');
+    expect(run.stdout).toContain('ran it');
+  });
+});
