@@ -1,0 +1,145 @@
+/**
+ * The middleware under the AI SDK's own loops: `generateText` and `streamText` with tools, several steps,
+ * resending the whole history on every step. The session's log must hold every step exactly once.
+ */
+import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import {
+  generateText,
+  jsonSchema,
+  type ModelMessage,
+  stepCountIs,
+  streamText,
+  tool,
+  wrapLanguageModel,
+} from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import { describe, expect, it, vi } from 'vitest';
+import type { Message } from '../../core/message.ts';
+import { ctxkitMiddleware } from './ai-sdk-middleware.ts';
+import { generated, streamed, testManager, toolCall, usage } from './ai-sdk-testing.ts';
+
+const tools = {
+  read_file: tool({
+    description: 'Read a file',
+    inputSchema: jsonSchema<{ path: string }>({
+      type: 'object',
+      properties: { path: { type: 'string' } },
+      required: ['path'],
+    }),
+    execute: async ({ path }) => `contents of ${path}: ${'x'.repeat(200)}`,
+  }),
+};
+
+/** Role and what each message says, to compare logs at a glance. */
+const shape = (log: readonly Message[]) =>
+  log.map((message) => {
+    const parts = message.parts.map((part) => {
+      if (part.type === 'text') return part.text;
+      if (part.type === 'tool-call') return `call ${part.name} ${part.args}`;
+      if (part.type === 'tool-result') return `result ${part.callId}`;
+      return part.type;
+    });
+    return `${message.role}: ${parts.join(' | ')}`;
+  });
+
+/** A model that calls read_file twice, one step each, then answers; each step reports more input. */
+function scriptedModel() {
+  const steps = [
+    [toolCall('c1', 'read_file', { path: 'a.ts' })],
+    [{ type: 'text' as const, text: 'Now the other one.' }, toolCall('c2', 'read_file', { path: 'b.ts' })],
+    [{ type: 'text' as const, text: 'Both files are fine.' }],
+  ];
+  let step = 0;
+  const next = () => {
+    const content = steps[Math.min(step, steps.length - 1)] ?? [];
+    const reported = usage(1_000 * (step + 1), 20);
+    step++;
+    return { content, reported };
+  };
+  return new MockLanguageModelV3({
+    modelId: 'gpt-4o',
+    doGenerate: async () => {
+      const { content, reported } = next();
+      return generated(content, reported);
+    },
+    doStream: async () => {
+      const { content, reported } = next();
+      return streamed(content, reported);
+    },
+  });
+}
+
+const EXPECTED_FIRST_CONVERSATION = [
+  'user: Check a.ts and b.ts',
+  'assistant: call read_file {"path":"a.ts"}',
+  'tool: result c1',
+  'assistant: Now the other one. | call read_file {"path":"b.ts"}',
+  'tool: result c2',
+  'assistant: Both files are fine.',
+];
+
+for (const kind of ['generate', 'stream'] as const) {
+  describe(`${kind === 'generate' ? 'generateText' : 'streamText'} over the wrapped model`, () => {
+    const run = async (
+      model: ReturnType<typeof wrapLanguageModel>,
+      messages: ModelMessage[],
+    ): Promise<ModelMessage[]> => {
+      const settings = {
+        model,
+        system: 'You review code.',
+        tools,
+        messages,
+        stopWhen: stepCountIs(5),
+      } as const;
+      if (kind === 'generate') return (await generateText(settings)).response.messages;
+      const result = streamText(settings);
+      return (await result.response).messages;
+    };
+
+    it('logs each step exactly once, with its usage, while the SDK resends the whole history', async () => {
+      const manager = testManager();
+      const afterTurn = vi.spyOn(manager, 'afterTurn');
+      const inner = scriptedModel();
+      const model = wrapLanguageModel({
+        model: inner,
+        middleware: ctxkitMiddleware({ manager, sessionId: 's1' }),
+      });
+      const first: ModelMessage[] = [{ role: 'user', content: 'Check a.ts and b.ts' }];
+      const response = await run(model, first);
+
+      const calls: LanguageModelV3CallOptions[] =
+        kind === 'generate' ? inner.doGenerateCalls : inner.doStreamCalls;
+      expect(calls).toHaveLength(3);
+      const { log, edits } = await manager.history('s1');
+      expect(shape(log)).toEqual(EXPECTED_FIRST_CONVERSATION);
+      // Nothing was logged twice and hidden again: the SDK's resent history matched the log every step.
+      expect(edits.filter((edit) => edit.type === 'branch')).toEqual([]);
+      expect(log.filter((message) => message.role === 'assistant').map((message) => message.usage)).toEqual([
+        { inputTokens: 1_000, outputTokens: 20 },
+        { inputTokens: 2_000, outputTokens: 20 },
+        { inputTokens: 3_000, outputTokens: 20 },
+      ]);
+      // afterTurn once per model call: after each reply and its tool results were logged.
+      expect(afterTurn).toHaveBeenCalledTimes(3);
+      // Every step's prompt was ctxkit's view of the log: the system prompt, then the conversation so far.
+      expect(calls[2]?.prompt.map((message) => message.role)).toEqual([
+        'system',
+        'user',
+        'assistant',
+        'tool',
+        'assistant',
+        'tool',
+      ]);
+
+      // The next user turn resends everything again: only the new message is logged.
+      await run(model, [...first, ...response, { role: 'user', content: 'Thanks. And c.ts?' }]);
+      const after = await manager.history('s1');
+      expect(shape(after.log).slice(0, 7)).toEqual([
+        ...EXPECTED_FIRST_CONVERSATION,
+        'user: Thanks. And c.ts?',
+      ]);
+      expect(after.log.length).toBe(7 + 1); // the last step answers at once (the script's final reply)
+      expect(after.edits.filter((edit) => edit.type === 'branch')).toEqual([]);
+    });
+  });
+}

@@ -1,0 +1,53 @@
+import { APICallError } from '@ai-sdk/provider';
+import { describe, expect, it } from 'vitest';
+import { isContextOverflow } from '../../providers/is-context-overflow.ts';
+import { openAIOverflowError, openAIRateLimitError } from './ai-sdk-testing.ts';
+
+const apiCallError = (statusCode: number, message: string, body: unknown) =>
+  new APICallError({
+    message,
+    url: 'https://api.example.com/v1/messages',
+    requestBodyValues: {},
+    statusCode,
+    responseBody: JSON.stringify(body),
+    isRetryable: statusCode === 429 || statusCode >= 500,
+    data: body,
+  });
+
+describe('isContextOverflow on the AI SDK’s APICallError', () => {
+  it("recognizes the APICallError @ai-sdk/openai throws for OpenAI's 400 context_length_exceeded", () => {
+    expect(isContextOverflow(openAIOverflowError())).toBe(true);
+  });
+
+  it("recognizes Anthropic's 400 prompt is too long", () => {
+    const body = {
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'prompt is too long: 208310 tokens > 200000 maximum' },
+    };
+    expect(isContextOverflow(apiCallError(400, body.error.message, body))).toBe(true);
+  });
+
+  it('reads the response body when the message is generic', () => {
+    const body = {
+      error: { message: 'Invalid request', type: 'invalid_request_error', code: 'context_length_exceeded' },
+    };
+    expect(isContextOverflow(apiCallError(400, 'Bad Request', body))).toBe(true);
+  });
+
+  it('never takes a rate limit, an auth failure or another 400 for an overflow', () => {
+    expect(isContextOverflow(openAIRateLimitError())).toBe(false);
+    const tooManyTokensPerMinute = apiCallError(429, 'Too many tokens, please wait', {
+      error: { code: 'context_length_exceeded' },
+    });
+    expect(isContextOverflow(tooManyTokensPerMinute)).toBe(false);
+    expect(
+      isContextOverflow(
+        apiCallError(401, 'Incorrect API key provided', { error: { code: 'invalid_api_key' } }),
+      ),
+    ).toBe(false);
+    expect(
+      isContextOverflow(apiCallError(400, 'Invalid tool schema', { error: { code: 'invalid_value' } })),
+    ).toBe(false);
+    expect(isContextOverflow(new Error('fetch failed'))).toBe(false);
+  });
+});

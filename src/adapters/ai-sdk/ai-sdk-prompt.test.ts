@@ -1,0 +1,429 @@
+import type {
+  JSONValue,
+  LanguageModelV3Message,
+  LanguageModelV3Prompt,
+  LanguageModelV3ToolResultOutput,
+  SharedV3ProviderOptions,
+} from '@ai-sdk/provider';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Message, MessageInput } from '../../core/message.ts';
+import { INTERRUPTED_RESULT_TEXT } from '../../core/view/tool-pairing-repair.ts';
+import { aiSdkMetaOf } from './ai-sdk-meta.ts';
+import { fromAiSdkPrompt, TOOL_APPROVAL_KIND, toAiSdkPrompt, unmodeledPartText } from './ai-sdk-prompt.ts';
+
+/** Numbered as a log would number them. */
+const logged = (messages: readonly MessageInput[]): Message[] =>
+  messages.map((message, seq) => ({ ...message, id: `m${seq}`, seq, meta: message.meta ?? {} }));
+
+const roundTrip = (prompt: LanguageModelV3Prompt): LanguageModelV3Prompt => {
+  const transcript = fromAiSdkPrompt(prompt);
+  return toAiSdkPrompt({ ...transcript, messages: logged(transcript.messages) });
+};
+
+/** Compared as a provider would read it: JSON, with URLs and bytes spelled out. */
+const asJson = (value: unknown): unknown =>
+  JSON.parse(
+    JSON.stringify(value, (_key, member: unknown) => {
+      if (member instanceof URL) return { url: member.href };
+      if (member instanceof Uint8Array) return { bytes: Buffer.from(member).toString('base64') };
+      return member;
+    }),
+  );
+
+// ---------------------------------------------------------------------------------------------------------
+// Arbitraries: every message role and part kind of LanguageModelV3Prompt.
+
+const json: fc.Arbitrary<JSONValue> = fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<JSONValue>;
+const providerOptions: fc.Arbitrary<SharedV3ProviderOptions | undefined> = fc.option(
+  fc.dictionary(
+    fc.constantFrom('anthropic', 'openai', 'google'),
+    fc.dictionary(fc.constantFrom('cacheControl', 'signature', 'itemId', 'thoughtSignature'), json, {
+      maxKeys: 2,
+    }),
+    { minKeys: 1, maxKeys: 2 },
+  ) as fc.Arbitrary<SharedV3ProviderOptions>,
+  { nil: undefined },
+);
+const withOptions = <T extends object>(part: fc.Arbitrary<T>) =>
+  fc
+    .tuple(part, providerOptions)
+    .map(([value, options]) => (options ? { ...value, providerOptions: options } : value));
+const text = fc.string({ maxLength: 40 });
+const id = fc.string({ minLength: 1, maxLength: 8 });
+const mediaType = fc.constantFrom('image/png', 'image/jpeg', 'application/pdf', 'text/plain');
+const url = fc.webUrl().map((href) => new URL(href));
+
+const textPart = withOptions(text.map((value) => ({ type: 'text' as const, text: value })));
+const filePart = withOptions(
+  fc.record(
+    {
+      type: fc.constant('file' as const),
+      mediaType,
+      data: fc.oneof(url, fc.base64String({ maxLength: 24 }), fc.uint8Array({ maxLength: 16 })),
+      filename: fc.string({ minLength: 1, maxLength: 10 }),
+      originalUrl: fc.webUrl(),
+    },
+    { requiredKeys: ['type', 'mediaType', 'data'] },
+  ),
+);
+const reasoningPart = withOptions(text.map((value) => ({ type: 'reasoning' as const, text: value })));
+const toolCallPart = withOptions(
+  fc.record(
+    {
+      type: fc.constant('tool-call' as const),
+      toolCallId: id,
+      toolName: id,
+      input: json,
+      providerExecuted: fc.boolean(),
+    },
+    { requiredKeys: ['type', 'toolCallId', 'toolName', 'input'] },
+  ),
+);
+const contentItem = fc.oneof(
+  withOptions(text.map((value) => ({ type: 'text' as const, text: value }))),
+  withOptions(
+    fc.record(
+      { type: fc.constant('file-data' as const), data: fc.base64String({ maxLength: 16 }), mediaType },
+      {},
+    ),
+  ),
+  withOptions(
+    fc.record(
+      {
+        type: fc.constant('file-data' as const),
+        data: fc.base64String({ maxLength: 16 }),
+        mediaType,
+        filename: fc.string({ minLength: 1, maxLength: 8 }),
+      },
+      {},
+    ),
+  ),
+  withOptions(
+    fc.record(
+      { type: fc.constant('image-data' as const), data: fc.base64String({ maxLength: 16 }), mediaType },
+      {},
+    ),
+  ),
+  withOptions(fc.record({ type: fc.constant('file-url' as const), url: fc.webUrl() }, {})),
+  withOptions(fc.record({ type: fc.constant('file-url' as const), url: fc.webUrl(), mediaType }, {})),
+  withOptions(fc.record({ type: fc.constant('image-url' as const), url: fc.webUrl() }, {})),
+  withOptions(
+    fc.record(
+      {
+        type: fc.constantFrom('file-id' as const, 'image-file-id' as const),
+        fileId: fc.oneof(id, fc.dictionary(fc.constantFrom('openai', 'anthropic'), id, { minKeys: 1 })),
+      },
+      {},
+    ),
+  ),
+  withOptions(fc.constant({ type: 'custom' as const })),
+);
+const output: fc.Arbitrary<LanguageModelV3ToolResultOutput> = fc.oneof(
+  withOptions(fc.record({ type: fc.constantFrom('text' as const, 'error-text' as const), value: text }, {})),
+  withOptions(fc.record({ type: fc.constantFrom('json' as const, 'error-json' as const), value: json }, {})),
+  withOptions(
+    fc.record({ type: fc.constant('execution-denied' as const), reason: text }, { requiredKeys: ['type'] }),
+  ),
+  fc.array(contentItem, { maxLength: 5 }).map((value) => ({ type: 'content' as const, value })),
+) as fc.Arbitrary<LanguageModelV3ToolResultOutput>;
+const toolResultPart = withOptions(
+  fc.record({ type: fc.constant('tool-result' as const), toolCallId: id, toolName: id, output }, {}),
+);
+const approvalPart = withOptions(
+  fc.record(
+    {
+      type: fc.constant('tool-approval-response' as const),
+      approvalId: id,
+      approved: fc.boolean(),
+      reason: text,
+    },
+    { requiredKeys: ['type', 'approvalId', 'approved'] },
+  ),
+);
+
+const userMessage = withOptions(
+  fc.record(
+    {
+      role: fc.constant('user' as const),
+      content: fc.array(fc.oneof(textPart, filePart), { minLength: 1, maxLength: 4 }),
+    },
+    {},
+  ),
+);
+const assistantMessage = withOptions(
+  fc.record(
+    {
+      role: fc.constant('assistant' as const),
+      content: fc.array(fc.oneof(textPart, filePart, reasoningPart, toolCallPart, toolResultPart), {
+        minLength: 1,
+        maxLength: 5,
+      }),
+    },
+    {},
+  ),
+);
+const toolMessage = withOptions(
+  fc.record(
+    {
+      role: fc.constant('tool' as const),
+      content: fc.array(fc.oneof(toolResultPart, approvalPart), { minLength: 1, maxLength: 4 }),
+    },
+    {},
+  ),
+);
+const systemNote = withOptions(fc.record({ role: fc.constant('system' as const), content: text }, {}));
+const prompt: fc.Arbitrary<LanguageModelV3Prompt> = fc
+  .tuple(
+    fc.option(
+      withOptions(
+        fc.record({ role: fc.constant('system' as const), content: fc.string({ minLength: 1 }) }, {}),
+      ),
+      {
+        nil: undefined,
+      },
+    ),
+    userMessage,
+    fc.array(fc.oneof(userMessage, assistantMessage, toolMessage, systemNote), { maxLength: 8 }),
+  )
+  .map(([system, first, rest]) => [...(system ? [system] : []), first, ...rest] as LanguageModelV3Prompt);
+
+describe('fromAiSdkPrompt / toAiSdkPrompt', () => {
+  it('round-trips every message role and part kind, provider options included (property)', () => {
+    fc.assert(
+      fc.property(prompt, (input) => {
+        expect(asJson(roundTrip(input))).toEqual(asJson(input));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps the system prompt apart and reads each part kind into ctxkit fields', () => {
+    const image = new Uint8Array([1, 2, 3]);
+    const { system, systemProviderOptions, messages } = fromAiSdkPrompt([
+      {
+        role: 'system',
+        content: 'Be brief.',
+        providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is in this picture?' },
+          { type: 'file', data: image, mediaType: 'image/png' },
+          { type: 'file', data: new URL('https://example.com/a.pdf'), mediaType: 'application/pdf' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'look', providerOptions: { anthropic: { signature: 'sig' } } },
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'zoom', input: { level: 2 } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c1',
+            toolName: 'zoom',
+            output: { type: 'json', value: { ok: true } },
+          },
+          {
+            type: 'tool-result',
+            toolCallId: 'c2',
+            toolName: 'zoom',
+            output: { type: 'error-text', value: 'no' },
+          },
+        ],
+      },
+      { role: 'system', content: 'Mid-conversation note.' },
+    ]);
+    expect(system).toBe('Be brief.');
+    expect(systemProviderOptions).toEqual({ anthropic: { cacheControl: { type: 'ephemeral' } } });
+    expect(messages.map((message) => [message.role, message.parts.map((part) => part.type)])).toEqual([
+      ['user', ['text', 'media', 'media']],
+      ['assistant', ['reasoning', 'tool-call']],
+      ['tool', ['tool-result']],
+      ['tool', ['tool-result']],
+      ['user', ['text']],
+    ]);
+    expect(messages[0]?.parts[1]).toEqual({
+      type: 'media',
+      mediaType: 'image/png',
+      ref: 'data:image/png;base64,AQID',
+    });
+    expect(messages[0]?.parts[2]).toEqual({
+      type: 'media',
+      mediaType: 'application/pdf',
+      ref: 'https://example.com/a.pdf',
+    });
+    expect(messages[1]?.parts[0]).toEqual({ type: 'reasoning', text: 'look', signature: 'sig' });
+    expect(messages[1]?.parts[1]).toEqual({
+      type: 'tool-call',
+      callId: 'c1',
+      name: 'zoom',
+      args: '{"level":2}',
+    });
+    expect(messages[2]?.parts[0]).toEqual({
+      type: 'tool-result',
+      callId: 'c1',
+      name: 'zoom',
+      content: '{"ok":true}',
+      isError: false,
+    });
+    expect(messages[3]?.parts[0]).toMatchObject({ content: 'no', isError: true });
+    expect(aiSdkMetaOf({ meta: messages[3]?.meta ?? {} })?.joinPrevious).toBe(true);
+    expect(messages[4]?.meta?.kind).toBe('system_note');
+  });
+
+  it('holds provider-executed calls and results as text, counted, and sends them back as they came', () => {
+    const call = {
+      type: 'tool-call' as const,
+      toolCallId: 'ws1',
+      toolName: 'web_search',
+      input: { query: 'ctxkit' },
+      providerExecuted: true,
+    };
+    const result = {
+      type: 'tool-result' as const,
+      toolCallId: 'ws1',
+      toolName: 'web_search',
+      output: { type: 'json' as const, value: [{ url: 'https://example.com', encryptedContent: 'xyz' }] },
+      providerOptions: { anthropic: { cached: true } },
+    };
+    const input: LanguageModelV3Prompt = [
+      { role: 'user', content: [{ type: 'text', text: 'search' }] },
+      { role: 'assistant', content: [call, result, { type: 'text', text: 'Found it.' }] },
+    ];
+    const { messages } = fromAiSdkPrompt(input);
+    expect(messages).toHaveLength(2);
+    expect(messages[1]?.parts).toEqual([
+      { type: 'text', text: unmodeledPartText(call) },
+      { type: 'text', text: unmodeledPartText(result) },
+      { type: 'text', text: 'Found it.' },
+    ]);
+    expect(unmodeledPartText(result)).toContain('encryptedContent');
+    expect(asJson(roundTrip(input))).toEqual(asJson(input));
+  });
+
+  it('keeps tool-approval responses beside the results, and a tool message of approvals only as a user message', () => {
+    const approval = { type: 'tool-approval-response' as const, approvalId: 'a1', approved: true };
+    const only: LanguageModelV3Prompt = [
+      { role: 'user', content: [{ type: 'text', text: 'go' }] },
+      { role: 'tool', content: [approval] },
+    ];
+    const { messages } = fromAiSdkPrompt(only);
+    expect(messages[1]).toMatchObject({ role: 'user', meta: { kind: TOOL_APPROVAL_KIND } });
+    expect(asJson(roundTrip(only))).toEqual(asJson(only));
+  });
+
+  it('sends back what ctxkit changed: an edited JSON result as text, an edited text part without its old options', () => {
+    const input: LanguageModelV3Prompt = [
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'text',
+            text: 'hello there',
+            providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+          },
+        ],
+      },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'ls', input: {} }] },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c1',
+            toolName: 'ls',
+            output: {
+              type: 'content',
+              value: [
+                { type: 'text', text: 'a.png' },
+                { type: 'image-data', data: 'AQID', mediaType: 'image/png' },
+              ],
+            },
+          },
+        ],
+      },
+    ];
+    const history = logged(fromAiSdkPrompt(input).messages);
+    const [userMessage, call, tool] = history as [Message, Message, Message];
+    const cleared: Message[] = [
+      { ...userMessage, parts: [{ type: 'text', text: 'hello' }] },
+      call,
+      {
+        ...tool,
+        parts: [{ type: 'tool-result', callId: 'c1', name: 'ls', content: '[cleared]', isError: false }],
+      },
+    ];
+    const back = toAiSdkPrompt({ system: '', messages: cleared });
+    expect(back[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'hello' }] });
+    expect(back[2]).toEqual({
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'c1',
+          toolName: 'ls',
+          output: { type: 'content', value: [{ type: 'text', text: '[cleared]' }] },
+        },
+      ],
+    });
+  });
+
+  it('converts messages ctxkit made: a summary as user text, a system note as a system message, a stand-in as an error result, an emptied message not at all', () => {
+    const back = toAiSdkPrompt({
+      system: 'sys',
+      messages: [
+        { role: 'user', parts: [{ type: 'text', text: 'Summary: …' }], meta: { kind: 'system_note' } },
+        { role: 'user', parts: [{ type: 'text', text: 'Earlier: …' }], meta: { kind: 'summary' } },
+        // Everything in it compacted away: nothing to send, left out (providers refuse empty content).
+        { role: 'assistant', parts: [], meta: {} },
+        {
+          role: 'assistant',
+          parts: [{ type: 'tool-call', callId: 'c9', name: 'bash', args: 'not json' }],
+          meta: {},
+        },
+        {
+          role: 'tool',
+          parts: [
+            {
+              type: 'tool-result',
+              callId: 'c9',
+              name: 'bash',
+              content: INTERRUPTED_RESULT_TEXT,
+              isError: true,
+            },
+          ],
+          meta: { kind: 'tool_result' },
+        },
+      ],
+    });
+    expect(back).toEqual([
+      { role: 'system', content: 'sys' },
+      { role: 'system', content: 'Summary: …' },
+      { role: 'user', content: [{ type: 'text', text: 'Earlier: …' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'c9', toolName: 'bash', input: { __ctxkit_raw_args: 'not json' } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c9',
+            toolName: 'bash',
+            output: { type: 'error-text', value: INTERRUPTED_RESULT_TEXT },
+          },
+        ],
+      },
+    ] satisfies LanguageModelV3Message[]);
+  });
+});

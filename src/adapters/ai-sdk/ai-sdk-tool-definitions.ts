@@ -1,0 +1,18 @@
+/**
+ * The tools of an AI SDK call → ctxkit's `ToolDefinition`s, so `prepare` counts them in the request. A
+ * function tool is its name, description and input schema; a provider tool (web search, code execution)
+ * is its name and id: its definition is the provider's, not in the request as a schema.
+ */
+import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import type { ToolDefinition } from '../../core/tool-definition.ts';
+
+export function toolDefinitionsFromAiSdk(tools: LanguageModelV3CallOptions['tools']): ToolDefinition[] {
+  return (tools ?? []).map((tool): ToolDefinition => {
+    if (tool.type === 'provider') return { name: tool.name, description: `provider tool ${tool.id}` };
+    return {
+      name: tool.name,
+      ...(tool.description !== undefined && { description: tool.description }),
+      parameters: tool.inputSchema as Record<string, unknown>,
+    };
+  });
+}
