@@ -6,9 +6,11 @@ import type { PrepareStats } from '../engine/prepare-call.ts';
  * Why a turn ended. `answered`: the model replied without asking for a tool. `step_limit`: `maxSteps`
  * model calls were made (seed 000: "the turn ends with a step-limit reason"); the tool results of the
  * last step are in the session, so the next turn carries on from them. `aborted`: the person cancelled
- * the call in flight.
+ * the call in flight. `window_full`: the model stopped because input and answer filled the window
+ * (Anthropic's `model_context_window_exceeded`); its partial answer is kept and ctxkit compacted, so the
+ * next turn ("continue") has room.
  */
-export type TurnStopReason = 'answered' | 'step_limit' | 'aborted';
+export type TurnStopReason = 'answered' | 'step_limit' | 'aborted' | 'window_full';
 
 /** What the agent reports while a turn runs, in order; the chat prints them, tests read them. */
 export type AgentEvent =

@@ -7,7 +7,7 @@ import { createAnthropicClient } from '../providers/anthropic-client.ts';
 import type { ModelClient } from '../providers/model-client.ts';
 import { createOpenAICompatibleClient } from '../providers/openai-compatible-client.ts';
 import { type FakeProviderServer, startFakeProviderServer } from '../testing/fake-provider-server.ts';
-import { openAIReply } from '../testing/fake-provider-server-replies.ts';
+import { anthropicReply, openAIReply } from '../testing/fake-provider-server-replies.ts';
 import { type CodingTurn, scriptedCodingModel } from '../testing/scripted-coding-model.ts';
 import type { AgentEvent } from './agent-events.ts';
 import type { AgentTool } from './agent-tool.ts';
@@ -265,5 +265,27 @@ describe('the agent loop', () => {
     ).toBe(false);
     expect(textOf(childLog.at(-1) as Message)).toBe('src/deep.ts defines 200 values');
     expect(model.figures.requests).toBe(4);
+  });
+
+  it('a model that stopped because the window filled keeps its partial answer, compacts, and ends the turn so', async () => {
+    const { manager } = setup([
+      { steps: [[{ name: 'read_file', args: { path: 'src/big.ts', lines: 150 } }]], answer: 'read' },
+      { steps: [], answer: 'after' },
+    ]);
+    const client = clients().anthropic;
+    await runTurn({ manager, client, model: 'claude-sonnet-4-5', tools: [readTool] }, 's1', '[turn 0] read');
+    const editsBefore = (await manager.history('s1')).edits.length;
+    server.enqueue(
+      anthropicReply({ text: 'The file defines 150 val', stopReason: 'model_context_window_exceeded' }),
+    );
+    const result = await runTurn(
+      { manager, client, model: 'claude-sonnet-4-5', tools: [readTool] },
+      's1',
+      '[turn 1] summarize it',
+    );
+    expect(result).toMatchObject({ stopReason: 'window_full', text: 'The file defines 150 val' });
+    const { log, edits } = await manager.history('s1');
+    expect(log.at(-1)?.parts).toEqual([{ type: 'text', text: 'The file defines 150 val' }]);
+    expect(edits.length).toBeGreaterThan(editsBefore);
   });
 });

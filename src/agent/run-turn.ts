@@ -6,12 +6,13 @@
  * it. Tools the model asks for run one after another, in the order asked, so a tool that asks the person
  * something never talks over another.
  */
-import { ModelCallAbortedError } from '../core/errors/index.ts';
+import { ModelCallAbortedError, ModelCallError } from '../core/errors/index.ts';
 import type { ContextEvent } from '../core/events.ts';
 import type { Message, MessageInput, ToolCallPart, Usage } from '../core/message.ts';
 import type { ContextManager } from '../engine/context-manager.ts';
 import { isContextOverflow } from '../providers/is-context-overflow.ts';
 import type { ModelClient, ModelResponse } from '../providers/model-client.ts';
+import { stoppedForContextWindow } from '../providers/stop-reasons.ts';
 import type { AgentEvent, TurnResult, TurnStopReason } from './agent-events.ts';
 import type { AgentTool, AgentToolContext, ConfirmRequest } from './agent-tool.ts';
 
@@ -84,6 +85,19 @@ export async function runTurn(
       await appendAll([response.message]);
       emit({ type: 'step-end', step: steps, usage: response.usage, stopReason: response.stopReason });
       text = textOf(response.message);
+      if (stoppedForContextWindow(response.stopReason)) {
+        // The answer is real but cut short by the window itself: compact now so the next turn has room.
+        const recovered = await manager.recover(
+          sessionId,
+          new ModelCallError(`${config.client.provider}: stopped with ${response.stopReason}`, {
+            providerCode: 'model_context_window_exceeded',
+          }),
+        );
+        forward(recovered.events);
+        await answerOpenCalls(response.message, appendAll);
+        stopReason = 'window_full';
+        break;
+      }
       const calls = response.message.parts.filter((part): part is ToolCallPart => part.type === 'tool-call');
       if (calls.length === 0) {
         stopReason = 'answered';
@@ -183,6 +197,30 @@ async function callModel(
         error: error instanceof Error ? error.message : String(error),
       });
     }
+  }
+}
+
+/** Tool calls of an answer that will not run (the window filled mid-answer) are answered as such. */
+async function answerOpenCalls(
+  message: Message,
+  appendAll: (messages: MessageInput[]) => Promise<void>,
+): Promise<void> {
+  const calls = message.parts.filter((part): part is ToolCallPart => part.type === 'tool-call');
+  for (const call of calls) {
+    await appendAll([
+      {
+        role: 'tool',
+        parts: [
+          {
+            type: 'tool-result',
+            callId: call.callId,
+            name: call.name,
+            content: 'Not run: the context window filled up before the call was complete. Ask for it again.',
+            isError: true,
+          },
+        ],
+      },
+    ]);
   }
 }
 

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import { PRESETS } from '../core/policy/presets/index.ts';
+import { createExactCounter } from '../core/tokens/exact-counter.ts';
+import { createOpenAICompatibleClient } from '../providers/openai-compatible-client.ts';
 import { loadCorpusSession } from '../testing/corpus.ts';
 import { type FakeProviderServer, startFakeProviderServer } from '../testing/fake-provider-server.ts';
 import { providerError } from '../testing/fake-provider-server-errors.ts';
@@ -85,5 +87,36 @@ describe('choosing the summarizer', () => {
     expect(() => chooseSummarizer(withSummaryModel('http://127.0.0.1:9/v1'), { env: {} })).toThrow(
       /DEEPSEEK_API_KEY/,
     );
+  });
+});
+
+describe("summaries by the agent's own model fit its window", () => {
+  it('the input bound follows the window the agent runs with, not the default size', async () => {
+    server = await startFakeProviderServer();
+    server.enqueue(openAIReply({ content: SUMMARY_REPLY }));
+    const client = createOpenAICompatibleClient({ baseUrl: server.openAIBaseUrl });
+    const window = 8_000;
+    const summarizer = chooseSummarizer(PRESETS.default, {
+      client,
+      model: 'a-local-model',
+      contextWindow: window,
+      maxOutputTokens: 1_000,
+    });
+    // A long real session: its transcript alone is far over 8k tokens.
+    const messages = loadCorpusSession(
+      'swe-agent__replay__marshmallow-code__marshmallow-1867__function_calling_replace__install-1__marshmallow-code__marshmallow-1867.jsonl',
+    ).messages;
+    const counter = createExactCounter('o200k');
+    await summarizer.summarize({
+      messages,
+      throughSeq: messages.at(-1)?.seq ?? 0,
+      maxTokens: 500,
+      toolResultMaxChars: 1_800,
+      countTokens: (text) => counter.count(text),
+    });
+    const body = server.requests[0]?.body as { messages: { content: string }[]; max_tokens?: number };
+    const sent = body.messages.reduce((sum, message) => sum + counter.count(message.content), 0);
+    expect(sent + (body.max_tokens ?? 0)).toBeLessThan(window);
+    expect(sent).toBeGreaterThan(3_000);
   });
 });

@@ -4,6 +4,7 @@ import { createAnthropicClient } from '../providers/anthropic-client.ts';
 import type { ModelClient } from '../providers/model-client.ts';
 import { findModelProfile } from '../providers/model-profiles.ts';
 import { createOpenAICompatibleClient } from '../providers/openai-compatible-client.ts';
+import { DEFAULT_MAX_OUTPUT_TOKENS } from '../providers/resolve-context-window.ts';
 import { createExtractiveSummarizer } from '../summarize/extractive-summarizer.ts';
 import { createModelSummarizer } from '../summarize/model-summarizer.ts';
 import type { Summarizer } from '../summarize/summarizer.ts';
@@ -27,6 +28,12 @@ export interface SummarizerChoice {
   model?: string;
   env?: Readonly<Record<string, string | undefined>>;
   fetch?: typeof fetch;
+  /**
+   * The agent's model's window and output reserve, when known (a local server's loaded size, `--window`):
+   * summaries by the agent's own model are cut to fit it, not the profile's (or the default) size.
+   */
+  contextWindow?: number;
+  maxOutputTokens?: number;
 }
 
 /**
@@ -50,18 +57,26 @@ export function chooseSummarizer(policy: Policy, choice: SummarizerChoice = {}):
     return createModelSummarizer({
       client: choice.client,
       model: choice.model,
-      maxInputTokens: inputBudget(policy, choice.model),
+      maxInputTokens: inputBudget(policy, choice.model, choice),
     });
   }
   return createExtractiveSummarizer();
 }
 
-function inputBudget(policy: Policy, model: string): number {
+function inputBudget(
+  policy: Policy,
+  model: string,
+  window: Pick<SummarizerChoice, 'contextWindow' | 'maxOutputTokens'> = {},
+): number {
   if (policy.summarize.inputMaxTokens > 0) return policy.summarize.inputMaxTokens;
   const profile = findModelProfile(model);
-  if (!profile) return DEFAULT_SUMMARY_INPUT_TOKENS;
+  const contextWindow = window.contextWindow ?? profile?.contextWindow;
+  if (contextWindow === undefined) return DEFAULT_SUMMARY_INPUT_TOKENS;
+  const reserve =
+    window.maxOutputTokens ??
+    Math.min(profile?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS, Math.floor(contextWindow / 4));
   // Leave room for the summary itself and a margin for the summary model's own tokenizer.
-  return Math.max(1_000, Math.floor((profile.contextWindow - profile.maxOutputTokens) * 0.8));
+  return Math.max(1_000, Math.floor((contextWindow - reserve) * 0.8));
 }
 
 function clientFor(model: SummaryModel, choice: SummarizerChoice): ModelClient {

@@ -83,6 +83,10 @@ export class ContextManager {
       options.summarizer ??
       chooseSummarizer(this.policy, {
         ...(options.model ? { client: options.model.client, model: options.model.name } : {}),
+        ...(this.policy.budget.contextWindow > 0 && { contextWindow: this.policy.budget.contextWindow }),
+        ...(this.policy.budget.maxOutputTokens > 0 && {
+          maxOutputTokens: this.policy.budget.maxOutputTokens,
+        }),
         ...(options.env ? { env: options.env } : {}),
         ...(options.fetch ? { fetch: options.fetch } : {}),
       });

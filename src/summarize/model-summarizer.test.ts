@@ -13,6 +13,7 @@ import {
   createModelSummarizer,
   DEFAULT_PROMPT_OVERHEAD_TOKENS,
   isFallbackSummary,
+  SUMMARY_OVERFLOW_RETRIES,
 } from './model-summarizer.ts';
 import type { SummarizeInput } from './summarizer.ts';
 import { SUMMARY_SYSTEM_PROMPT } from './summary-prompt.ts';
@@ -234,8 +235,24 @@ describe('model-backed summarizer against an OpenAI-compatible server', () => {
     expect(failure.cause).toBeInstanceOf(ModelCallError);
   });
 
-  it('returns the fallback summary, marked, when the call overflows', async () => {
-    server.enqueue(openAIErrors.contextLengthExceeded({ limit: 8192, requested: 9000 }));
+  it('sends an overflowing summary call again with half the input, then a quarter: never refused for length', async () => {
+    server.enqueue(
+      openAIErrors.contextLengthExceeded({ limit: 8192, requested: 9000 }),
+      openAIReply({ content: REPLY }),
+    );
+    const summary = await summarizer().summarize(input(MARSHMALLOW, { maxTokens: 500 }));
+    expect(summary.producer).toBe(`model:${MODEL}`);
+    expect(server.requests).toHaveLength(2);
+    const sizes = server.requests.map((request) => countTokens(JSON.stringify(request.body)));
+    expect(sizes[1]).toBeLessThan((sizes[0] ?? 0) * 0.6);
+  });
+
+  it('returns the fallback summary, marked, when the call overflows at every size', async () => {
+    server.enqueue(
+      ...Array.from({ length: SUMMARY_OVERFLOW_RETRIES + 1 }, () =>
+        openAIErrors.contextLengthExceeded({ limit: 8192, requested: 9000 }),
+      ),
+    );
     const seen: SummarizerError[] = [];
     const summary = await summarizer({
       fallback: createExtractiveSummarizer(),

@@ -1,7 +1,7 @@
 import type { Summary } from '../core/edit.ts';
 import { InvalidPolicyError, SummarizerError } from '../core/errors/index.ts';
 import { type Message, textOf, type Usage } from '../core/message.ts';
-import { isContextOverflow } from '../providers/is-context-overflow.ts';
+import { isContextOverflow, parseOverflowTokens } from '../providers/is-context-overflow.ts';
 import type { ModelClient, ModelRequest } from '../providers/model-client.ts';
 import { cutHead, cutToTokens, oneLine } from './cut-text.ts';
 import { fitSummary, orderByPriority } from './fit-summary.ts';
@@ -78,7 +78,7 @@ export function createModelSummarizer(options: ModelSummarizerOptions): Summariz
     usesModel: true,
     async summarize(input: SummarizeInput): Promise<Summary> {
       try {
-        return await summarizeWithModel(name, options, input);
+        return await summarizeFitting(name, options, input);
       } catch (error) {
         if (!SummarizerError.isInstance(error) || error.failure === 'aborted' || !options.fallback)
           throw error;
@@ -90,10 +90,45 @@ export function createModelSummarizer(options: ModelSummarizerOptions): Summariz
   };
 }
 
+/**
+ * A summary call is never refused for being too long: the prompt is cut to `maxInputTokens` before it is
+ * sent, and when the provider still reports an overflow (its tokenizer counts more than ours, or the window
+ * it serves is smaller than configured), the call is made again with half the input, then a quarter.
+ */
+async function summarizeFitting(
+  name: string,
+  options: ModelSummarizerOptions,
+  input: SummarizeInput,
+): Promise<Summary> {
+  let maxInputTokens = options.maxInputTokens;
+  for (let attempt = 0; ; attempt++) {
+    let sent = maxInputTokens;
+    try {
+      return await summarizeWithModel(name, { ...options, maxInputTokens }, input, (tokens) => {
+        sent = tokens;
+      });
+    } catch (error) {
+      const overflowed = SummarizerError.isInstance(error) && error.overflow;
+      if (!overflowed || attempt >= SUMMARY_OVERFLOW_RETRIES) throw error;
+      // Half of what was sent; less when the provider said how large its window is.
+      const { limit } = parseOverflowTokens(error.cause);
+      const room =
+        limit !== undefined ? Math.floor((limit - input.maxTokens) * 0.8) : Number.POSITIVE_INFINITY;
+      maxInputTokens = Math.max(MIN_SUMMARY_INPUT_TOKENS, Math.min(Math.floor(sent / 2), room));
+    }
+  }
+}
+
+/** Times a summary call that overflowed is sent again with half the input. */
+export const SUMMARY_OVERFLOW_RETRIES = 2;
+/** The least input a retried summary call is cut to. */
+export const MIN_SUMMARY_INPUT_TOKENS = 1_000;
+
 async function summarizeWithModel(
   name: string,
   options: ModelSummarizerOptions,
   asked: SummarizeInput,
+  onPromptTokens: (tokens: number) => void = () => {},
 ): Promise<Summary> {
   // The model cannot write more than its own cap: the prompt, the request and the fitting all use the smaller.
   const input =
@@ -103,6 +138,7 @@ async function summarizeWithModel(
   const { countTokens } = input;
   const previous = sectionsFrom(input.previous?.sections);
   const prompt = boundedPrompt(name, options, input, previous);
+  onPromptTokens(countTokens(prompt) + countTokens(SUMMARY_SYSTEM_PROMPT));
   const request: ModelRequest = {
     model: options.model,
     system: SUMMARY_SYSTEM_PROMPT,

@@ -172,6 +172,12 @@ export class ChatSession {
       const result = await runTurn(this.#agentConfig(onEvent), this.sessionId, text, { signal });
       endLine();
       if (result.stopReason === 'aborted') out.line(out.colors.yellow('(cancelled)'));
+      if (result.stopReason === 'window_full')
+        out.line(
+          out.colors.yellow(
+            '(the context window filled up mid-answer: ctxkit compacted it; say "continue" to go on)',
+          ),
+        );
       if (result.stopReason === 'step_limit')
         out.line(
           out.colors.yellow(

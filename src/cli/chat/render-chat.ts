@@ -4,9 +4,10 @@
  * a tool or a file goes through the terminal escape first: none of it is trusted to be printable.
  */
 import pc from 'picocolors';
-import { type ContextLevelThresholds, contextLevel } from '../../core/budget/context-level.ts';
+import type { ContextLevelThresholds } from '../../core/budget/context-level.ts';
 import type { ContextEvent } from '../../core/events.ts';
 import type { SessionStats } from '../../engine/session-stats.ts';
+import { colourByLevel } from '../context-colour.ts';
 import { escapeForTerminal } from '../escape-for-terminal.ts';
 
 /** Characters of a tool call's arguments or a result's first line shown on its one line. */
@@ -28,7 +29,7 @@ export function toolCallLine(name: string, args: string, colors: Colors = pc): s
 }
 
 export function toolResultLine(content: string, isError: boolean, colors: Colors = pc): string {
-  const lines = content === '' ? 0 : content.split('\n').length;
+  const lines = content === '' ? 0 : content.replace(/\n$/, '').split('\n').length;
   const first = content.split('\n').find((line) => line.trim() !== '') ?? '';
   const size = colors.dim(`(${count(lines)} line${lines === 1 ? '' : 's'}, ${count(content.length)} chars)`);
   return isError
@@ -61,23 +62,6 @@ export function contextEventLine(event: ContextEvent, colors: Colors = pc): stri
       return colors.dim(`· resumed: ${count(event.messages)} messages, ${count(event.edits)} edits`);
     default:
       return undefined;
-  }
-}
-
-/** The context percentage, coloured by the policy's display levels (yellow from 70 %, red from 90 %). */
-export function colourByLevel(
-  text: string,
-  pressure: number,
-  display: ContextLevelThresholds,
-  colors: Colors = pc,
-): string {
-  switch (contextLevel(pressure, display)) {
-    case 'danger':
-      return colors.red(colors.bold(text));
-    case 'warn':
-      return colors.yellow(text);
-    case 'ok':
-      return text;
   }
 }
 

@@ -1,8 +1,9 @@
 import pc from 'picocolors';
-import { type ContextLevelThresholds, contextLevel } from '../../core/budget/context-level.ts';
+import type { ContextLevelThresholds } from '../../core/budget/context-level.ts';
 import { percentile } from '../../replay/percentile.ts';
 import type { CachePricing, RetentionSummary, SessionReplay } from '../../replay/replay-types.ts';
 import { addRetention, FACT_KINDS } from '../../replay/summarize-retention.ts';
+import { colourByLevel, type LevelColors } from '../context-colour.ts';
 import { escapeForTerminal as safe } from '../escape-for-terminal.ts';
 import { distinctShortNames, renderTable, shorten } from './render-table.ts';
 
@@ -72,19 +73,13 @@ export function aggregate(replays: readonly SessionReplay[]): ReplayAggregate {
   };
 }
 
-type Colors = Pick<typeof pc, 'yellow' | 'red' | 'bold'>;
-
 /** A pressure, coloured by its level under the policy's `display` thresholds (deepagents: yellow 70 %, red 90 %). */
-export function pressureCell(pressure: number, display: ContextLevelThresholds, colors: Colors = pc): string {
-  const text = percent(pressure);
-  switch (contextLevel(pressure, display)) {
-    case 'danger':
-      return colors.red(colors.bold(text));
-    case 'warn':
-      return colors.yellow(text);
-    case 'ok':
-      return text;
-  }
+export function pressureCell(
+  pressure: number,
+  display: ContextLevelThresholds,
+  colors: LevelColors = pc,
+): string {
+  return colourByLevel(percent(pressure), pressure, display, colors);
 }
 
 /**
