@@ -242,6 +242,25 @@ export function editReach(edit: Edit): number | null {
   }
 }
 
+/** The oldest log message an edit can change the view of; -1 for edits that reach the whole history. */
+export function lowestSeqTouched(edit: Edit): number {
+  switch (edit.type) {
+    case 'summarize':
+    case 'drop':
+    case 'reset':
+    case 'branch':
+    case 'compress-text':
+      return -1;
+    case 'clear':
+    case 'hide':
+      return Math.min(...edit.targets);
+    case 'archive':
+      return Math.min(edit.digestAfterSeq, ...edit.targets);
+    default:
+      return edit.target;
+  }
+}
+
 /**
  * The first seq a view over these edits can show: one past the newest cut (0 when nothing is cut). A
  * resumed session needs the log's bodies from here on only; the view never reaches further back.

@@ -1,5 +1,5 @@
 import type { BudgetRegions } from '../core/budget/context-budget.ts';
-import type { Edit, EvictEdit, Summary } from '../core/edit.ts';
+import { type Edit, type EvictEdit, lowestSeqTouched, type Summary } from '../core/edit.ts';
 import type { Message, Usage } from '../core/message.ts';
 import { isAgentVisible } from '../core/message.ts';
 import { assignStableIds } from '../core/stable-id.ts';
@@ -68,7 +68,14 @@ export class SessionRuntime {
   #lastPrepared: { edits: number; fixedTokens: number; messages: Message[] } | undefined;
   /** Reported usage anchor: history tokens the provider counted, and our figure at that moment. */
   #anchor:
-    | { edits: number; reportedHistory: number; historyTokensAt: number; counter: TokenCounter }
+    | {
+        edits: number;
+        reportedHistory: number;
+        historyTokensAt: number;
+        counter: TokenCounter;
+        /** The newest log message the reported request held: edits past it leave the anchor true. */
+        throughSeq: number;
+      }
     | undefined;
 
   constructor(id: string, counter: TokenCounter, tokenCache: MessageTokenCache) {
@@ -95,7 +102,14 @@ export class SessionRuntime {
       this.edits.push(edit);
       if (edit.type === 'evict') this.evictions.set(edit.target, edit);
     }
+    const anchor = this.#anchor;
+    const wasValid = anchor?.edits === this.editCount;
     this.editCount += edits.length;
+    // Edits of messages the reported request did not hold (a result normalized as it arrives after the
+    // reply) change only what our own count adds to the anchor: it stays true. One that reaches into the
+    // reported request (a cut, a clear, a snip of an older result) ends it.
+    if (anchor && wasValid && edits.every((edit) => lowestSeqTouched(edit) > anchor.throughSeq))
+      anchor.edits = this.editCount;
   }
 
   /** The whole log and every edit, when they are all in memory (see `loadOlder`). */
@@ -236,6 +250,8 @@ export class SessionRuntime {
       reportedHistory: Math.max(0, usage.inputTokens + usage.outputTokens - prepared.fixedTokens),
       historyTokensAt: this.historyTokens,
       counter: this.counter,
+      // The reply itself is counted in `outputTokens`: it is part of what the anchor covers.
+      throughSeq: this.nextSeq - 1,
     };
   }
 

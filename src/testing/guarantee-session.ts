@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
 import type { Edit } from '../core/edit.ts';
-import { isPrefixEdit } from '../core/edit.ts';
+import { isPrefixEdit, lowestSeqTouched } from '../core/edit.ts';
 import { ContextBudgetError, ModelCallError } from '../core/errors/index.ts';
 import type { ContextEvent } from '../core/events.ts';
 import type { Message, MessageInput, Part } from '../core/message.ts';
@@ -100,6 +100,8 @@ class GuaranteeSession {
   inflated = false;
   /** Edits count at which reported usage may anchor the estimate (see SessionRuntime.recordUsage). */
   anchorEdits: number | undefined;
+  /** The reply the usage came with: later edits of newer messages leave the anchor standing. */
+  anchorThroughSeq = -1;
   lastPrepare: PrepareResult | undefined;
   /** Input tokens of the last prepared request, which reported usage refers to. */
   lastUsageBase: number | undefined;
@@ -190,7 +192,10 @@ class GuaranteeSession {
       };
       chunk = [{ ...first, usage }, ...chunk.slice(1)];
       this.inflated = false;
-      if (this.script.policy.tokens.anchorOnUsage) this.anchorEdits = Number.POSITIVE_INFINITY;
+      if (this.script.policy.tokens.anchorOnUsage) {
+        this.anchorEdits = Number.POSITIVE_INFINITY;
+        this.anchorThroughSeq = (await this.manager.history(this.sessionId)).log.length;
+      }
     }
     this.pendingUsage = undefined;
     const last = this.branch.at(-1);
@@ -221,9 +226,14 @@ class GuaranteeSession {
     for (const input of messages) this.expected.push({ input, snapshot: structuredClone(input) });
   }
 
-  /** Whether the engine's estimate may be anchored on reported usage (then our recount may differ). */
-  anchored(edits: number): boolean {
-    return this.anchorEdits !== undefined && edits <= this.anchorEdits;
+  /**
+   * Whether the engine's estimate may be anchored on reported usage (then our recount may differ): no edit
+   * since the anchor reached into the request the usage was reported for (SessionRuntime.addEdits).
+   */
+  anchored(edits: readonly Edit[]): boolean {
+    const from = this.anchorEdits;
+    if (from === undefined) return false;
+    return edits.slice(from).every((edit) => lowestSeqTouched(edit) > this.anchorThroughSeq);
   }
 
   async prepare(request: PrepareRequest): Promise<void> {
@@ -348,7 +358,7 @@ class GuaranteeSession {
     const fixed = this.fixedTokens();
     same(stats.tokens.system, fixed.system, `${at}: system tokens`);
     same(stats.tokens.tools, fixed.tools, `${at}: tool tokens`);
-    if (!this.anchored(edits.length)) {
+    if (!this.anchored(edits)) {
       const overhead = this.script.policy.tokens.messageOverhead;
       let sent = (result.system ? this.counter.count(result.system) + overhead : 0) + fixed.tools;
       for (const message of result.messages) sent += this.tokensOf(message);
@@ -520,8 +530,7 @@ class GuaranteeSession {
       { view: open.entries.length, log: log.length, roles, chars, turns, edits: edits.length },
       `${at}: the incremental view vs projectView(log, edits)`,
     );
-    if (!this.anchored(edits.length) && !this.inflated)
-      same(stats.tokens.history, tokens, `${at}: history tokens`);
+    if (!this.anchored(edits) && !this.inflated) same(stats.tokens.history, tokens, `${at}: history tokens`);
     same(stats.summary?.throughSeq, open.summary?.throughSeq, `${at}: the summary in view`);
   }
 
