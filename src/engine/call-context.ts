@@ -15,7 +15,12 @@ import { findModelProfile } from '../providers/model-profiles.ts';
 import { DEFAULT_MAX_OUTPUT_TOKENS, resolveContextWindow } from '../providers/resolve-context-window.ts';
 import type { IndexSources, IndexUnavailable } from './context-indexes.ts';
 
-/** What a caller says about the model call it is about to make. */
+/**
+ * What a caller says about the model call it is about to make. The session remembers it: a field left
+ * out keeps the value the session's last call gave (the system prompt, the tools, the model, the window),
+ * so `stats`, `compact` and `recover`, which take no request, measure the call the agent is making. To
+ * change one, pass the new value; to send no tools or no system prompt, pass `[]` or `''`.
+ */
 export interface PrepareRequest {
   system?: string;
   tools?: ToolDefinition[];

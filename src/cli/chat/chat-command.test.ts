@@ -3,7 +3,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PRESETS } from '../../core/policy/presets/index.ts';
 import { createExactCounter } from '../../core/tokens/exact-counter.ts';
+import { createContextManager } from '../../engine/context-manager.ts';
+import { openEmbeddedStores } from '../../store/open-embedded-stores.ts';
 import { type FakeProviderServer, startFakeProviderServer } from '../../testing/fake-provider-server.ts';
 import { type CodingTurn, scriptedCodingModel } from '../../testing/scripted-coding-model.ts';
 import { BIN } from '../testing/run-ctxkit.ts';
@@ -203,5 +206,73 @@ describe('ctxkit chat (stdin not a terminal)', () => {
     expect(sent).not.toContain('sk-secret-never-shown');
     expect(run.stdout).not.toContain('sk-secret-never-shown');
     expect(run.stdout).toContain('ran it');
+  });
+
+  it('removes sessions idle past retention on start (30 days under default), keeps the rest', async () => {
+    scripted([{ steps: [], answer: 'hi' }]);
+    const dataDir = join(dir, '.ctxkit');
+    const stores = await openEmbeddedStores({ dataDir });
+    const DAY = 86_400_000;
+    for (const [id, daysAgo] of [
+      ['stale', 40],
+      ['fresh', 2],
+    ] as const) {
+      const manager = createContextManager({
+        policy: PRESETS.default,
+        store: stores.store,
+        blobs: stores.blobs,
+        trace: stores.trace,
+        clock: () => Date.now() - daysAgo * DAY,
+      });
+      await manager.append(id, [{ role: 'user', parts: [{ type: 'text', text: `a ${id} session` }] }]);
+      await manager.flushTrace();
+    }
+    await stores.close();
+    const run = await chat(
+      ['--base-url', server.openAIBaseUrl, '--model', MODEL, '--data', dataDir],
+      ['/exit'],
+      {
+        cwd: dir,
+      },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('removed 1 session(s) idle more than 30 days');
+    const after = await openEmbeddedStores({ dataDir });
+    try {
+      expect(await after.store.load('stale')).toBeUndefined();
+      expect(await after.store.load('fresh')).toBeDefined();
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('resumes as the policy restores: the whole thread under default, last turns as text under cowagent (seed 000)', async () => {
+    const roles = async (policy: string) => {
+      scripted([
+        { steps: [[{ name: 'read_file', args: { path: 'notes.md' } }]], answer: 'read them' },
+        { steps: [], answer: 'resumed' },
+      ]);
+      const flags = [
+        '--base-url',
+        server.openAIBaseUrl,
+        '--model',
+        MODEL,
+        '--policy',
+        policy,
+        '--session',
+        policy,
+      ];
+      const data = ['--data', join(dir, `.ctxkit-${policy}`)];
+      await chat([...flags, ...data], ['[turn 0] read my notes'], { cwd: dir });
+      const resumed = await chat([...flags, ...data], ['[turn 1] and now?'], { cwd: dir });
+      expect(resumed.stdout).toContain('resumed');
+      const body = modelCalls().at(-1)?.body as { messages: { role: string; content: unknown }[] };
+      return body.messages.map((message) => message.role);
+    };
+    expect(await roles('default')).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'user']);
+    const cowagent = await roles('cowagent');
+    expect(cowagent).not.toContain('tool');
+    expect(cowagent.at(-1)).toBe('user');
+    expect(JSON.stringify(modelCalls().at(-1)?.body)).toContain('read them');
   });
 });
