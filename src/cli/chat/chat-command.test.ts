@@ -72,6 +72,31 @@ describe('ctxkit chat (stdin not a terminal)', () => {
     expect(run.stderr).toMatch(/--base-url/);
   });
 
+  it('refuses a model whose window nobody knows, asking for --window', async () => {
+    scripted([{ steps: [], answer: 'x' }]);
+    const run = await chat(['--base-url', server.openAIBaseUrl, '--model', 'no-such-model'], ['hello'], {
+      cwd: dir,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--window: the window of model "no-such-model" is not known/);
+    const withWindow = await chat(
+      [
+        '--base-url',
+        server.openAIBaseUrl,
+        '--model',
+        'no-such-model',
+        '--window',
+        '8000',
+        '--data',
+        join(dir, '.d'),
+      ],
+      ['/exit'],
+      { cwd: dir },
+    );
+    expect(withWindow.code).toBe(0);
+    expect(withWindow.stdout).toContain('window 8,000 (--window)');
+  });
+
   it('runs turns with tools, prints each call and a one-line result, and answers commands', async () => {
     const model = scripted([
       {

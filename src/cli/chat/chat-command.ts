@@ -87,6 +87,11 @@ export async function chatCommand(
   const window = await resolveChatWindow(connection, windowFlag);
   const maxOutput =
     parseCountFlag('--max-output', flags.maxOutput, { unit: 'tokens', zero: 'auto' }) || undefined;
+  if (window.contextWindow === undefined && base.policy.budget.contextWindow <= 0)
+    throw new FlagError(
+      '--window',
+      `the window of model ${JSON.stringify(connection.model)} is not known: the server does not say it and no model profile has it; pass --window N (the context size the model is loaded with)`,
+    );
 
   const dataDir = flags.data ?? DEFAULT_DATA_DIR;
   const stores = await openEmbeddedStores({ dataDir });
