@@ -21,6 +21,8 @@ export type AgentEvent =
   | { type: 'tool-result'; callId: string; name: string; content: string; isError: boolean }
   /** The provider said the request did not fit: ctxkit compacted and the call is sent once more. */
   | { type: 'overflow-recovered'; step: number; error: string }
+  /** The provider's overflow named a window smaller than the one prepared for: it is used from now on. */
+  | { type: 'window-learned'; contextWindow: number }
   | { type: 'step-end'; step: number; usage: Usage; stopReason: string }
   /** ctxkit's own events (compactions, offloads, summaries) raised during the turn. */
   | { type: 'context'; event: ContextEvent };

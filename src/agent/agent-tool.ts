@@ -17,6 +17,8 @@ export interface ConfirmRequest {
   tool: string;
   /** One line saying what would happen: `write src/a.ts (1,204 bytes)`, `run: npm test`. */
   summary: string;
+  /** What the change is, for the person to judge it: the start of a file's content, the text replaced. */
+  detail?: string;
 }
 
 /** A tool's answer: what goes back to the model as the tool result. */

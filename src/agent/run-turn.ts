@@ -10,7 +10,7 @@ import { ModelCallAbortedError, ModelCallError } from '../core/errors/index.ts';
 import type { ContextEvent } from '../core/events.ts';
 import type { Message, MessageInput, ToolCallPart, Usage } from '../core/message.ts';
 import type { ContextManager } from '../engine/context-manager.ts';
-import { isContextOverflow } from '../providers/is-context-overflow.ts';
+import { isContextOverflow, parseOverflowTokens } from '../providers/is-context-overflow.ts';
 import type { ModelClient, ModelResponse } from '../providers/model-client.ts';
 import { stoppedForContextWindow } from '../providers/stop-reasons.ts';
 import type { AgentEvent, TurnResult, TurnStopReason } from './agent-events.ts';
@@ -69,6 +69,8 @@ export async function runTurn(
   let text = '';
   let steps = 0;
   let stopReason: TurnStopReason = 'step_limit';
+  // The window this turn's calls are prepared for: the caller's, until a provider says it is smaller.
+  const window = { contextWindow: config.contextWindow, maxOutputTokens: config.maxOutputTokens };
   try {
     while (steps < maxSteps) {
       if (signal.aborted) {
@@ -76,7 +78,7 @@ export async function runTurn(
         break;
       }
       steps++;
-      const response = await callModel(config, sessionId, steps, definitions, signal, emit, forward);
+      const response = await callModel(config, window, sessionId, steps, definitions, signal, emit, forward);
       if (!response) {
         stopReason = 'aborted';
         break;
@@ -138,6 +140,7 @@ export async function runTurn(
  */
 async function callModel(
   config: AgentConfig,
+  window: { contextWindow: number | undefined; maxOutputTokens: number | undefined },
   sessionId: string,
   step: number,
   tools: AgentTool['definition'][],
@@ -151,8 +154,8 @@ async function callModel(
       ...(config.system !== undefined && { system: config.system }),
       tools,
       model: config.model,
-      ...(config.contextWindow !== undefined && { contextWindow: config.contextWindow }),
-      ...(config.maxOutputTokens !== undefined && { maxOutputTokens: config.maxOutputTokens }),
+      ...(window.contextWindow !== undefined && { contextWindow: window.contextWindow }),
+      ...(window.maxOutputTokens !== undefined && { maxOutputTokens: window.maxOutputTokens }),
     });
     forward(prepared.events);
     emit({ type: 'step-start', step, stats: prepared.stats });
@@ -188,9 +191,19 @@ async function callModel(
     } catch (error) {
       if (signal.aborted || ModelCallAbortedError.isInstance(error)) return undefined;
       if (attempt > 0 || !isContextOverflow(error)) throw error;
+      // A provider that names its limit, below the window we prepared for (a server loaded with less than
+      // its profile says): that limit is the window from now on.
+      const { limit } = parseOverflowTokens(error);
+      const learned = limit !== undefined && limit > 0 && limit < prepared.stats.contextWindow;
+      if (learned) {
+        window.contextWindow = limit;
+        if (window.maxOutputTokens !== undefined && window.maxOutputTokens * 2 > limit)
+          window.maxOutputTokens = Math.max(1, Math.floor(limit / 4));
+        emit({ type: 'window-learned', contextWindow: limit });
+      }
       const recovered = await manager.recover(sessionId, error);
       forward(recovered.events);
-      if (!recovered.retry) throw error;
+      if (!recovered.retry && !learned) throw error;
       emit({
         type: 'overflow-recovered',
         step,

@@ -131,6 +131,10 @@ export function buildProgram(setExitStatus: (status: number) => void = () => {})
   policyOptions(
     program
       .command('chat')
+      .argument(
+        '[message...]',
+        'a first message to send (then the chat goes on, or ends when stdin is not a terminal)',
+      )
       .description(
         'talk to a tool-using agent whose context ctxkit manages (OpenAI-compatible servers or Anthropic)',
       )
@@ -149,8 +153,8 @@ export function buildProgram(setExitStatus: (status: number) => void = () => {})
         'after',
         '\nKeys come from OPENAI_API_KEY or ANTHROPIC_API_KEY; a local server needs only --base-url.\nThe window is what the server has the model loaded with when it says (Ollama, vLLM, llama.cpp), --window below that, else the model profile.\nExamples:\n  ctxkit chat --model gpt-4o\n  ctxkit chat --base-url http://127.0.0.1:11434/v1 --model qwen2.5-coder --allow-write\n  echo "list the files" | ctxkit chat --base-url http://127.0.0.1:8000/v1 --model m',
       ),
-  ).action(async (flags) => {
-    await chatCommand(flags);
+  ).action(async (message: string[], flags) => {
+    setExitStatus(await chatCommand({ ...flags, ...(message.length > 0 && { message }) }));
   });
 
   policyOptions(

@@ -112,6 +112,13 @@ export const MODEL_PROFILES: readonly ModelProfile[] = [
     maxOutputTokens: 32_000,
     aliases: ['claude-4.1-opus'],
   },
+  {
+    id: 'claude-sonnet-4-6',
+    vendor: 'anthropic',
+    contextWindow: 200_000,
+    maxOutputTokens: 64_000,
+    aliases: ['claude-4.6-sonnet'],
+  },
   { id: 'claude-opus-4-5', vendor: 'anthropic', contextWindow: 200_000, maxOutputTokens: 64_000 },
   { id: 'claude-haiku-4-5', vendor: 'anthropic', contextWindow: 200_000, maxOutputTokens: 64_000 },
 

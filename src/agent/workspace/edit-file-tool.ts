@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { ToolDefinition } from '../../core/tool-definition.ts';
 import type { AgentTool, AgentToolContext } from '../agent-tool.ts';
+import { editPreview } from './change-preview.ts';
 import { openTextFile } from './open-text-file.ts';
 import {
   answering,
@@ -138,7 +139,11 @@ async function editFile(
       `the old text occurs ${times} in ${shown} (at lines ${lines.join(', ')}${found.length > 10 ? ', …' : ''}), it must occur exactly once: nothing was changed; include more of the surrounding text`,
     );
   }
-  const allowed = await context.confirm({ tool: EDIT_FILE_TOOL, summary: `edit ${shown}` });
+  const allowed = await context.confirm({
+    tool: EDIT_FILE_TOOL,
+    summary: `edit ${shown} (line ${lineAt(before.text, found[0] ?? 0)})`,
+    detail: editPreview(parsed.oldText, parsed.newText),
+  });
   if (!allowed) return failure('declined', `the user declined the edit of ${shown}: nothing was changed`);
   if (context.signal.aborted) return failure('aborted', `cancelled: ${shown} was not changed`);
   const now = await readForEdit(workspace, parsed.path);

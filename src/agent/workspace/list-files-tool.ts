@@ -104,7 +104,7 @@ async function listFiles(
   let closedDirectories = 0;
   const summary = await walkFiles(
     target.real,
-    { maxDepth, includeSkipped: parsed.includeSkipped === true, signal },
+    { maxDepth, includeSkipped: parsed.includeSkipped === true, signal, exclude: workspace.isPrivate },
     async (entry) => {
       if (entry.type === 'directory' && entry.depth === maxDepth) closedDirectories++;
       if (!matches(entry.path)) return undefined;

@@ -286,7 +286,12 @@ async function searchFiles(
     const prefix = target.relative === '.' ? '' : `${target.relative}/`;
     const summary = await walkFiles(
       target.real,
-      { maxDepth: Number.MAX_SAFE_INTEGER, includeSkipped: parsed.includeSkipped === true, signal },
+      {
+        maxDepth: Number.MAX_SAFE_INTEGER,
+        includeSkipped: parsed.includeSkipped === true,
+        signal,
+        exclude: workspace.isPrivate,
+      },
       (entry) => {
         if (entry.type !== 'file' || !matches(entry.path)) return undefined;
         return searchOne(entry.absolute, shownPath(prefix + entry.path));

@@ -32,6 +32,8 @@ export interface WalkOptions {
   includeSkipped?: boolean;
   maxEntries?: number;
   signal?: AbortSignal;
+  /** Absolute paths never listed nor entered, whatever `includeSkipped` says (the agent's own data). */
+  exclude?: (absolute: string) => boolean;
 }
 
 export interface WalkSummary {
@@ -95,8 +97,9 @@ export async function walkFiles(
         summary.skipped.push(entryPath);
         continue;
       }
-      summary.entries++;
       const entryAbsolute = path.join(absolute, entry.name);
+      if (options.exclude?.(entryAbsolute)) continue;
+      summary.entries++;
       if ((await visit({ path: entryPath, absolute: entryAbsolute, type, depth })) === false) {
         summary.stopped = true;
         return false;

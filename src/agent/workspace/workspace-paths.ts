@@ -7,6 +7,7 @@
  * between the check and a write without the write refusing to follow it (`O_NOFOLLOW`).
  */
 
+import { realpathSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { clip } from '../page-text.ts';
@@ -33,6 +34,17 @@ export interface Workspace {
   resolve(input: string): Promise<ResolvedPath>;
   /** An absolute path inside the root (the real root) as the answers show it. */
   relativeOf(absolute: string): string;
+  /** Whether an absolute path is one of the private ones (or inside one): never listed, read or written. */
+  isPrivate(absolute: string): boolean;
+}
+
+export interface WorkspaceOptions {
+  /**
+   * Directories inside the root the tools must not touch: the agent's own data (its sessions, settings and
+   * offloaded content of every session) lives there, and a tool that reached it would read other
+   * sessions and rewrite its own settings.
+   */
+  privatePaths?: readonly string[];
 }
 
 const isInside = (root: string, candidate: string): string | undefined => {
@@ -47,9 +59,22 @@ const toPosix = (relative: string): string => (relative === '' ? '.' : relative.
 
 const errorCode = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
-export function createWorkspace(root: string): Workspace {
+export function createWorkspace(root: string, options: WorkspaceOptions = {}): Workspace {
   const given = path.resolve(root);
   let cachedRealRoot: string | undefined;
+  // Both the path as given and its real path: a walk sees one, a resolved path the other.
+  const privatePaths = (options.privatePaths ?? []).flatMap((dir) => {
+    const absolute = path.resolve(dir);
+    let real = absolute;
+    try {
+      real = realpathSync(absolute);
+    } catch {
+      // Not there yet: the path as given.
+    }
+    return real === absolute ? [absolute] : [absolute, real];
+  });
+  const isPrivate = (absolute: string): boolean =>
+    privatePaths.some((dir) => isInside(dir, absolute) !== undefined);
 
   async function realRoot(): Promise<string> {
     try {
@@ -110,6 +135,11 @@ export function createWorkspace(root: string): Workspace {
       }
     }
     if (isInside(rootReal, real) === undefined) throw outside(input, 'leads (through a symbolic link)');
+    if (isPrivate(real) || isPrivate(lexical))
+      throw new WorkspaceToolError(
+        'outside_workspace',
+        `${JSON.stringify(clip(input))} is the agent's own data directory, which the workspace tools do not touch`,
+      );
     return { relative: toPosix(relative), real, exists: rest.length === 0 };
   }
 
@@ -117,6 +147,7 @@ export function createWorkspace(root: string): Workspace {
     root: given,
     realRoot,
     resolve,
+    isPrivate,
     relativeOf(absolute) {
       const base = cachedRealRoot ?? given;
       return toPosix(isInside(base, absolute) ?? path.relative(base, absolute));

@@ -67,7 +67,39 @@ describe('createWorkspaceTools', () => {
     );
     expect(context.asked.map((request) => request.summary)).toEqual([
       'write notes/todo.md (22 bytes)',
-      'edit notes/todo.md',
+      'edit notes/todo.md (line 2)',
     ]);
+  });
+
+  it("never lists, reads, searches or writes the private paths (the agent's own data directory)", async () => {
+    writeTree(root, {
+      '.ctxkit/sessions/other/secret.md': 'the other session said XYZZY\n',
+      'src/b.ts': 'XYZZY\n',
+    });
+    const tools = createWorkspaceTools({ root, allowWrite: true, privatePaths: [`${root}/.ctxkit`] });
+    const context = toolContext();
+    const listing = (await call(tools, 'list_files', { includeSkipped: true, depth: 5 })).content;
+    expect(listing).toContain('src/b.ts');
+    expect(listing).not.toContain('.ctxkit');
+    const found = (await call(tools, 'search_files', { query: 'XYZZY' })).content;
+    expect(found).toContain('src/b.ts');
+    expect(found).not.toContain('secret.md');
+    for (const path of [
+      '.ctxkit/sessions/other/secret.md',
+      `${root}/.ctxkit/chat-settings.json`,
+      'src/../.ctxkit/x',
+    ]) {
+      const read = await call(tools, 'read_file', { path });
+      expect(read.isError).toBe(true);
+      expect(read.content).toMatch(/own data directory/);
+    }
+    const write = await call(
+      tools,
+      'write_file',
+      { path: '.ctxkit/chat-settings.json', content: '{}' },
+      context,
+    );
+    expect(write.isError).toBe(true);
+    expect(context.asked).toEqual([]);
   });
 });

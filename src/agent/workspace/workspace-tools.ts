@@ -25,10 +25,14 @@ export interface WorkspaceToolsOptions {
   command?: RunCommandOptions;
   /** search_files's time limits. */
   search?: SearchFilesOptions;
+  /** Directories inside the root no tool may list, read or write (the agent's data directory). */
+  privatePaths?: readonly string[];
 }
 
 export function createWorkspaceTools(options: WorkspaceToolsOptions): AgentTool[] {
-  const workspace = createWorkspace(options.root);
+  const workspace = createWorkspace(options.root, {
+    ...(options.privatePaths ? { privatePaths: options.privatePaths } : {}),
+  });
   return [
     createListFilesTool(workspace),
     createReadFileTool(workspace),

@@ -31,7 +31,13 @@ describe('write_file', () => {
     const content = `${'x'.repeat(1_199)}\nend\n`;
     const result = await call(tools(), 'write_file', { path: 'new/dir/c.txt', content }, context);
     expect(result).toEqual({ content: 'created new/dir/c.txt (1,204 bytes, 2 lines)', isError: false });
-    expect(context.asked).toEqual([{ tool: 'write_file', summary: 'write new/dir/c.txt (1,204 bytes)' }]);
+    expect(context.asked).toEqual([
+      {
+        tool: 'write_file',
+        summary: 'write new/dir/c.txt (1,204 bytes)',
+        detail: `+ ${'x'.repeat(159)}…\n+ end`,
+      },
+    ]);
     expect(read('new/dir/c.txt')).toBe(content);
     const again = await call(tools(), 'write_file', { path: 'new/dir/c.txt', content: 'é' }, context);
     expect(again.content).toBe('replaced new/dir/c.txt (2 bytes, 1 line)');
@@ -95,7 +101,13 @@ describe('edit_file', () => {
       content: 'edited src/a.ts: 1 line from line 2 replaced by 2 lines',
       isError: false,
     });
-    expect(context.asked).toEqual([{ tool: 'edit_file', summary: 'edit src/a.ts' }]);
+    expect(context.asked).toEqual([
+      {
+        tool: 'edit_file',
+        summary: 'edit src/a.ts (line 2)',
+        detail: '- const b = 1;\n+ const b = 2;\n+ // two',
+      },
+    ]);
     expect(read('src/a.ts')).toBe('const a = 1;\nconst b = 2;\n// two\nexport { a, b };\n');
   });
 

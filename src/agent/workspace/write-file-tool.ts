@@ -10,6 +10,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { ToolDefinition } from '../../core/tool-definition.ts';
 import type { AgentTool, AgentToolContext } from '../agent-tool.ts';
+import { writePreview } from './change-preview.ts';
 import {
   answering,
   count,
@@ -98,7 +99,8 @@ async function writeFile(
   const bytes = Buffer.from(parsed.content, 'utf8');
   const allowed = await context.confirm({
     tool: WRITE_FILE_TOOL,
-    summary: `write ${shown} (${count(bytes.length)} bytes)`,
+    summary: `write ${shown} (${count(bytes.length)} byte${bytes.length === 1 ? '' : 's'})`,
+    detail: writePreview(parsed.content),
   });
   if (!allowed) return failure('declined', `the user declined to write ${shown}: nothing was written`);
   if (context.signal.aborted) return failure('aborted', `cancelled: ${shown} was not written`);

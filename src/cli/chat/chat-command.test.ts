@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { createExactCounter } from '../../core/tokens/exact-counter.ts';
 import { createContextManager } from '../../engine/context-manager.ts';
 import { openEmbeddedStores } from '../../store/open-embedded-stores.ts';
 import { type FakeProviderServer, startFakeProviderServer } from '../../testing/fake-provider-server.ts';
+import { providerError } from '../../testing/fake-provider-server-errors.ts';
 import { type CodingTurn, scriptedCodingModel } from '../../testing/scripted-coding-model.ts';
 import { BIN } from '../testing/run-ctxkit.ts';
 
@@ -300,4 +302,162 @@ describe('ctxkit chat (stdin not a terminal)', () => {
     expect(cowagent.at(-1)).toBe('user');
     expect(JSON.stringify(modelCalls().at(-1)?.body)).toContain('read them');
   });
+
+  it("/config: a later setting of the same path replaces the earlier (seed name or not), unset drops it, the window is the flags'", async () => {
+    scripted([{ steps: [], answer: 'x' }]);
+    const flags = [
+      '--base-url',
+      server.openAIBaseUrl,
+      '--model',
+      MODEL,
+      '--session',
+      'cfg',
+      '--data',
+      join(dir, '.ctxkit'),
+    ];
+    const run = await chat(
+      flags,
+      [
+        '/config compression_trigger 0.7',
+        '/config summarize.trigger 0.8',
+        '/config',
+        '/config unset summarize.trigger',
+        '/config',
+        '/config budget.contextWindow 1000000',
+      ],
+      { cwd: dir },
+    );
+    expect(run.stdout).toContain('summarize.trigger = 0.8 (kept for this session)');
+    expect(run.stdout).toContain('settings of this session: summarize.trigger=0.8');
+    expect(run.stdout).toContain('summarize.trigger unset');
+    expect(run.stdout).toContain('no settings of this session yet');
+    expect(run.stdout).toMatch(
+      /error budget\.contextWindow: the window and the reply reserve are the chat's --window and --max-output/,
+    );
+  });
+
+  it('takes the model the server lists when --model is not given, and asks for one when it lists several', async () => {
+    scripted([{ steps: [], answer: 'from the only model' }]);
+    const one = await chat(
+      ['--base-url', server.openAIBaseUrl, '--data', join(dir, '.ctxkit')],
+      ['[turn 0] hi'],
+      {
+        cwd: dir,
+      },
+    );
+    expect(one.stdout).toContain(`ctxkit chat · ${MODEL} via openai`);
+    expect(one.stdout).toContain('from the only model');
+    server.setServedWindows({
+      vllmModels: [
+        { id: 'a', maxModelLen: 8_000 },
+        { id: 'b', maxModelLen: 8_000 },
+      ],
+    });
+    const several = await chat(['--base-url', server.openAIBaseUrl], ['hi'], { cwd: dir });
+    expect(several.code).toBe(2);
+    expect(several.stderr).toMatch(/--model: the server serves several models; pass one: a, b/);
+  });
+
+  it('exits 1 when a scripted message failed, and says why', async () => {
+    server.enqueue(providerError('rate-limit'), providerError('rate-limit'), providerError('rate-limit'));
+    const run = await chat(
+      ['--base-url', server.openAIBaseUrl, '--model', MODEL, '--data', join(dir, '.ctxkit')],
+      ['[turn 0] hi'],
+      { cwd: dir },
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^error .*429/m);
+  });
 });
+
+describe('ctxkit chat as a process', () => {
+  /** A chat left running: lines are written when the test says, the output is read as it comes. */
+  function startChat(args: string[], env: Record<string, string> = {}) {
+    const child = spawn(process.execPath, [BIN, 'chat', ...args], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: dir, NO_COLOR: '1', CTXKIT_CONFIG: '', ...env },
+    });
+    const output = { text: '' };
+    child.stdout.on('data', (chunk: Buffer) => {
+      output.text += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output.text += chunk.toString('utf8');
+    });
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('close', (code, signal) => resolve(code ?? (signal ? -1 : null))),
+    );
+    const waitFor = async (pattern: RegExp, timeoutMs = 15_000) => {
+      const started = Date.now();
+      while (!pattern.test(output.text)) {
+        if (Date.now() - started > timeoutMs)
+          throw new Error(`timed out waiting for ${pattern}:\n${output.text}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    return { child, output, exited, waitFor };
+  }
+  const flags = () => ['--base-url', server.openAIBaseUrl, '--model', MODEL, '--data', join(dir, '.ctxkit')];
+
+  it('one chat per session: a second on the same session is refused while the first runs', async () => {
+    scripted([{ steps: [], answer: 'x' }]);
+    const first = startChat([...flags(), '--session', 'busy']);
+    await first.waitFor(/session busy/);
+    const second = await chat([...flags(), '--session', 'busy'], ['hi'], { cwd: dir });
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(/--session: session "busy" is open in another ctxkit chat \(pid \d+\)/);
+    first.child.stdin.end();
+    expect(await first.exited).toBe(0);
+    // Once it has left, the session is free again.
+    const third = await chat([...flags(), '--session', 'busy'], ['/exit'], { cwd: dir });
+    expect(third.code).toBe(0);
+  });
+
+  it('SIGTERM cancels the command in flight (its process group ends) and exits 143', async () => {
+    scripted([
+      {
+        steps: [[{ name: 'run_command', args: { command: 'echo $$ > cmd.pid; exec sleep 30' } }]],
+        answer: 'x',
+      },
+    ]);
+    const running = startChat([...flags(), '--allow-commands', '--yes']);
+    running.child.stdin.write('[turn 0] run it\n');
+    const pidFile = join(dir, 'cmd.pid');
+    const started = Date.now();
+    while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '') {
+      if (Date.now() - started > 15_000)
+        throw new Error(`the command never started:\n${running.output.text}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toBe(143);
+    const gone = Date.now();
+    while (isAlive(pid) && Date.now() - gone < 5_000) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(isAlive(pid)).toBe(false);
+  });
+
+  it('a reader that goes away (| head) ends the chat quietly, and SIGINT with no turn running ends it with 130', async () => {
+    scripted([{ steps: [], answer: 'a long answer '.repeat(50) }]);
+    const piped = startChat(flags());
+    piped.child.stdout.destroy();
+    piped.child.stdin.write('[turn 0] talk\n');
+    piped.child.stdin.end();
+    expect(await piped.exited).toBe(0);
+    expect(piped.output.text).not.toMatch(/EPIPE|Unhandled/);
+
+    const idle = startChat(flags());
+    await idle.waitFor(/ctxkit chat ·/);
+    idle.child.kill('SIGINT');
+    expect(await idle.exited).toBe(130);
+  });
+});
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

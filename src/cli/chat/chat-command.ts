@@ -5,7 +5,7 @@
  * message or command per line and prints plain text, so it can be scripted.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import pc from 'picocolors';
@@ -14,7 +14,7 @@ import { DEFAULT_MAX_STEPS } from '../../agent/run-turn.ts';
 import { FlagError } from '../../core/errors/index.ts';
 import { assertValidSessionId } from '../../core/session-id.ts';
 import { createFsSkillSource } from '../../store/fs-skill-source.ts';
-import { openEmbeddedStores } from '../../store/open-embedded-stores.ts';
+import { type EmbeddedStores, openEmbeddedStores } from '../../store/open-embedded-stores.ts';
 import { sweepIdleSessions } from '../../store/retention.ts';
 import { DEFAULT_DATA_DIR } from '../../store/sqlite-session-store.ts';
 import { escapeForTerminal } from '../escape-for-terminal.ts';
@@ -24,6 +24,7 @@ import { type ChatOutput, ChatSession } from './chat-session.ts';
 import { loadChatSettings } from './chat-settings.ts';
 import { chatTools } from './chat-tools.ts';
 import { connectModel, resolveChatWindow } from './connect-model.ts';
+import { lockSession, type SessionLock } from './session-lock.ts';
 
 export interface ChatFlags extends PolicyFlags {
   provider?: string;
@@ -37,6 +38,8 @@ export interface ChatFlags extends PolicyFlags {
   maxSteps?: string;
   system?: string;
   skills?: string;
+  /** A first message, given on the command line (`ctxkit chat "fix the failing test"`). */
+  message?: string[];
 }
 
 export interface ChatIo {
@@ -60,28 +63,84 @@ export function newChatSessionId(now = new Date()): string {
   return `chat-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
+/** Exit statuses of `ctxkit chat` beside 0: a scripted message that failed, and the signals that stopped it. */
+export const EXIT_TURN_FAILED = 1;
+const SIGNAL_EXIT: Readonly<Record<string, number>> = { SIGINT: 130, SIGHUP: 129, SIGTERM: 143 };
+
+/** Lines typed faster than this apart are one paste: one message with newlines, not one per line. */
+export const PASTE_JOIN_MS = 25;
+
+/** A session id as a shell argument: quoted when it needs to be, so the resume hint can be pasted back. */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
 export async function chatCommand(
   flags: ChatFlags,
   io: ChatIo = { input: process.stdin, output: process.stdout, env: process.env },
-): Promise<void> {
-  const interactive = io.input.isTTY === true && io.output.isTTY === true;
-  const colors = interactive ? pc : pc.createColors(false);
+): Promise<number> {
+  // Questions and the prompt need a person at stdin; colours need a terminal at stdout.
+  const interactive = io.input.isTTY === true;
+  const colors = pc.createColors(io.output.isTTY === true && pc.isColorSupported);
+  // SIGTERM, SIGHUP (the terminal closed) and a reader that went away end the chat cleanly: the turn in
+  // flight is cancelled (a running command's process group with it) and the stores are closed.
+  const stop = new AbortController();
+  let stoppedBy: string | undefined;
+  const stopOn = (reason: string) => () => {
+    stoppedBy ??= reason;
+    stop.abort(new Error(reason));
+  };
+  const onTerm = stopOn('SIGTERM');
+  const onHup = stopOn('SIGHUP');
+  process.on('SIGTERM', onTerm);
+  process.on('SIGHUP', onHup);
+  let outputGone = false;
+  io.output.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    outputGone = true;
+    stopOn('EPIPE')();
+  });
+  const write = (text: string) => {
+    if (!outputGone) io.output.write(text);
+  };
   const out: ChatOutput = {
-    write: (text) => io.output.write(text),
-    line: (text) => io.output.write(`${text}\n`),
+    write,
+    line: (text) => write(`${text}\n`),
     colors,
     interactive,
   };
+  try {
+    const failed = await openAndRun(flags, io, out, stop.signal, stopOn('SIGINT'));
+    if (stoppedBy === 'EPIPE') return 0;
+    if (stoppedBy) return SIGNAL_EXIT[stoppedBy] ?? 1;
+    return failed ? EXIT_TURN_FAILED : 0;
+  } finally {
+    process.off('SIGTERM', onTerm);
+    process.off('SIGHUP', onHup);
+  }
+}
+
+/** Resolves true when a scripted run had a turn that failed. */
+async function openAndRun(
+  flags: ChatFlags,
+  io: ChatIo,
+  out: ChatOutput,
+  stop: AbortSignal,
+  interrupt: () => void,
+): Promise<boolean> {
+  const { colors, interactive } = out;
   const maxSteps =
     parseCountFlag('--max-steps', flags.maxSteps, { unit: 'model calls', max: MAX_CHAT_STEPS }) ??
     DEFAULT_MAX_STEPS;
   const sessionId = flags.session ?? newChatSessionId();
   assertValidSessionId(sessionId);
   const root = resolve(flags.cwd ?? '.');
-  if (!existsSync(root))
-    throw new FlagError('--cwd', `no such directory: ${JSON.stringify(root)}`, flags.cwd);
+  if (!existsSync(root) || !statSync(root).isDirectory())
+    throw new FlagError('--cwd', `not a directory: ${JSON.stringify(root)}`, flags.cwd);
+  if (flags.skills !== undefined && (!existsSync(flags.skills) || !statSync(flags.skills).isDirectory()))
+    throw new FlagError('--skills', `not a directory: ${JSON.stringify(flags.skills)}`, flags.skills);
 
-  const connection = connectModel(flags, io.env);
+  const connection = await connectModel(flags, io.env);
   const base = await loadConfigFromFlags({ ...flags, model: connection.model });
   const windowFlag = parseCountFlag('--window', flags.window, { unit: 'tokens', zero: 'auto' }) || undefined;
   const window = await resolveChatWindow(connection, windowFlag);
@@ -92,10 +151,19 @@ export async function chatCommand(
       '--window',
       `the window of model ${JSON.stringify(connection.model)} is not known: the server does not say it and no model profile has it; pass --window N (the context size the model is loaded with)`,
     );
+  const effectiveWindow = window.contextWindow ?? base.policy.budget.contextWindow;
+  if (maxOutput !== undefined && maxOutput >= effectiveWindow)
+    throw new FlagError(
+      '--max-output',
+      `must be smaller than the window (${effectiveWindow.toLocaleString('en-US')} tokens), got ${maxOutput.toLocaleString('en-US')}`,
+      flags.maxOutput,
+    );
 
   const dataDir = flags.data ?? DEFAULT_DATA_DIR;
-  const stores = await openEmbeddedStores({ dataDir });
+  const stores = await openStores(dataDir);
+  let lock: SessionLock | undefined;
   try {
+    lock = lockSession(dataDir, sessionId);
     // Idle sessions past retention go on start (cowagent: 30 days), as `ctxkit prune` would remove them.
     const retention = base.policy.retention.maxIdleDays;
     if (retention > 0) {
@@ -137,37 +205,73 @@ export async function chatCommand(
           root,
           allowWrite: flags.allowWrite === true,
           allowCommands: flags.allowCommands === true,
+          privatePaths: [resolve(dataDir)],
         }),
       ...(flags.skills !== undefined && { skills: createFsSkillSource([flags.skills]) }),
       confirm: ask.confirm,
       out,
     });
+    // What the window leaves once the system prompt, the tool definitions and the reply reserve are in.
+    const fixed = await session.fixedTokens();
+    if (fixed.total >= fixed.contextWindow)
+      throw new FlagError(
+        window.source === 'flag' ? '--window' : '--max-output',
+        `the window (${fixed.contextWindow.toLocaleString('en-US')} tokens) leaves no room for the conversation: the system prompt takes ${fixed.system.toLocaleString('en-US')}, the tool definitions ${fixed.tools.toLocaleString('en-US')} and the reply reserve ${fixed.reserve.toLocaleString('en-US')}`,
+      );
     const windowNote =
       window.contextWindow === undefined
         ? 'window from the policy'
-        : `window ${window.contextWindow.toLocaleString('en-US')} (${window.source === 'server' ? 'as the server has it loaded' : window.source === 'flag' ? '--window' : window.source === 'profile' ? 'model profile' : window.source}${window.served !== undefined && window.source !== 'server' ? `; the server has ${window.served.toLocaleString('en-US')}` : ''})`;
+        : `window ${window.contextWindow.toLocaleString('en-US')} (${window.source === 'server' ? 'as the server has it loaded' : window.source === 'flag' ? '--window' : window.source === 'profile' ? 'model profile' : window.source}${
+            window.served !== undefined && window.source !== 'server'
+              ? `; the server has ${window.served.toLocaleString('en-US')}`
+              : windowFlag !== undefined && window.served !== undefined && windowFlag > window.served
+                ? `; --window ${windowFlag.toLocaleString('en-US')} is more than the server has loaded`
+                : ''
+          })`;
     out.line(
       colors.dim(
         `ctxkit chat · ${escapeForTerminal(connection.model)} via ${connection.provider} · ${windowNote} · ${resumed ? 'resuming' : 'session'} ${escapeForTerminal(sessionId)} · /help for commands`,
       ),
     );
-    if (!interactive) await runScripted(session, io, ask);
-    else await runInteractive(session, io, ask, out);
+    const first = flags.message?.join(' ').trim();
+    const failed = interactive
+      ? await runInteractive(session, io, ask, out, stop, first)
+      : await runScripted(session, io, stop, interrupt, first);
     await session.close();
     out.line(
       colors.dim(
-        `session ${escapeForTerminal(sessionId)} kept: resume with --session ${escapeForTerminal(sessionId)}`,
+        `session ${escapeForTerminal(sessionId)} kept: resume with --session ${escapeForTerminal(shellWord(sessionId))}`,
       ),
     );
+    return failed;
   } finally {
+    lock?.release();
     await stores.close();
+  }
+}
+
+/** The embedded stores, with a data directory that cannot be used said as what it is. */
+async function openStores(dataDir: string): Promise<EmbeddedStores> {
+  try {
+    return await openEmbeddedStores({ dataDir });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && /^SQLITE_(CANTOPEN|READONLY|PERM|AUTH)/.test(code))
+      throw new FlagError(
+        '--data',
+        `cannot keep sessions in ${JSON.stringify(dataDir)}: ${error instanceof Error ? error.message : String(error)}`,
+        dataDir,
+      );
+    throw error;
   }
 }
 
 interface Asker {
   confirm: (request: ConfirmRequest) => Promise<boolean>;
-  /** A line typed while a question is open answers it (interactive only). */
+  /** A line typed while a question is open answers it (interactive only); true when it did. */
   answer?: (line: string) => boolean;
+  /** Whether a question is waiting for its answer. */
+  asking?: () => boolean;
 }
 
 function createAsker(io: ChatIo, interactive: boolean, yes: boolean, out: ChatOutput): Asker {
@@ -186,6 +290,7 @@ function createAsker(io: ChatIo, interactive: boolean, yes: boolean, out: ChatOu
   return {
     confirm: (request) =>
       new Promise<boolean>((resolveAnswer) => {
+        if (request.detail) out.line(out.colors.dim(escapeForTerminal(request.detail, { multiline: true })));
         io.output.write(`${out.colors.yellow('?')} allow ${escapeForTerminal(request.summary)} [y/N] `);
         pending = resolveAnswer;
       }),
@@ -196,28 +301,71 @@ function createAsker(io: ChatIo, interactive: boolean, yes: boolean, out: ChatOu
       done(/^\s*y(es)?\s*$/i.test(line));
       return true;
     },
+    asking: () => pending !== undefined,
   };
 }
 
-/** Piped input: each line in turn, plain output; SIGINT cancels the turn in flight. */
-async function runScripted(session: ChatSession, io: ChatIo, _ask: Asker): Promise<void> {
+/**
+ * Piped input: each line in turn, plain output. SIGINT cancels the turn in flight, or ends the run when
+ * none is. Resolves true when a turn failed.
+ */
+async function runScripted(
+  session: ChatSession,
+  io: ChatIo,
+  stop: AbortSignal,
+  interrupt: () => void,
+  first: string | undefined,
+): Promise<boolean> {
   const lines = createInterface({ input: io.input, terminal: false, crlfDelay: Number.POSITIVE_INFINITY });
-  let controller = new AbortController();
-  const onSigint = () => controller.abort(new Error('cancelled'));
+  let running: AbortController | undefined;
+  let failed = false;
+  const onSigint = () => {
+    if (running) running.abort(new Error('cancelled'));
+    else interrupt();
+  };
+  const onStop = () => {
+    running?.abort(new Error('stopped'));
+    lines.close();
+  };
   process.on('SIGINT', onSigint);
+  stop.addEventListener('abort', onStop);
+  const handle = async (line: string) => {
+    running = new AbortController();
+    try {
+      const result = await session.handle(line, running.signal);
+      if (result === 'failed') failed = true;
+      return result;
+    } finally {
+      running = undefined;
+    }
+  };
   try {
+    if (first && (await handle(first)) === 'exit') return failed;
     for await (const line of lines) {
-      controller = new AbortController();
-      if ((await session.handle(line, controller.signal)) === 'exit') break;
+      if (stop.aborted) break;
+      if ((await handle(line)) === 'exit') break;
     }
   } finally {
     process.off('SIGINT', onSigint);
+    stop.removeEventListener('abort', onStop);
     lines.close();
   }
+  return failed;
 }
 
-/** At a terminal: a prompt, Ctrl-C cancels what runs (twice at an empty prompt leaves), Ctrl-D leaves. */
-async function runInteractive(session: ChatSession, io: ChatIo, ask: Asker, out: ChatOutput): Promise<void> {
+/**
+ * At a terminal: a prompt; Ctrl-C cancels what runs (a question it interrupts is answered no and the turn
+ * cancelled), clears a line being typed, and twice at an empty prompt leaves; Ctrl-D leaves. Lines that
+ * arrive together (a paste) are one message.
+ */
+async function runInteractive(
+  session: ChatSession,
+  io: ChatIo,
+  ask: Asker,
+  out: ChatOutput,
+  stop: AbortSignal,
+  first: string | undefined,
+): Promise<boolean> {
   const rl = createInterface({ input: io.input, output: io.output, terminal: true, historySize: 200 });
   rl.setPrompt(out.colors.bold('› '));
   out.line(await session.statusLine());
@@ -225,6 +373,8 @@ async function runInteractive(session: ChatSession, io: ChatIo, ask: Asker, out:
   let current: Promise<void> | undefined;
   let interruptedAtPrompt = false;
   const queue: string[] = [];
+  let pasted: string[] = [];
+  let pasteTimer: NodeJS.Timeout | undefined;
   await new Promise<void>((finish) => {
     let closing = false;
     // Leaving waits for the turn in flight to stop (it was aborted), so nothing is written after the
@@ -232,15 +382,18 @@ async function runInteractive(session: ChatSession, io: ChatIo, ask: Asker, out:
     const leave = () => {
       if (closing) return;
       closing = true;
+      clearTimeout(pasteTimer);
       running?.abort(new Error('cancelled'));
+      ask.answer?.('n');
       rl.close();
+      out.write('\n');
       void (current ?? Promise.resolve()).finally(finish);
     };
     const drain = async () => {
       while (queue.length > 0 && !closing) {
         const line = queue.shift() ?? '';
         running = new AbortController();
-        let result: 'exit' | undefined;
+        let result: 'exit' | 'failed' | undefined;
         try {
           result = await session.handle(line, running.signal);
         } finally {
@@ -254,24 +407,50 @@ async function runInteractive(session: ChatSession, io: ChatIo, ask: Asker, out:
       current = undefined;
       if (!closing) rl.prompt();
     };
+    const submit = (message: string) => {
+      queue.push(message);
+      if (current === undefined) current = drain();
+    };
     rl.on('line', (line) => {
       interruptedAtPrompt = false;
       if (ask.answer?.(line)) return;
-      queue.push(line);
-      if (current === undefined) current = drain();
+      pasted.push(line);
+      clearTimeout(pasteTimer);
+      pasteTimer = setTimeout(() => {
+        const message = pasted.join('\n');
+        pasted = [];
+        submit(message);
+      }, PASTE_JOIN_MS);
     });
     rl.on('SIGINT', () => {
-      if (ask.answer?.('n')) return;
+      if (ask.asking?.()) {
+        ask.answer?.('n');
+        out.write('\n');
+        running?.abort(new Error('cancelled'));
+        return;
+      }
       if (running) {
         running.abort(new Error('cancelled'));
         return;
       }
+      if (rl.line.length > 0) {
+        // A line being typed is discarded, as a shell does; it does not count toward leaving.
+        rl.write(null, { ctrl: true, name: 'u' });
+        out.write('\n');
+        rl.prompt();
+        return;
+      }
       if (interruptedAtPrompt) return leave();
       interruptedAtPrompt = true;
-      io.output.write(`\n${out.colors.dim('(Ctrl-C again, /exit or Ctrl-D to leave)')}\n`);
+      out.write(`\n${out.colors.dim('(Ctrl-C again, /exit or Ctrl-D to leave)')}\n`);
       rl.prompt();
     });
     rl.on('close', leave);
-    rl.prompt();
+    stop.addEventListener('abort', leave, { once: true });
+    if (first) {
+      out.write(`${out.colors.bold('› ')}${escapeForTerminal(first)}\n`);
+      submit(first);
+    } else rl.prompt();
   });
+  return false;
 }

@@ -12,7 +12,7 @@ import type { SkillSource } from '../../core/skills/skill-source.ts';
 import { type ContextManager, createContextManager } from '../../engine/context-manager.ts';
 import type { EmbeddedStores } from '../../store/open-embedded-stores.ts';
 import { escapeForTerminal } from '../escape-for-terminal.ts';
-import { saveChatSetting } from './chat-settings.ts';
+import { saveChatSettings, settingTargets, withSetting } from './chat-settings.ts';
 import type { ModelConnection } from './connect-model.ts';
 import { contextEventLine, renderContext, statusLine, toolCallLine, toolResultLine } from './render-chat.ts';
 
@@ -47,12 +47,16 @@ export interface ChatSessionOptions {
   out: ChatOutput;
 }
 
+/** Policy paths `/config` leaves to the flags: the chat resolves the window itself. */
+const WINDOW_KEYS: ReadonlySet<string> = new Set(['budget.contextWindow', 'budget.maxOutputTokens']);
+
 export const CHAT_HELP = [
   'Type a message to talk to the agent. Commands:',
   '  /context              what the context holds: tokens by category, thresholds, what happens next',
   '  /context clear        start the context afresh (the log keeps everything)',
   '  /compact [instr.]     summarize the older part now, optionally with instructions',
   '  /config KEY VALUE     set a policy value for this session (seed names work), kept for --session',
+  '  /config unset KEY     drop a setting; /config alone lists them',
   '  /help                 this list',
   '  /exit                 leave (the session is kept; resume it with --session)',
   'Ctrl-C cancels the answer or tool in flight; at the prompt, Ctrl-C twice or Ctrl-D leaves.',
@@ -64,12 +68,15 @@ export class ChatSession {
   #policy: Policy;
   #manager: ContextManager;
   #settings: string[];
+  /** The window calls are prepared for: the one the chat started with, until a provider names a smaller. */
+  #contextWindow: number | undefined;
 
   private constructor(options: ChatSessionOptions, policy: Policy) {
     this.sessionId = options.sessionId;
     this.#options = options;
     this.#policy = policy;
     this.#settings = [...options.settings];
+    this.#contextWindow = options.contextWindow;
     this.#manager = this.#createManager(policy);
   }
 
@@ -96,7 +103,7 @@ export class ChatSession {
       trace: stores.trace,
       ...(this.#options.skills && { skills: this.#options.skills }),
       model: { client: connection.client, name: connection.model },
-      ...(this.#options.contextWindow !== undefined && { contextWindow: this.#options.contextWindow }),
+      ...(this.#contextWindow !== undefined && { contextWindow: this.#contextWindow }),
       ...(this.#options.maxOutputTokens !== undefined && { maxOutputTokens: this.#options.maxOutputTokens }),
     });
   }
@@ -109,7 +116,7 @@ export class ChatSession {
       model: connection.model,
       system: this.#options.system,
       maxSteps: this.#options.maxSteps,
-      ...(this.#options.contextWindow !== undefined && { contextWindow: this.#options.contextWindow }),
+      ...(this.#contextWindow !== undefined && { contextWindow: this.#contextWindow }),
       ...(this.#options.maxOutputTokens !== undefined && { maxOutputTokens: this.#options.maxOutputTokens }),
       confirm: this.#options.confirm,
       onEvent,
@@ -117,18 +124,21 @@ export class ChatSession {
     return { ...base, tools: this.#options.toolsFor(this.#manager, base) };
   }
 
-  /** A line typed: a command, or a message for the agent. Resolves `exit` when the person leaves. */
-  async handle(line: string, signal: AbortSignal): Promise<'exit' | undefined> {
+  /**
+   * A line typed: a command, or a message for the agent. Resolves `exit` when the person leaves, `failed`
+   * when the turn ended on an error (a scripted run exits non-zero for it).
+   */
+  async handle(line: string, signal: AbortSignal): Promise<'exit' | 'failed' | undefined> {
     const text = line.trim();
     if (text === '') return undefined;
     if (text.startsWith('/')) return this.#command(text);
-    await this.#turn(line, signal);
-    return undefined;
+    return (await this.#turn(line, signal)) ? undefined : 'failed';
   }
 
-  async #turn(text: string, signal: AbortSignal): Promise<void> {
+  async #turn(text: string, signal: AbortSignal): Promise<boolean> {
     const { out } = this.#options;
     let midLine = false;
+    let heldReturn = '';
     const endLine = () => {
       if (midLine) out.write('\n');
       midLine = false;
@@ -136,7 +146,12 @@ export class ChatSession {
     const onEvent = (event: AgentEvent) => {
       switch (event.type) {
         case 'text-delta': {
-          const escaped = escapeForTerminal(event.text, { multiline: true });
+          // A \r\n split across two deltas is still one line end.
+          const text = `${heldReturn}${event.text}`;
+          heldReturn = text.endsWith('\r') ? '\r' : '';
+          const escaped = escapeForTerminal((heldReturn ? text.slice(0, -1) : text).replace(/\r\n/g, '\n'), {
+            multiline: true,
+          });
           out.write(escaped);
           if (escaped !== '') midLine = !escaped.endsWith('\n');
           break;
@@ -147,6 +162,21 @@ export class ChatSession {
           break;
         case 'tool-result':
           out.line(toolResultLine(event.content, event.isError, out.colors));
+          break;
+        case 'step-end':
+          if (event.stopReason === 'length' || event.stopReason === 'max_tokens') {
+            endLine();
+            out.line(out.colors.yellow('(the answer was cut at the output limit)'));
+          }
+          break;
+        case 'window-learned':
+          this.#contextWindow = event.contextWindow;
+          endLine();
+          out.line(
+            out.colors.yellow(
+              `! the provider's window is ${event.contextWindow.toLocaleString('en-US')} tokens: ctxkit uses it from now on`,
+            ),
+          );
           break;
         case 'overflow-recovered':
           endLine();
@@ -168,6 +198,7 @@ export class ChatSession {
           break;
       }
     };
+    let ok = true;
     try {
       const result = await runTurn(this.#agentConfig(onEvent), this.sessionId, text, { signal });
       endLine();
@@ -185,12 +216,31 @@ export class ChatSession {
           ),
         );
     } catch (error) {
+      ok = false;
       endLine();
-      out.line(
-        `${out.colors.red('error')} ${escapeForTerminal(error instanceof Error ? error.message : String(error))}`,
-      );
+      out.line(`${out.colors.red('error')} ${escapeForTerminal(withoutUrlCredentials(errorText(error)))}`);
     }
     if (out.interactive) out.line(await this.statusLine());
+    return ok;
+  }
+
+  /** The window and what its fixed regions take (system prompt, tool definitions, reply reserve). */
+  async fixedTokens(): Promise<{
+    contextWindow: number;
+    system: number;
+    tools: number;
+    reserve: number;
+    total: number;
+  }> {
+    const stats = await this.#manager.stats(this.sessionId, this.#statsRequest());
+    const system = stats.tokens.system + stats.tokens.memory;
+    return {
+      contextWindow: stats.contextWindow,
+      system,
+      tools: stats.tokens.tools,
+      reserve: stats.maxOutputTokens,
+      total: system + stats.tokens.tools + stats.maxOutputTokens,
+    };
   }
 
   async statusLine(): Promise<string> {
@@ -212,7 +262,7 @@ export class ChatSession {
       system: this.#options.system,
       tools: tools.map((tool) => tool.definition),
       model: this.#options.connection.model,
-      ...(this.#options.contextWindow !== undefined && { contextWindow: this.#options.contextWindow }),
+      ...(this.#contextWindow !== undefined && { contextWindow: this.#contextWindow }),
       ...(this.#options.maxOutputTokens !== undefined && { maxOutputTokens: this.#options.maxOutputTokens }),
     };
   }
@@ -245,7 +295,16 @@ export class ChatSession {
           argument ? { instructions: argument } : {},
         );
         this.#printEvents(result.events);
-        out.line(result.compacted ? 'compacted' : 'nothing to compact yet');
+        const failed = result.events.some((event) => event.type === 'compaction-finished' && event.error);
+        out.line(
+          !result.compacted
+            ? 'nothing to compact yet: the conversation fits in the recent part the policy keeps'
+            : failed
+              ? out.colors.yellow(
+                  'the summary failed: the older messages were dropped with a short reminder instead',
+                )
+              : 'compacted',
+        );
         return undefined;
       }
       case 'config':
@@ -270,33 +329,42 @@ export class ChatSession {
       );
       return;
     }
-    const match = /^(\S+)\s*(?:=\s*|\s+)(.*)$/s.exec(argument);
-    if (!match?.[1] || match[2] === undefined || match[2].trim() === '') {
+    const unset = /^unset\s+(\S+)$/.exec(argument);
+    const match = unset ? undefined : /^(\S+)\s*(?:=\s*|\s+)(.*)$/s.exec(argument);
+    const key = unset?.[1] ?? match?.[1];
+    const value = unset ? undefined : match?.[2]?.trim();
+    if (!key || value === '') {
       out.line(
-        'usage: /config KEY VALUE (e.g. /config summarize.trigger 0.8, or a seed name: /config compression_trigger 0.8)',
+        'usage: /config KEY VALUE (e.g. /config summarize.trigger 0.8, or a seed name: /config compression_trigger 0.8), /config unset KEY, /config to list',
       );
       return;
     }
-    const key = match[1];
-    const value = match[2].trim();
+    if (settingTargets(key).some((target) => WINDOW_KEYS.has(target))) {
+      out.line(
+        `${out.colors.red('error')} ${escapeForTerminal(key)}: the window and the reply reserve are the chat's --window and --max-output (the server's loaded size wins)`,
+      );
+      return;
+    }
+    const settings = withSetting(this.#settings, key, value);
     let policy: Policy;
     try {
-      policy = await this.#options.loadPolicy([...this.#settings, `${key}=${value}`]);
+      policy = await this.#options.loadPolicy(settings);
     } catch (error) {
-      out.line(
-        `${out.colors.red('error')} ${escapeForTerminal(error instanceof Error ? error.message : String(error))}`,
-      );
+      // The config layer names settings as flags; here they were typed as /config.
+      const message = errorText(error).replaceAll('--set ', '/config ');
+      out.line(`${out.colors.red('error')} ${escapeForTerminal(message)}`);
       return;
     }
-    await saveChatSetting(this.#options.stores.dataDir, this.sessionId, key, value);
-    this.#settings = [
-      ...this.#settings.filter((entry) => entry.slice(0, entry.indexOf('=')) !== key),
-      `${key}=${value}`,
-    ];
+    await saveChatSettings(this.#options.stores.dataDir, this.sessionId, settings);
+    this.#settings = settings;
     this.#policy = policy;
     this.#manager.unload(this.sessionId);
     this.#manager = this.#createManager(policy);
-    out.line(`${escapeForTerminal(key)} = ${escapeForTerminal(value)} (kept for this session)`);
+    out.line(
+      value === undefined
+        ? `${escapeForTerminal(key)} unset (back to the policy's value)`
+        : `${escapeForTerminal(key)} = ${escapeForTerminal(value)} (kept for this session)`,
+    );
   }
 
   #printEvents(events: readonly ContextEvent[]): void {
@@ -309,4 +377,11 @@ export class ChatSession {
   async close(): Promise<void> {
     await this.#manager.flushTrace();
   }
+}
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** A URL's user and password (`http://user:secret@host`) never reach the screen. */
+export function withoutUrlCredentials(text: string): string {
+  return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, '$1***@');
 }

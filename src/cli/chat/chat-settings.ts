@@ -8,6 +8,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { InvalidConfigError } from '../../core/errors/index.ts';
+import { SEED_ALIAS_BY_NAME } from '../../core/policy/policy-aliases.ts';
 
 export const CHAT_SETTINGS_FILE = 'chat-settings.json';
 
@@ -59,21 +60,18 @@ export async function loadChatSettings(dataDir: string, sessionId: string): Prom
   return Object.hasOwn(settings.sessions, sessionId) ? [...(settings.sessions[sessionId]?.set ?? [])] : [];
 }
 
-/** Adds a setting for a session (replacing an earlier one of the same key). */
-export async function saveChatSetting(
+/** Replaces a session's settings (the list `/config` keeps, oldest first). */
+export async function saveChatSettings(
   dataDir: string,
   sessionId: string,
-  key: string,
-  value: string,
+  set: readonly string[],
 ): Promise<void> {
   const settings = await readSettings(dataDir);
-  const before = Object.hasOwn(settings.sessions, sessionId) ? (settings.sessions[sessionId]?.set ?? []) : [];
-  const set = [...before.filter((entry) => entry.slice(0, entry.indexOf('=')) !== key), `${key}=${value}`];
   // A record built with defineProperty: a session id such as `__proto__` is an id like any other.
   const sessions: Settings['sessions'] = Object.create(null);
   for (const [id, entry] of Object.entries(settings.sessions)) sessions[id] = entry;
   Object.defineProperty(sessions, sessionId, {
-    value: { set },
+    value: { set: [...set] },
     enumerable: true,
     writable: true,
     configurable: true,
@@ -83,4 +81,25 @@ export async function saveChatSetting(
   const temporary = `${path}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify({ version: 1, sessions }, null, 2)}\n`);
   await rename(temporary, path);
+}
+
+/** The policy paths a setting's key sets: itself, or every path a seed name stands for. */
+export function settingTargets(key: string): string[] {
+  const alias = SEED_ALIAS_BY_NAME.get(key);
+  if (!alias) return [key];
+  return [...new Set(Object.values(alias.meanings).map((meaning) => meaning.target))];
+}
+
+const keyOf = (entry: string): string => entry.slice(0, entry.indexOf('='));
+
+/**
+ * The settings with `key` set to `value` (or removed, for `undefined`): any earlier setting of the same
+ * policy path goes, whether it was written with the seed's name or ctxkit's, so the later one wins.
+ */
+export function withSetting(settings: readonly string[], key: string, value: string | undefined): string[] {
+  const targets = new Set(settingTargets(key));
+  const kept = settings.filter(
+    (entry) => !settingTargets(keyOf(entry)).some((target) => targets.has(target)),
+  );
+  return value === undefined ? kept : [...kept, `${key}=${value}`];
 }

@@ -17,7 +17,8 @@ import { BIN } from '../testing/run-ctxkit.ts';
 
 const MODEL = 'local-coder';
 const SOCKET = `ctxkit-test-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+const tmux = (...args: string[]) =>
+  execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const screen = () => tmux('capture-pane', '-p', '-t', 'chat');
 
 async function until(what: string, test: (text: string) => boolean, timeoutMs = 15_000): Promise<string> {
@@ -114,6 +115,24 @@ describe('ctxkit chat in a terminal (tmux)', () => {
     const context = await until('/context', (text) => /^next: /m.test(text));
     expect(context).toMatch(/^tokens:$/m);
     if (process.env.CTXKIT_SCREEN_OUT) await writeFile(process.env.CTXKIT_SCREEN_OUT, context);
+
+    // Ctrl-C on a line being typed clears it and does not count toward leaving.
+    tmux('send-keys', '-t', 'chat', '-l', 'half typed');
+    await until('the typed text', (text) => text.includes('› half typed'));
+    tmux('send-keys', '-t', 'chat', 'C-c');
+    await until('the line cleared', (text) => (text.trimEnd().split('\n').at(-1) ?? '').trim() === '›');
+    expect(screen()).not.toContain('Ctrl-C again');
+
+    // Lines pasted together are one message (one answer), not one per line.
+    const before = server.requests.filter((request) => request.path.endsWith('/chat/completions')).length;
+    tmux('send-keys', '-t', 'chat', '-l', '[turn 1] first pasted line\nsecond pasted line\n');
+    await until(
+      'the pasted message answered',
+      () => server.requests.filter((request) => request.path.endsWith('/chat/completions')).length > before,
+    );
+    const pastedCalls = server.requests.filter((request) => request.path.endsWith('/chat/completions'));
+    const lastBody = pastedCalls.at(-1)?.rawBody ?? '';
+    expect(lastBody).toContain('first pasted line\\nsecond pasted line');
 
     tmux('send-keys', '-t', 'chat', '-l', '/exit');
     tmux('send-keys', '-t', 'chat', 'Enter');

@@ -22,7 +22,8 @@ export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 /** The model asked for when none is named: one each provider serves. */
 export const DEFAULT_MODELS: Readonly<Record<ChatProvider, string>> = {
   openai: 'gpt-4o',
-  anthropic: 'claude-sonnet-4-5',
+  // claude-sonnet-4-5 reaches end-of-life on 2026-11-30 (the SDK warns at every call).
+  anthropic: 'claude-sonnet-4-6',
 };
 
 export interface ConnectFlags {
@@ -55,16 +56,18 @@ export function inferProvider(
 
 /**
  * The client for the flags and environment. A hosted endpoint without its key is refused here, with
- * what to set; a local server (any `--base-url` that is not the provider's own) may need none.
+ * what to set; a local server (any `--base-url` that is not the provider's own) may need none. With a
+ * `--base-url` and no `--model`, the model is the one the server lists, when it lists exactly one.
  */
-export function connectModel(
+export async function connectModel(
   flags: ConnectFlags,
   env: Readonly<Record<string, string | undefined>>,
-  fetchImpl?: typeof fetch,
-): ModelConnection {
+  fetchImpl: typeof fetch = globalThis.fetch,
+): Promise<ModelConnection> {
   const provider = inferProvider(flags, env);
-  const model = flags.model?.trim() || DEFAULT_MODELS[provider];
-  const fetchOption = fetchImpl ? { fetch: fetchImpl } : {};
+  const fetchOption = { fetch: fetchImpl };
+  if (flags.baseUrl !== undefined && !/^https?:\/\/[^\s/]/i.test(flags.baseUrl))
+    throw new FlagError('--base-url', `expected an http(s) URL, got ${JSON.stringify(flags.baseUrl)}`);
   if (provider === 'anthropic') {
     const baseUrl = flags.baseUrl ?? DEFAULT_ANTHROPIC_BASE_URL;
     const apiKey = env.ANTHROPIC_API_KEY;
@@ -73,6 +76,7 @@ export function connectModel(
         '--provider',
         'anthropic needs a key: set ANTHROPIC_API_KEY, or point --base-url at a compatible server',
       );
+    const model = flags.model?.trim() || DEFAULT_MODELS.anthropic;
     return {
       provider,
       model,
@@ -88,6 +92,9 @@ export function connectModel(
       'no model endpoint: set OPENAI_API_KEY for OpenAI, or --base-url for a local or compatible server ' +
         '(e.g. --base-url http://127.0.0.1:11434/v1 for Ollama), or ANTHROPIC_API_KEY for Anthropic',
     );
+  const model =
+    flags.model?.trim() ||
+    (flags.baseUrl === undefined ? DEFAULT_MODELS.openai : await onlyServedModel(baseUrl, apiKey, fetchImpl));
   return {
     provider,
     model,
@@ -101,10 +108,43 @@ export function connectModel(
   };
 }
 
+/** How long the chat waits for a server's list of models. */
+export const LIST_MODELS_TIMEOUT_MS = 3_000;
+
+/** The one model a server lists at `GET {baseUrl}/models`; a FlagError naming `--model` otherwise. */
+async function onlyServedModel(
+  baseUrl: string,
+  apiKey: string | undefined,
+  fetchImpl: typeof fetch,
+): Promise<string> {
+  let ids: string[] = [];
+  try {
+    const response = await fetchImpl(`${baseUrl.replace(/\/+$/, '')}/models`, {
+      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+      signal: AbortSignal.timeout(LIST_MODELS_TIMEOUT_MS),
+    });
+    const body = (await response.json()) as { data?: { id?: unknown }[] };
+    if (response.ok && Array.isArray(body.data))
+      ids = body.data
+        .map((entry) => entry.id)
+        .filter((id): id is string => typeof id === 'string' && id !== '');
+  } catch {
+    // No list: asked for below.
+  }
+  if (ids.length === 1 && ids[0]) return ids[0];
+  throw new FlagError(
+    '--model',
+    ids.length > 1
+      ? `the server serves several models; pass one: ${ids.slice(0, 12).join(', ')}${ids.length > 12 ? ', …' : ''}`
+      : 'pass --model: the server did not list the models it serves',
+  );
+}
+
 export interface ResolvedChatWindow {
   /** undefined: neither the server, the flag nor the profile table knows; the policy's own applies. */
   contextWindow: number | undefined;
-  source: 'server' | 'server-capped-flag' | 'flag' | 'profile' | 'policy';
+  /** `flag`: --window, under what the server has loaded when it says. */
+  source: 'server' | 'flag' | 'profile' | 'policy';
   /** What the server said, when it said. */
   served?: number;
 }
@@ -117,7 +157,7 @@ export async function resolveChatWindow(
   const served = await connection.client.servedContextWindow?.(connection.model, signal ? { signal } : {});
   if (served !== undefined) {
     if (flagWindow !== undefined && flagWindow < served)
-      return { contextWindow: flagWindow, source: 'server-capped-flag', served };
+      return { contextWindow: flagWindow, source: 'flag', served };
     return { contextWindow: served, source: 'server', served };
   }
   if (flagWindow !== undefined) return { contextWindow: flagWindow, source: 'flag' };

@@ -56,8 +56,6 @@ export function contextEventLine(event: ContextEvent, colors: Colors = pc): stri
       return colors.dim(
         `· ctxkit summary applied through message ${event.throughSeq} (${count(event.tokens)} tokens)`,
       );
-    case 'context-overflowed':
-      return colors.yellow('· the provider said the request did not fit: ctxkit compacted it');
     case 'session-restored':
       return colors.dim(`· resumed: ${count(event.messages)} messages, ${count(event.edits)} edits`);
     default:
@@ -100,7 +98,7 @@ export function renderContext(
   const width = Math.max(...rows.map(([, value]) => count(value).length));
   const lines = [
     `${colors.bold('context')} ${colourByLevel(percent(stats.pressure), stats.pressure, display, colors)} of ${count(usable)} usable tokens (window ${count(stats.contextWindow)})`,
-    `messages: ${count(stats.messages.view)} in view of ${count(stats.messages.log)} in the log · user ${stats.roles.user}, assistant ${stats.roles.assistant}, tool ${stats.roles.tool} · ${count(stats.chars)} characters · ${count(stats.turns)} turns · ${count(stats.edits)} edits`,
+    `messages: ${count(stats.messages.view)} in view of ${count(stats.messages.log)} in the log · user ${stats.roles.user}, assistant ${stats.roles.assistant}, tool ${stats.roles.tool} · ${count(stats.chars)} characters · ${count(stats.turns)} turn${stats.turns === 1 ? '' : 's'} · ${count(stats.edits)} edits`,
     'tokens:',
     ...rows.map(
       ([name, value]) =>
