@@ -288,4 +288,39 @@ describe('the agent loop', () => {
     expect(log.at(-1)?.parts).toEqual([{ type: 'text', text: 'The file defines 150 val' }]);
     expect(edits.length).toBeGreaterThan(editsBefore);
   });
+
+  it('uses the smaller window an overflow names from then on (a server loaded with less than it was said to have)', async () => {
+    const turns: CodingTurn[] = [
+      ...Array.from({ length: 4 }, (_, turn) => ({
+        steps: [[{ name: 'read_file', args: { path: `src/m${turn}.ts`, lines: 120 } }]],
+        answer: `m${turn} read`,
+      })),
+      { steps: [], answer: 'fits now' },
+    ];
+    const { manager } = setup(turns, 16_000);
+    const client = clients().openai;
+    for (let turn = 0; turn < 4; turn++)
+      await runTurn(
+        { manager, client, model: 'gpt-4o', tools: [readTool], contextWindow: 16_000 },
+        's1',
+        `[turn ${turn}] read`,
+      );
+    // The server turns out to serve 6,000 tokens.
+    const small = scriptedCodingModel({ turns, window: 6_000, counter });
+    server.setFallback(small.reply);
+    const events: AgentEvent[] = [];
+    const config = {
+      manager,
+      client,
+      model: 'gpt-4o',
+      tools: [readTool],
+      contextWindow: 16_000,
+      onEvent: (event: AgentEvent) => events.push(event),
+    };
+    const result = await runTurn(config, 's1', '[turn 4] and now?');
+    expect(result).toMatchObject({ stopReason: 'answered', text: 'fits now' });
+    expect(events).toContainEqual({ type: 'window-learned', contextWindow: 6_000 });
+    expect(small.figures.overWindow).toBe(1);
+    expect(small.figures.requests).toBe(2);
+  });
 });
