@@ -25,7 +25,7 @@ import { createTraceRecorder, type TraceRecorder, type TraceStore } from '../sto
 import { createExtractiveSummarizer } from '../summarize/extractive-summarizer.ts';
 import type { Summarizer } from '../summarize/summarizer.ts';
 import { type AppendContext, appendMessages, withoutId } from './append-messages.ts';
-import { scheduleAsyncSummary } from './async-summary.ts';
+import { applyReadySummary, scheduleAsyncSummary } from './async-summary.ts';
 import { withBudgetOptions } from './budget-options.ts';
 import { type CallContext, CounterChooser, type PrepareRequest, resolveCallContext } from './call-context.ts';
 import { runCheapLayers } from './cheap-layers.ts';
@@ -228,6 +228,9 @@ export class ContextManager {
     return this.#exclusive(sessionId, async (runtime) => {
       const call = await this.#callContext(runtime, {});
       const compactor = this.#compactor(runtime, call);
+      // A background summary that finished since the last call is applied now, not replaced by a new one
+      // (that would pay for a summary and throw it away).
+      await applyReadySummary(compactor, false);
       await runCheapLayers(compactor);
       const scheduled = scheduleAsyncSummary(compactor);
       const events = this.#emit(compactor.events);

@@ -51,7 +51,13 @@ export async function fitProactively(compactor: Compactor): Promise<void> {
   }
   // The policy's own token budget (cowagent) is a target; only a request over the window cannot be sent.
   const regions = budget.regions();
-  if (isOverContextBudget(regions)) throw new ContextBudgetError('history', regions);
+  if (isOverContextBudget(regions)) {
+    // The scale a reported overflow put on the estimate can make the newest message alone look too large
+    // (figures far from our count): what our own count says fits is sent, and a real overflow is recovered
+    // again. Refusing would leave the session unable to send anything, its scale never corrected.
+    if (runtime.progress.overflow.scale > 1 && !isOverContextBudget(budget.countedRegions())) return;
+    throw new ContextBudgetError('history', regions);
+  }
 }
 
 async function takeStep(compactor: Compactor, step: EscalationStep): Promise<boolean> {

@@ -137,3 +137,29 @@ describe('recover() on a session holding a read-back part', () => {
     expect((await manager.history('s')).edits).toEqual([]);
   });
 });
+
+describe('after overflows whose figures are far from our count', () => {
+  it('the next message can still be sent: the scale never leaves a session where nothing fits', async () => {
+    const manager = createContextManager({
+      policy: { ...PRESETS.default, model: 'gpt-4o' },
+      contextWindow: 8_000,
+      maxOutputTokens: 2_000,
+      clock: clock(),
+    });
+    await manager.append('s', [user('hi')]);
+    await manager.prepare('s', REQUEST);
+    // The provider counts 9,000 and then 8,500 tokens where ctxkit counts a handful (a proxy adding its
+    // own framing, an image counted its way): the estimate is scaled by more than a thousand.
+    const figures = (requested: number) =>
+      new ModelCallError(
+        `This model's maximum context length is 8000 tokens. However, your messages resulted in ${requested} tokens.`,
+        { status: 400, providerCode: 'context_length_exceeded' },
+      );
+    await manager.recover('s', figures(9_000));
+    await manager.prepare('s', REQUEST);
+    await manager.recover('s', figures(8_500));
+    await manager.append('s', [user('x')]);
+    const next = await manager.prepare('s', REQUEST);
+    expect(next.messages.at(-1)?.parts).toEqual([{ type: 'text', text: 'x' }]);
+  });
+});

@@ -364,7 +364,30 @@ describe('ctxkitMiddleware: overflow', () => {
     });
     await expect(generateText({ model, messages, maxRetries: 0 })).rejects.toThrow(/maximum context length/);
     expect(inner.doGenerateCalls).toHaveLength(2);
-    expect(events.filter((event) => event.type === 'context-overflowed').length).toBe(2);
+    expect(events.filter((event) => event.type === 'context-overflowed').length).toBe(1);
+  });
+
+  it('a session that overflowed twice still takes the next message (no scale left that nothing fits)', async () => {
+    let failures = 2;
+    const { model, messages } = await session(async () => {
+      if (failures-- > 0) throw openAIOverflowError();
+      return {
+        content: [{ type: 'text', text: 'back' }],
+        finishReason: { unified: 'stop', raw: undefined },
+        usage: {
+          inputTokens: { total: 50, noCache: 50, cacheRead: undefined, cacheWrite: undefined },
+          outputTokens: { total: 1, text: 1, reasoning: undefined },
+        },
+        warnings: [],
+      };
+    });
+    await expect(generateText({ model, messages, maxRetries: 0 })).rejects.toThrow(/maximum context length/);
+    const next = await generateText({
+      model,
+      messages: [...messages, { role: 'user', content: 'x' }],
+      maxRetries: 0,
+    });
+    expect(next.text).toBe('back');
   });
 
   it('does not take a rate limit for an overflow: no recovery, no retry of its own', async () => {

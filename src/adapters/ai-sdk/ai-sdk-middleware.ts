@@ -191,8 +191,8 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): LanguageMode
         try {
           result = await model.doGenerate(retried);
         } catch (again) {
-          // Still over: ctxkit escalates for the next call (the policy's last step); this one fails.
-          if (isContextOverflow(again)) await manager.recover(call.sessionId, again);
+          // Still over after one retry: this call fails as the provider said (the next one is recovered
+          // again if it overflows too).
           throw again;
         }
       }
@@ -210,10 +210,7 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): LanguageMode
       if (!retried) throw first.overflow;
       const sent = calls.get(retried) ?? call;
       const second = await openStream(() => model.doStream(retried));
-      if ('overflow' in second) {
-        await manager.recover(call.sessionId, second.overflow);
-        throw second.overflow;
-      }
+      if ('overflow' in second) throw second.overflow;
       return recorded(sent, second.result, model);
     },
   };

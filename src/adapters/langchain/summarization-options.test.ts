@@ -51,10 +51,23 @@ describe("summarizationMiddleware's options on a ctxkit policy", () => {
     });
   });
 
-  it('maps trimTokensToSummarize and summaryPrefix', () => {
-    expect(policyOf({ trimTokensToSummarize: 4_000, summaryPrefix: 'Summary:' }).summarize).toMatchObject({
-      inputMaxTokens: 4_000,
-      prefix: 'Summary:',
+  it("maps trimTokensToSummarize (the messages, ctxkit's own prompt on top) and summaryPrefix", () => {
+    const summarize = policyOf({ trimTokensToSummarize: 300, summaryPrefix: 'Summary:' }).summarize;
+    expect(summarize.prefix).toBe('Summary:');
+    // ctxkit's summary prompt alone is several hundred tokens: 300 for the messages is 300 more than that.
+    expect(summarize.inputMaxTokens).toBeGreaterThan(300 + 400);
+    expect(summarize.inputMaxTokens).toBeLessThan(300 + 1_500);
+  });
+
+  it("a trigger without a keep keeps 30 % of the trigger's share verbatim, so a summary gets under it", () => {
+    expect(policyOf({ trigger: { fraction: 0.5 } }).summarize).toMatchObject({
+      trigger: 0.5,
+      keepRecentFraction: 0.15,
+      keepRecentTokens: 0,
+      keepRecentMessages: 0,
+    });
+    expect(policyOf({ trigger: { fraction: 0.5 }, keep: { messages: 6 } }).summarize).toMatchObject({
+      keepRecentMessages: 6,
     });
   });
 
