@@ -206,7 +206,7 @@ export class Compactor {
       messages: unsummarized.length > 0 ? [...unsummarized, ...older] : older,
       ...(previous ? { previous } : {}),
       throughSeq,
-      maxTokens: Math.min(maxTokens, Math.max(64, Math.floor(this.call.contextWindow / 4))),
+      maxTokens: summaryTokenCap(maxTokens, this.call),
       toolResultMaxChars: summarize.toolResultMaxChars,
       ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
       ...(historyRef !== undefined ? { historyRef } : {}),
@@ -460,4 +460,18 @@ export class Compactor {
 
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The most a summary may take: the policy's cap, a quarter of the window, and half of what the window leaves
+ * the conversation once the system prompt, the tools and the reply's reserve are in. With a large reserve
+ * (8k window, 6k for the reply) a quarter of the window is the whole room: a summary that size would leave
+ * nothing beside it, and the summary itself would be dropped to fit.
+ */
+export function summaryTokenCap(
+  policyCap: number,
+  call: Pick<CallContext, 'contextWindow' | 'maxOutputTokens' | 'systemTokens' | 'toolTokens'>,
+): number {
+  const room = call.contextWindow - call.maxOutputTokens - call.systemTokens - call.toolTokens;
+  return Math.max(64, Math.min(policyCap, Math.floor(call.contextWindow / 4), Math.floor(room / 2)));
 }
