@@ -52,6 +52,7 @@ import {
   toListing,
   type WriteRows,
 } from './session-store-rows.ts';
+import { enableWal } from './sqlite-wal.ts';
 
 /** Where ctxkit keeps its files when nothing else is configured, relative to the working directory. */
 export const DEFAULT_DATA_DIR = '.ctxkit';
@@ -98,7 +99,7 @@ export async function createSqliteSessionStore(
   const db = new Database(location, { timeout: busyTimeoutMs });
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-    db.pragma('journal_mode = WAL');
+    enableWal(db, busyTimeoutMs);
     db.pragma(`synchronous = ${options.synchronous ?? DEFAULT_SQLITE_SYNCHRONOUS}`);
     db.pragma('foreign_keys = ON');
     guard(location, busyTimeoutMs, () => migrate(db, location));

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { enableWal } from './sqlite-wal.ts';
 
 /** Where an SQLite-backed store gets its database: one it opens (and closes), or one it shares. */
 export type SqliteSource = { filename: string } | { database: Database.Database };
@@ -16,7 +17,7 @@ export function openSqlite(source: SqliteSource): SqliteConnection {
   if ('database' in source) return { db: source.database, close: () => {} };
   const db = new Database(source.filename);
   db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-  if (source.filename !== ':memory:') db.pragma('journal_mode = WAL');
+  if (source.filename !== ':memory:') enableWal(db, SQLITE_BUSY_TIMEOUT_MS);
   return {
     db,
     close: () => {
