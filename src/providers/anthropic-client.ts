@@ -187,14 +187,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
         return;
       }
       const state = createAnthropicStreamState();
-      const iterator = events[Symbol.asyncIterator]();
-      for (;;) {
-        const next = await guard.run(iterator.next());
-        if (next.done) break;
-        yield* readAnthropicEvent(state, next.value);
-      }
-      // The SDK ends a stream quietly when its signal fires: an abort is not the end of the answer.
-      if (guard.cancellation) throw guard.cancellation;
+      for await (const item of guard.each(events)) yield* readAnthropicEvent(state, item);
       if (!state.stopped) {
         throw new ModelCallError(`${ANTHROPIC_PROVIDER}: the stream ended before the message did`, {
           status: response.status,

@@ -33,6 +33,11 @@ export interface ModelCallGuard {
    * caller spends between reads.
    */
   run<T>(promise: Promise<T>): Promise<T>;
+  /**
+   * The items of an SDK stream, each waited for through `run`; when the stream ends because the call was
+   * cancelled (the SDKs end quietly when their signal fires), the cancellation is thrown instead.
+   */
+  each<T>(items: AsyncIterable<T>): AsyncGenerator<T>;
   /** The abort or timeout that cancelled the call, if one did. */
   readonly cancellation: ModelCallAbortedError | ModelTimeoutError | undefined;
   /** What the SDK's own per-attempt timeout should be: the guard's, or MAX_TIMER_MS when disabled. */
@@ -80,6 +85,15 @@ export function guardModelCall(options: ModelCallGuardOptions): ModelCallGuard {
       return Promise.race([promise, cancelled]).finally(() => {
         if (timer !== undefined) clearTimeout(timer);
       });
+    },
+    async *each<T>(items: AsyncIterable<T>): AsyncGenerator<T> {
+      const iterator = items[Symbol.asyncIterator]();
+      for (;;) {
+        const next = await this.run(iterator.next());
+        if (next.done) break;
+        yield next.value;
+      }
+      if (cancellation) throw cancellation;
     },
     dispose() {
       signal?.removeEventListener('abort', onAbort);

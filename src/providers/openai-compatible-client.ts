@@ -195,14 +195,7 @@ export function createOpenAICompatibleClient(options: OpenAICompatibleClientOpti
         return;
       }
       const state = createOpenAIStreamState();
-      const iterator = chunks[Symbol.asyncIterator]();
-      for (;;) {
-        const next = await guard.run(iterator.next());
-        if (next.done) break;
-        yield* readOpenAIChunk(state, next.value);
-      }
-      // The SDK ends a stream quietly when its signal fires: an abort is not the end of the answer.
-      if (guard.cancellation) throw guard.cancellation;
+      for await (const item of guard.each(chunks)) yield* readOpenAIChunk(state, item);
       if (!openAIStreamFinished(state)) {
         throw new ModelCallError(
           `${OPENAI_COMPATIBLE_PROVIDER}: the stream ended before the model finished`,
