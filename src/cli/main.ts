@@ -198,4 +198,8 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A reader that went away (`ctxkit … | head`) is not an error of ours: what is left to print is dropped.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+});
 process.exitCode = await main(process.argv);
