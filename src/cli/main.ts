@@ -10,6 +10,7 @@ import { inspectCommand } from './inspect/inspect-command.ts';
 import { MAX_OUTPUT_ZERO_MEANS, WINDOW_ZERO_MEANS } from './policy-flags.ts';
 import { pruneCommand } from './prune-command.ts';
 import { replayCommand } from './replay/replay-command.ts';
+import { serveCommand } from './serve-command.ts';
 
 export { EXIT_BAD_INPUT } from './exit-codes.ts';
 
@@ -155,6 +156,45 @@ export function buildProgram(setExitStatus: (status: number) => void = () => {})
       ),
   ).action(async (message: string[], flags) => {
     setExitStatus(await chatCommand({ ...flags, ...(message.length > 0 && { message }) }));
+  });
+
+  policyOptions(
+    program
+      .command('serve')
+      .description(
+        'a proxy that manages context for any agent: point its base URL here (OpenAI Chat Completions and Anthropic Messages)',
+      )
+      .option('--port <n>', 'the port to listen on (default 8787; 0: any free port)')
+      .option(
+        '--host <host>',
+        'the address to listen on (default 127.0.0.1; beyond loopback a token is required)',
+      )
+      .option('--data <dir>', 'where sessions are kept (default ./.ctxkit)')
+      .option(
+        '--upstream <url>',
+        'the OpenAI-compatible API, /v1 included (default https://api.openai.com/v1)',
+      )
+      .option(
+        '--upstream-anthropic <url>',
+        'the Anthropic API (default https://api.anthropic.com, or --upstream when that is given)',
+      )
+      .option('--store <url>', 'keep sessions in PostgreSQL (postgres://…) instead of SQLite in --data')
+      .option(
+        '--token <token>',
+        'a token clients must present (repeatable; default: CTXKIT_TOKEN, comma-separated)',
+        collect,
+      )
+      .option('--max-body-mb <n>', 'the largest request body accepted, in MiB (default 32)')
+      .option(
+        '--read-back-rounds <n>',
+        'read-backs the proxy answers itself per request (default 4; 0: none)',
+      )
+      .addHelpText(
+        'after',
+        '\nThe client\'s own key (Authorization or x-api-key) goes upstream; a client that sends none, or sends the\nproxy token as its key, gets OPENAI_API_KEY / ANTHROPIC_API_KEY from this environment. Name a session with\nthe x-ctxkit-session header, or let ctxkit recognize the conversation. --window is the window of models\nthat neither the upstream nor the profile table knows.\nExamples:\n  ctxkit serve --upstream http://127.0.0.1:11434/v1\n  ctxkit serve --host 0.0.0.0 --token "$(openssl rand -hex 24)" --store postgres://ctxkit@db/ctxkit',
+      ),
+  ).action(async (flags) => {
+    setExitStatus(await serveCommand(flags));
   });
 
   policyOptions(

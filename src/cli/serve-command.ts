@@ -1,0 +1,209 @@
+/**
+ * `ctxkit serve`: the context-managing proxy. Agents point their base URL at it (`http://host:port/v1`
+ * for OpenAI clients, `http://host:port` for Anthropic ones) and keep sending their whole history; ctxkit
+ * sends the upstream what fits and keeps everything in the sessions' stores (SQLite in `--data`, or
+ * PostgreSQL with `--store postgres://…`).
+ */
+import { isIP } from 'node:net';
+import pino from 'pino';
+import { parseCountFlag } from '../cli/parse-count-flag.ts';
+import { FlagError } from '../core/errors/index.ts';
+import { createContextManager } from '../engine/context-manager.ts';
+import type { ConversationIndex } from '../server/conversation/conversation-index.ts';
+import { createMemoryConversationIndex } from '../server/conversation/conversation-index.ts';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_READ_BACK_ROUNDS } from '../server/proxy-options.ts';
+import { type RunningProxy, startProxyServer } from '../server/start-proxy-server.ts';
+import type { BlobStore } from '../store/blob-store.ts';
+import { createFsBlobStore } from '../store/fs-blob-store.ts';
+import { openEmbeddedStores } from '../store/open-embedded-stores.ts';
+import { createPostgresSessionStore } from '../store/postgres-session-store.ts';
+import { createPostgresTraceStore } from '../store/postgres-trace-store.ts';
+import type { SessionStore } from '../store/session-store.ts';
+import { DEFAULT_DATA_DIR } from '../store/sqlite-session-store.ts';
+import type { TraceStore } from '../store/trace-store.ts';
+import { loadConfigFromFlags, type PolicyFlags } from './policy-flags.ts';
+
+export interface ServeFlags extends PolicyFlags {
+  port?: string;
+  host?: string;
+  data?: string;
+  upstream?: string;
+  upstreamAnthropic?: string;
+  store?: string;
+  token?: string[];
+  maxBodyMb?: string;
+  readBackRounds?: string;
+}
+
+export const DEFAULT_SERVE_PORT = 8787;
+export const DEFAULT_SERVE_HOST = '127.0.0.1';
+export const DEFAULT_OPENAI_UPSTREAM = 'https://api.openai.com/v1';
+export const DEFAULT_ANTHROPIC_UPSTREAM = 'https://api.anthropic.com';
+/** Where tokens come from when `--token` is not given: comma-separated. */
+export const TOKEN_VARIABLE = 'CTXKIT_TOKEN';
+/** The most `--max-body-mb` takes. */
+const MAX_BODY_MB = 1024;
+
+export interface ServeIo {
+  env: Readonly<Record<string, string | undefined>>;
+  /** Human-readable lines (the banner). */
+  out: (line: string) => void;
+  /** The structured log's destination (pino writes JSON lines to it). */
+  log: NodeJS.WritableStream;
+  /** Resolves when the server should stop (SIGINT / SIGTERM by default). */
+  stopped: Promise<string>;
+}
+
+export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo()): Promise<number> {
+  const port =
+    parseCountFlag('--port', flags.port, { unit: 'port', max: 65_535, zero: 'any free port' }) ??
+    DEFAULT_SERVE_PORT;
+  const host = flags.host ?? DEFAULT_SERVE_HOST;
+  const upstream = urlFlag('--upstream', flags.upstream ?? io.env.CTXKIT_UPSTREAM ?? DEFAULT_OPENAI_UPSTREAM);
+  const upstreamAnthropic = urlFlag(
+    '--upstream-anthropic',
+    flags.upstreamAnthropic ?? (flags.upstream !== undefined ? upstream : DEFAULT_ANTHROPIC_UPSTREAM),
+  );
+  const window = parseCountFlag('--window', flags.window, { unit: 'tokens', zero: 'auto' }) || undefined;
+  const maxBodyMb = parseCountFlag('--max-body-mb', flags.maxBodyMb, { unit: 'MiB', max: MAX_BODY_MB });
+  const readBackRounds =
+    parseCountFlag('--read-back-rounds', flags.readBackRounds, { unit: 'rounds', max: 50, zero: 'none' }) ??
+    DEFAULT_MAX_READ_BACK_ROUNDS;
+  const tokens = tokensOf(flags.token, io.env[TOKEN_VARIABLE]);
+  if (tokens.length === 0 && !isLoopback(host))
+    throw new FlagError(
+      '--token',
+      `serving on ${JSON.stringify(host)} (beyond this machine) needs a token: pass --token or set ${TOKEN_VARIABLE}`,
+    );
+  // The window flag is the fallback for unknown models, not a policy override for every model.
+  const { policy } = await loadConfigFromFlags({ ...flags, window: undefined });
+  const stores = await openStores(flags.data ?? DEFAULT_DATA_DIR, flags.store);
+  const logger = pino(
+    { base: undefined, redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
+    io.log,
+  );
+  let proxy: RunningProxy | undefined;
+  try {
+    const manager = createContextManager({
+      policy,
+      store: stores.store,
+      blobs: stores.blobs,
+      trace: stores.trace,
+    });
+    proxy = await startProxyServer({
+      manager,
+      upstream,
+      upstreamAnthropic,
+      ...(window !== undefined && { contextWindow: window }),
+      tokens,
+      upstreamKeys: {
+        ...(io.env.OPENAI_API_KEY && { openai: io.env.OPENAI_API_KEY }),
+        ...(io.env.ANTHROPIC_API_KEY && { anthropic: io.env.ANTHROPIC_API_KEY }),
+      },
+      conversations: stores.conversations,
+      maxBodyBytes: maxBodyMb === undefined ? DEFAULT_MAX_BODY_BYTES : maxBodyMb * 1024 * 1024,
+      maxReadBackRounds: readBackRounds,
+      logger,
+      port,
+      host,
+    });
+    io.out(`ctxkit serve · listening on ${proxy.url}`);
+    io.out(`  OpenAI clients:    base URL ${proxy.url}/v1`);
+    io.out(`  Anthropic clients: base URL ${proxy.url}`);
+    io.out(
+      `  upstream ${upstream}${upstreamAnthropic !== upstream ? ` · Anthropic upstream ${upstreamAnthropic}` : ''}`,
+    );
+    io.out(
+      `  sessions in ${stores.where} · ${tokens.length > 0 ? `${tokens.length} token(s) required` : 'no token (loopback only)'}`,
+    );
+    const signal = await io.stopped;
+    logger.info({ signal }, 'stopping: requests in flight finish first');
+    await proxy.close();
+    proxy = undefined;
+    await manager.flushTrace();
+    return 0;
+  } finally {
+    await proxy?.close();
+    await stores.close();
+  }
+}
+
+function defaultIo(): ServeIo {
+  return {
+    env: process.env,
+    out: (line) => process.stdout.write(`${line}\n`),
+    log: process.stderr,
+    stopped: new Promise((resolve) => {
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve(signal));
+    }),
+  };
+}
+
+function urlFlag(flag: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new FlagError(flag, `not a URL: ${JSON.stringify(value)}`, value);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new FlagError(flag, `must be an http:// or https:// URL, got ${JSON.stringify(value)}`, value);
+  return value.replace(/\/+$/, '');
+}
+
+function tokensOf(flag: readonly string[] | undefined, variable: string | undefined): string[] {
+  const given = flag && flag.length > 0 ? [...flag] : (variable ?? '').split(',');
+  const tokens = given.map((token) => token.trim()).filter((token) => token !== '');
+  for (const token of tokens)
+    if (token.length < 16)
+      throw new FlagError(
+        flag && flag.length > 0 ? '--token' : TOKEN_VARIABLE,
+        'a token must be at least 16 characters long',
+      );
+  return tokens;
+}
+
+/** Loopback only: `localhost`, 127.0.0.0/8, ::1. */
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1' || host === '[::1]';
+}
+
+interface ServeStores {
+  store: SessionStore;
+  blobs: BlobStore;
+  trace: TraceStore;
+  conversations: ConversationIndex;
+  where: string;
+  close(): Promise<void>;
+}
+
+async function openStores(dataDir: string, storeUrl: string | undefined): Promise<ServeStores> {
+  if (storeUrl === undefined) {
+    const embedded = await openEmbeddedStores({ dataDir });
+    return {
+      store: embedded.store,
+      blobs: embedded.blobs,
+      trace: embedded.trace,
+      conversations: createMemoryConversationIndex(),
+      where: `SQLite (${dataDir})`,
+      close: () => embedded.close(),
+    };
+  }
+  if (!/^postgres(ql)?:\/\//.test(storeUrl))
+    throw new FlagError('--store', 'must be a postgres:// URL (SQLite in --data is the default)', storeUrl);
+  const store = await createPostgresSessionStore({ url: storeUrl });
+  const trace = await createPostgresTraceStore({ url: storeUrl });
+  const blobs = createFsBlobStore({ dataDir });
+  return {
+    store,
+    blobs,
+    trace,
+    conversations: createMemoryConversationIndex(),
+    where: `PostgreSQL (blobs in ${dataDir})`,
+    async close() {
+      await Promise.all([store.close(), trace.close(), blobs.close()]);
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * What the client's own request would have cost, for the `x-ctxkit-tokens-saved` header: each message
+ * counted once (by content id) and remembered, so a resent history costs only its new messages.
+ */
+import type { MessageInput } from '../core/message.ts';
+import { sha256OfText } from '../core/sha256-of-text.ts';
+import { contentId } from '../core/stable-id.ts';
+import { estimateMessageTokens } from '../core/tokens/estimate-message-tokens.ts';
+import { estimateToolDefinitionTokens } from '../core/tokens/estimate-tool-definition-tokens.ts';
+import { createExactCounter } from '../core/tokens/exact-counter.ts';
+import type { ToolDefinition } from '../core/tool-definition.ts';
+
+/** Messages whose counts are remembered; the oldest are forgotten first. */
+export const MAX_COUNTED_MESSAGES = 200_000;
+
+export class ClientRequestTokens {
+  readonly #counter = createExactCounter('o200k');
+  readonly #counts = new Map<string, number>();
+
+  /** `ids` are the history's content ids (the cache keys). */
+  count(
+    system: string,
+    tools: readonly ToolDefinition[],
+    history: readonly MessageInput[],
+    ids: readonly string[],
+  ): number {
+    let total = this.#remembered(`system:${sha256OfText(system)}`, () => this.#counter.count(system));
+    const toolText = JSON.stringify(tools);
+    total += this.#remembered(`tools:${sha256OfText(toolText)}`, () =>
+      estimateToolDefinitionTokens(tools, this.#counter),
+    );
+    history.forEach((message, index) => {
+      total += this.#remembered(
+        ids[index] ?? contentId(message),
+        () => estimateMessageTokens(message, this.#counter).total,
+      );
+    });
+    return total;
+  }
+
+  #remembered(id: string, count: () => number): number {
+    const known = this.#counts.get(id);
+    if (known !== undefined) return known;
+    const tokens = count();
+    this.#counts.set(id, tokens);
+    if (this.#counts.size > MAX_COUNTED_MESSAGES) {
+      const oldest = this.#counts.keys().next().value;
+      if (oldest !== undefined) this.#counts.delete(oldest);
+    }
+    return tokens;
+  }
+}

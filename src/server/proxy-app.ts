@@ -1,0 +1,118 @@
+/**
+ * The proxy's HTTP surface (Hono): `POST /v1/chat/completions` (OpenAI) and `POST /v1/messages`
+ * (Anthropic) manage context; any other `/v1/…` request (the model list, Anthropic's token counting) goes
+ * to the upstream as it came; `GET /healthz` says the server is up.
+ */
+
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { identifyClient } from './client-identity.ts';
+import { ClientRequestTokens } from './client-request-tokens.ts';
+import { createMemoryConversationIndex } from './conversation/conversation-index.ts';
+import { errorResponse, type ProxyCallDeps, proxyModelCall } from './proxy-call.ts';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_READ_BACK_ROUNDS, type ProxyOptions } from './proxy-options.ts';
+import { BodyTooLargeError, readBoundedText } from './read-body.ts';
+import { SessionResolver } from './resolve-session.ts';
+import { forwardedHeaders, responseHeaders } from './upstream-http.ts';
+import { UpstreamWindows } from './upstream-window.ts';
+import { anthropicWire } from './wire/anthropic-wire.ts';
+import { openAIWire } from './wire/openai-wire.ts';
+import type { WireFormat } from './wire/wire-format.ts';
+
+export function createProxyApp(options: ProxyOptions): Hono {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const tokens = options.tokens ?? [];
+  const fetcher = options.fetch ?? fetch;
+  const openAIBase = options.upstream.replace(/\/+$/, '');
+  const anthropicRoot = (options.upstreamAnthropic ?? options.upstream)
+    .replace(/\/+$/, '')
+    .replace(/\/v1$/, '');
+  const deps: ProxyCallDeps = {
+    manager: options.manager,
+    resolver: new SessionResolver(options.conversations ?? createMemoryConversationIndex()),
+    windows: new UpstreamWindows({
+      fetch: fetcher,
+      detect: options.detectWindow !== false,
+      ...(options.contextWindow !== undefined && { fallback: options.contextWindow }),
+    }),
+    tokens: new ClientRequestTokens(),
+    fetch: fetcher,
+    logger: options.logger,
+    maxReadBackRounds: options.maxReadBackRounds ?? DEFAULT_MAX_READ_BACK_ROUNDS,
+    upstream: (format) =>
+      format.name === 'anthropic'
+        ? { base: anthropicRoot, url: `${anthropicRoot}/v1/messages` }
+        : { base: openAIBase, url: `${openAIBase}/chat/completions` },
+    awaitingResults: new Set(),
+  };
+
+  const app = new Hono();
+  app.get('/healthz', (c) => c.json({ ok: true }));
+
+  const modelRoute = (format: WireFormat) => async (c: Context) => {
+    const headers = c.req.raw.headers;
+    const identified = identifyClient(headers, format.name, tokens, options.upstreamKeys?.[format.name]);
+    if ('refused' in identified) return errorResponse(format, 401, identified.refused);
+    let text: string;
+    try {
+      text = await readBoundedText(c.req.raw, maxBodyBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) return errorResponse(format, 413, error.message);
+      throw error;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text) as unknown;
+    } catch (error) {
+      return errorResponse(format, 400, `the request body is not JSON: ${(error as Error).message}`);
+    }
+    return proxyModelCall(deps, {
+      format,
+      body,
+      headers,
+      identity: identified.identity,
+      signal: c.req.raw.signal,
+    });
+  };
+  app.post('/v1/chat/completions', modelRoute(openAIWire));
+  app.post('/v1/messages', modelRoute(anthropicWire));
+
+  // Everything else under /v1 reaches the upstream untouched (after the same token check).
+  app.all('/v1/*', async (c) => {
+    const url = new URL(c.req.url);
+    const format = url.pathname.startsWith('/v1/messages') ? anthropicWire : openAIWire;
+    const headers = c.req.raw.headers;
+    const identified = identifyClient(headers, format.name, tokens, options.upstreamKeys?.[format.name]);
+    if ('refused' in identified) return errorResponse(format, 401, identified.refused);
+    let body: string | undefined;
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      try {
+        body = await readBoundedText(c.req.raw, maxBodyBytes);
+      } catch (error) {
+        if (error instanceof BodyTooLargeError) return errorResponse(format, 413, error.message);
+        throw error;
+      }
+    }
+    const target =
+      format === anthropicWire
+        ? `${anthropicRoot}${url.pathname}${url.search}`
+        : `${openAIBase}${url.pathname.replace(/^\/v1/, '')}${url.search}`;
+    const upstream = await fetcher(target, {
+      method: c.req.method,
+      headers: forwardedHeaders(headers, identified.identity.upstreamAuth),
+      ...(body !== undefined && { body }),
+      signal: c.req.raw.signal,
+    });
+    return new Response(upstream.body, {
+      status: upstream.status,
+      headers: responseHeaders(upstream.headers),
+    });
+  });
+
+  app.onError((error, c) => {
+    options.logger?.error({ err: { name: error.name, message: error.message } }, 'request failed');
+    const format = c.req.path.startsWith('/v1/messages') ? anthropicWire : openAIWire;
+    return errorResponse(format, 500, 'ctxkit proxy: internal error (see the server log)');
+  });
+  return app;
+}

@@ -1,0 +1,531 @@
+/**
+ * One model call through the proxy: find the session, `sync` the client's history into it, `prepare`
+ * against the model's real window, forward the client's own body with the prepared messages, and answer
+ * with the upstream's answer (streamed as it arrives).
+ *
+ * - ctxkit's read-back tool is offered when the request points at offloaded content; a call of it is
+ *   answered here from the session's own store and the model called again (at most `maxReadBackRounds`
+ *   times), so the client sees one answer.
+ * - An overflow, as a status or as an error event before any content, is recovered (`recover`),
+ *   prepared again and retried once before the client has seen a byte; any other upstream error reaches
+ *   the client unchanged, status and body.
+ * - The reply is logged with its usage (calibrating the count per model) before the client has its end.
+ */
+import type { Logger } from 'pino';
+import { readBackRoom, readOffloadedResultPart, readOffloadedTool } from '../agent/read-offloaded-tool.ts';
+import { ContextBudgetError } from '../core/errors/index.ts';
+import type { MessageInput, ToolCallPart, ToolResultPart, Usage } from '../core/message.ts';
+import type { ContextManager, PrepareRequest, PrepareResult } from '../engine/context-manager.ts';
+import { READ_OFFLOADED_TOOL } from '../engine/offload-results.ts';
+import { isContextOverflow, parseOverflowTokens } from '../providers/is-context-overflow.ts';
+import { modelCallErrorFrom } from '../providers/read-provider-error.ts';
+import type { ClientIdentity } from './client-identity.ts';
+import type { ClientRequestTokens } from './client-request-tokens.ts';
+import { SESSION_HEADER } from './proxy-options.ts';
+import { type ResolvedSession, SessionRequestError, type SessionResolver } from './resolve-session.ts';
+import { formatSseEvent, readSseEvents, type SseEvent } from './sse.ts';
+import { forwardedHeaders, readUpstreamText, responseHeaders } from './upstream-http.ts';
+import type { UpstreamWindows } from './upstream-window.ts';
+import { nextStableId } from './wire/wire-common.ts';
+import type {
+  ReadBackRound,
+  ReadReply,
+  StreamContinuation,
+  StreamRelay,
+  WireFormat,
+  WireRequest,
+} from './wire/wire-format.ts';
+import { WireRequestError } from './wire/wire-format.ts';
+
+export interface ProxyCallDeps {
+  manager: ContextManager;
+  resolver: SessionResolver;
+  windows: UpstreamWindows;
+  tokens: ClientRequestTokens;
+  fetch: typeof fetch;
+  logger: Logger | undefined;
+  maxReadBackRounds: number;
+  /** The upstream's base URL for a format, and the URL of its model-call endpoint. */
+  upstream(format: WireFormat): { base: string; url: string };
+  /** Sessions whose last reply made tool calls: `afterTurn` runs once their results arrive. */
+  awaitingResults: Set<string>;
+}
+
+export interface ProxyCallInput {
+  format: WireFormat;
+  body: unknown;
+  headers: Headers;
+  identity: ClientIdentity;
+  signal: AbortSignal;
+}
+
+/** Response headers that say what ctxkit did. */
+export const RESPONSE_HEADERS = {
+  session: SESSION_HEADER,
+  inputTokens: 'x-ctxkit-input-tokens',
+  tokensSaved: 'x-ctxkit-tokens-saved',
+  edits: 'x-ctxkit-edits',
+  contextWindow: 'x-ctxkit-context-window',
+} as const;
+
+interface UpstreamAnswer {
+  status: number;
+  headers: Headers;
+  body: string;
+}
+
+type Exchange = { response: Response } | { overflow: unknown; answer: UpstreamAnswer };
+
+export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput): Promise<Response> {
+  const { format } = input;
+  const { manager } = deps;
+  const started = performance.now();
+  let request: WireRequest;
+  try {
+    request = format.parseRequest(input.body);
+  } catch (error) {
+    if (error instanceof WireRequestError) return errorResponse(format, 400, error.message);
+    throw error;
+  }
+  let session: ResolvedSession;
+  try {
+    session = await deps.resolver.resolve(
+      input.identity.owner,
+      input.headers.get(SESSION_HEADER) ?? undefined,
+      request.system,
+      request.ids,
+    );
+  } catch (error) {
+    if (error instanceof SessionRequestError) return errorResponse(format, 400, error.message);
+    throw error;
+  }
+  let handedOff = false;
+  try {
+    const sessionId = session.sessionId;
+    await manager.sync(sessionId, request.history);
+    if (deps.awaitingResults.delete(sessionId)) await manager.afterTurn(sessionId);
+
+    const upstream = deps.upstream(format);
+    const upstreamHeaders = forwardedHeaders(input.headers, input.identity.upstreamAuth);
+    const window = await deps.windows.windowFor(upstream.base, request.model, input.identity.upstreamAuth);
+    const prepareRequest: PrepareRequest = {
+      system: request.system,
+      tools: request.clientToolNames.has(READ_OFFLOADED_TOOL)
+        ? request.tools
+        : [...request.tools, readOffloadedTool],
+      model: request.model,
+      ...(window !== undefined && { contextWindow: window }),
+      ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
+    };
+    let prepared: PrepareResult;
+    try {
+      prepared = await manager.prepare(sessionId, prepareRequest);
+    } catch (error) {
+      if (ContextBudgetError.isInstance(error)) return errorResponse(format, 400, (error as Error).message);
+      throw error;
+    }
+    const clientTokens = deps.tokens.count(request.system, request.tools, request.history, request.ids);
+
+    const call: CallState = {
+      deps,
+      input,
+      request,
+      session,
+      upstream,
+      upstreamHeaders,
+      started,
+      rounds: 0,
+      headersOf: (result) => ctxkitHeaders(session.publicId, result, clientTokens),
+      finish: async (reply) => {
+        let replyId: string | undefined;
+        if (reply && reply.parts.length > 0) {
+          // Under the content id the client's resend of it will have, so the next sync recognizes it.
+          replyId = nextStableId(request.ids, reply);
+          await manager.append(sessionId, [{ ...reply, id: replyId }]);
+          if (reply.parts.some((part) => part.type === 'tool-call')) deps.awaitingResults.add(sessionId);
+          else await manager.afterTurn(sessionId);
+        }
+        await session.release(replyId);
+      },
+    };
+    for (let attempt = 0; ; attempt++) {
+      const exchange = request.stream
+        ? await streamExchange(call, prepared)
+        : await jsonExchange(call, prepared);
+      if ('response' in exchange) {
+        handedOff = request.stream && exchange.response.status === 200;
+        log(call, exchange.response.status, prepared, clientTokens);
+        return exchange.response;
+      }
+      const retry =
+        attempt === 0 ? await recoverFrom(call, prepareRequest, exchange.overflow, prepared) : undefined;
+      if (!retry) {
+        log(call, exchange.answer.status, prepared, clientTokens);
+        return passThrough(exchange.answer, call.headersOf(prepared));
+      }
+      prepared = retry;
+    }
+  } finally {
+    if (!handedOff) await session.release(undefined);
+  }
+}
+
+interface CallState {
+  deps: ProxyCallDeps;
+  input: ProxyCallInput;
+  request: WireRequest;
+  session: ResolvedSession;
+  upstream: { base: string; url: string };
+  upstreamHeaders: Headers;
+  started: number;
+  rounds: number;
+  headersOf(prepared: PrepareResult): Record<string, string>;
+  /** Logs the reply the client got and frees the session. */
+  finish(reply: MessageInput | undefined): Promise<void>;
+}
+
+/** After an overflow: the request prepared again, or undefined when ctxkit cannot make it differ. */
+async function recoverFrom(
+  call: CallState,
+  prepareRequest: PrepareRequest,
+  overflow: unknown,
+  prepared: PrepareResult,
+): Promise<PrepareResult | undefined> {
+  const { manager, windows } = call.deps;
+  const { limit } = parseOverflowTokens(overflow);
+  const learned = limit !== undefined && limit > 0 && limit < prepared.stats.contextWindow;
+  if (learned) {
+    windows.learn(call.upstream.base, call.request.model, limit);
+    prepareRequest.contextWindow = limit;
+  }
+  const { retry } = await manager.recover(call.session.sessionId, overflow);
+  if (!retry && !learned) return undefined;
+  try {
+    return await manager.prepare(call.session.sessionId, prepareRequest);
+  } catch (error) {
+    if (ContextBudgetError.isInstance(error)) return undefined;
+    throw error;
+  }
+}
+
+async function send(call: CallState, body: Record<string, unknown>): Promise<Response> {
+  return call.deps.fetch(call.upstream.url, {
+    method: 'POST',
+    headers: call.upstreamHeaders,
+    body: JSON.stringify(body),
+    signal: call.input.signal,
+  });
+}
+
+async function jsonExchange(call: CallState, prepared: PrepareResult): Promise<Exchange> {
+  const { format } = call.input;
+  const { maxReadBackRounds } = call.deps;
+  const rounds: ReadBackRound[] = [];
+  let firstUsage: Usage | undefined;
+  for (let round = 0; ; round++) {
+    const body = format.upstreamBody(call.request, prepared, {
+      readTool: prepared.pointers.length > 0 || rounds.length > 0,
+      rounds,
+      includeUsage: false,
+    });
+    const response = await send(call, body);
+    const answer: UpstreamAnswer = {
+      status: response.status,
+      headers: response.headers,
+      body: await readUpstreamText(response),
+    };
+    const json = parseJson(answer.body);
+    if (!response.ok) {
+      const error = modelCallErrorFrom(format.provider, response.status, answer.body, json, response.headers);
+      if (round === 0 && isContextOverflow(error)) return { overflow: error, answer };
+      return { response: passThrough(answer, call.headersOf(prepared)) };
+    }
+    let reply: ReadReply;
+    try {
+      reply = format.readAnswer(json);
+    } catch {
+      // Not an answer ctxkit can read: the client gets it as it came, and nothing is logged.
+      return { response: passThrough(answer, call.headersOf(prepared)) };
+    }
+    firstUsage ??= reply.full.usage;
+    if (reply.readCalls.length > 0 && reply.clientCalls === 0 && round < maxReadBackRounds) {
+      rounds.push({ reply: reply.full, results: await readBacks(call, prepared, reply.readCalls) });
+      call.rounds = rounds.length;
+      continue;
+    }
+    await call.finish(withFirstUsage(reply.visible, firstUsage));
+    const out = format.clientAnswer(json, { lastRound: true });
+    return {
+      response: new Response(JSON.stringify(out), {
+        status: response.status,
+        headers: {
+          ...responseHeaders(response.headers),
+          'content-type': 'application/json',
+          ...call.headersOf(prepared),
+        },
+      }),
+    };
+  }
+}
+
+async function streamExchange(call: CallState, prepared: PrepareResult): Promise<Exchange> {
+  const { format } = call.input;
+  const { maxReadBackRounds } = call.deps;
+  const clientWantsUsage = clientAskedForUsage(call.request);
+  const body = format.upstreamBody(call.request, prepared, {
+    readTool: prepared.pointers.length > 0,
+    rounds: [],
+    includeUsage: true,
+  });
+  const response = await send(call, body);
+  if (!response.ok || !isEventStream(response)) {
+    const answer: UpstreamAnswer = {
+      status: response.status,
+      headers: response.headers,
+      body: await readUpstreamText(response),
+    };
+    if (!response.ok) {
+      const error = modelCallErrorFrom(
+        format.provider,
+        response.status,
+        answer.body,
+        parseJson(answer.body),
+        response.headers,
+      );
+      if (isContextOverflow(error)) return { overflow: error, answer };
+    }
+    return { response: passThrough(answer, call.headersOf(prepared)) };
+  }
+  const relay = format.createRelay({ clientWantsUsage, lastRound: maxReadBackRounds === 0 });
+  const events = readSseEvents(response.body as ReadableStream<Uint8Array>);
+  const head: SseEvent[] = [];
+  for (;;) {
+    const next = await events.next();
+    if (next.done) break;
+    head.push(...relay.push(next.value));
+    if (relay.error || relay.started) break;
+  }
+  if (relay.error) {
+    const error = streamErrorOf(format, relay.error);
+    if (isContextOverflow(error)) {
+      await events.return(undefined);
+      const answer: UpstreamAnswer = {
+        status: response.status,
+        headers: response.headers,
+        body: [...head, relay.error.event].map(formatSseEvent).join(''),
+      };
+      return { overflow: error, answer };
+    }
+  }
+  const rest = relayRest(call, prepared, { relay, events, head, clientWantsUsage });
+  return {
+    response: new Response(byteStream(rest), {
+      status: 200,
+      headers: {
+        ...responseHeaders(response.headers),
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        ...call.headersOf(prepared),
+      },
+    }),
+  };
+}
+
+/** The rest of a committed stream: the first round's events, then any read-back rounds, then the end. */
+async function* relayRest(
+  call: CallState,
+  prepared: PrepareResult,
+  first: {
+    relay: StreamRelay;
+    events: AsyncGenerator<SseEvent>;
+    head: SseEvent[];
+    clientWantsUsage: boolean;
+  },
+): AsyncGenerator<string> {
+  const { format } = call.input;
+  const { maxReadBackRounds } = call.deps;
+  let finished = false;
+  try {
+    for (const event of first.head) yield formatSseEvent(event);
+    let { relay, events } = first;
+    const rounds: ReadBackRound[] = [];
+    let continuation: StreamContinuation | undefined;
+    let firstUsage: Usage | undefined;
+    for (let round = 0; ; round++) {
+      if (!relay.error) {
+        for await (const event of events) {
+          for (const out of relay.push(event)) yield formatSseEvent(out);
+          if (relay.error) break;
+        }
+      }
+      if (relay.error) {
+        // After content has reached the client, an upstream error ends the stream as the upstream said.
+        yield formatSseEvent(relay.error.event);
+        return;
+      }
+      const reply = relay.reply();
+      firstUsage ??= reply.full.usage;
+      if (reply.readCalls.length > 0 && reply.clientCalls === 0 && round < maxReadBackRounds) {
+        rounds.push({ reply: reply.full, results: await readBacks(call, prepared, reply.readCalls) });
+        call.rounds = rounds.length;
+        continuation = format.continuation(relay, continuation);
+        const body = format.upstreamBody(call.request, prepared, {
+          readTool: true,
+          rounds,
+          includeUsage: true,
+        });
+        const response = await send(call, body);
+        if (!response.ok || !isEventStream(response)) {
+          const text = await readUpstreamText(response);
+          const error = modelCallErrorFrom(
+            format.provider,
+            response.status,
+            text,
+            parseJson(text),
+            response.headers,
+          );
+          yield formatSseEvent(format.errorEvent(response.ok ? 502 : response.status, error.message));
+          return;
+        }
+        relay = format.createRelay({
+          continuing: continuation,
+          clientWantsUsage: first.clientWantsUsage,
+          lastRound: round + 1 >= maxReadBackRounds,
+        });
+        events = readSseEvents(response.body as ReadableStream<Uint8Array>);
+        continue;
+      }
+      // Logged before the client reads the end, so its next request finds the reply in the session.
+      await call.finish(withFirstUsage(reply.visible, firstUsage));
+      finished = true;
+      for (const event of relay.finish()) yield formatSseEvent(event);
+      return;
+    }
+  } finally {
+    if (!finished) await call.session.release(undefined);
+  }
+}
+
+/** The read-back calls answered from the session's own store, each sized to the room the context has. */
+async function readBacks(
+  call: CallState,
+  prepared: PrepareResult,
+  calls: readonly ToolCallPart[],
+): Promise<ToolResultPart[]> {
+  const results: ToolResultPart[] = [];
+  const maxChars = readBackRoom(prepared.stats);
+  for (const readCall of calls) {
+    const result = await readOffloadedResultPart(call.deps.manager, call.session.sessionId, readCall, {
+      maxChars,
+    });
+    call.deps.logger?.info(
+      {
+        session: call.session.publicId,
+        call: readCall.callId,
+        chars: result.content.length,
+        error: result.isError,
+      },
+      'read-back answered by the proxy',
+    );
+    results.push(result);
+  }
+  return results;
+}
+
+function byteStream(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+    async cancel() {
+      await chunks.return(undefined);
+    },
+  });
+}
+
+function streamErrorOf(format: WireFormat, error: { event: SseEvent; json: unknown }): unknown {
+  return modelCallErrorFrom(format.provider, undefined, error.event.data, error.json);
+}
+
+function clientAskedForUsage(request: WireRequest): boolean {
+  const options = request.body.stream_options;
+  return (
+    typeof options === 'object' &&
+    options !== null &&
+    (options as { include_usage?: unknown }).include_usage === true
+  );
+}
+
+function isEventStream(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').includes('text/event-stream') && response.body !== null;
+}
+
+/** The reply's usage: its input as the first round saw it (the request ctxkit prepared), its own output. */
+function withFirstUsage(reply: MessageInput, first: Usage | undefined): MessageInput {
+  if (!first || !reply.usage || first === reply.usage) return reply;
+  return { ...reply, usage: { ...first, outputTokens: reply.usage.outputTokens } };
+}
+
+function ctxkitHeaders(
+  publicId: string,
+  prepared: PrepareResult,
+  clientTokens: number,
+): Record<string, string> {
+  const sent = prepared.stats.tokens.input;
+  return {
+    [RESPONSE_HEADERS.session]: publicId,
+    [RESPONSE_HEADERS.inputTokens]: String(sent),
+    [RESPONSE_HEADERS.tokensSaved]: String(Math.max(0, clientTokens - sent)),
+    [RESPONSE_HEADERS.edits]: String(prepared.stats.edits),
+    [RESPONSE_HEADERS.contextWindow]: String(prepared.stats.contextWindow),
+  };
+}
+
+function passThrough(answer: UpstreamAnswer, headers: Record<string, string>): Response {
+  return new Response(answer.body, {
+    status: answer.status,
+    headers: { ...responseHeaders(answer.headers), ...headers },
+  });
+}
+
+export function errorResponse(format: WireFormat, status: number, message: string): Response {
+  return new Response(JSON.stringify(format.errorBody(status, message)), {
+    status,
+    headers: { 'content-type': 'application/json' },
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function log(call: CallState, status: number, prepared: PrepareResult, clientTokens: number): void {
+  call.deps.logger?.info(
+    {
+      format: call.input.format.name,
+      session: call.session.publicId,
+      origin: call.session.origin,
+      ...(call.session.forkedFrom !== undefined && { forkedFrom: call.session.forkedFrom }),
+      model: call.request.model,
+      stream: call.request.stream,
+      status,
+      sent: prepared.stats.tokens.input,
+      saved: Math.max(0, clientTokens - prepared.stats.tokens.input),
+      edits: prepared.stats.edits,
+      readBackRounds: call.rounds,
+      ms: Math.round(performance.now() - call.started),
+    },
+    'model call',
+  );
+}

@@ -1,0 +1,40 @@
+/** The proxy's settings, with their defaults. */
+import type { Logger } from 'pino';
+import type { ContextManager } from '../engine/context-manager.ts';
+import type { ConversationIndex } from './conversation/conversation-index.ts';
+
+/** Largest request body accepted, in bytes: agents send images and long histories, but not without end. */
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** Read-back rounds the proxy answers itself within one client request before the model must answer. */
+export const DEFAULT_MAX_READ_BACK_ROUNDS = 4;
+/** Largest upstream answer read whole (non-streamed), in bytes. */
+export const MAX_UPSTREAM_ANSWER_BYTES = 64 * 1024 * 1024;
+/** The header a client may name its session with. */
+export const SESSION_HEADER = 'x-ctxkit-session';
+/** The header a client may give the proxy's token in (beside `Authorization` / `x-api-key`). */
+export const TOKEN_HEADER = 'x-ctxkit-token';
+
+export interface ProxyOptions {
+  manager: ContextManager;
+  /** Base URL of the OpenAI-compatible upstream, `/v1` included (`https://api.openai.com/v1`). */
+  upstream: string;
+  /** Base URL of the Anthropic upstream (`https://api.anthropic.com`); default `upstream`. */
+  upstreamAnthropic?: string;
+  /** Keys used upstream when the client sends none of its own. */
+  upstreamKeys?: { openai?: string; anthropic?: string };
+  /** The window when neither the upstream nor the profile table knows the model. */
+  contextWindow?: number;
+  /**
+   * Tokens a client must present (`Authorization: Bearer`, `x-api-key` or `x-ctxkit-token`). Empty: no
+   * token is asked for (the CLI allows that on loopback only). Sessions belong to the token that made them.
+   */
+  tokens?: readonly string[];
+  /** Where recognized conversations are looked up; default in memory. */
+  conversations?: ConversationIndex;
+  maxBodyBytes?: number;
+  maxReadBackRounds?: number;
+  fetch?: typeof fetch;
+  logger?: Logger;
+  /** Ask the upstream for the model's served window (Ollama, vLLM, llama.cpp); default true. */
+  detectWindow?: boolean;
+}

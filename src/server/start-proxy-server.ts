@@ -1,0 +1,41 @@
+/** Starts the proxy on a port (0: any free one) and says where it listens. */
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { createProxyApp } from './proxy-app.ts';
+import type { ProxyOptions } from './proxy-options.ts';
+
+export interface RunningProxy {
+  /** `http://host:port`, the base URL clients point at (`/v1` appended for OpenAI clients). */
+  url: string;
+  port: number;
+  /** Stops listening; requests in flight get `graceMs` (default 10 s) to finish before they are cut. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** How long requests in flight may take to finish when the server closes. */
+export const DEFAULT_CLOSE_GRACE_MS = 10_000;
+
+export function startProxyServer(
+  options: ProxyOptions & { port?: number; host?: string },
+): Promise<RunningProxy> {
+  const app = createProxyApp(options);
+  const host = options.host ?? '127.0.0.1';
+  return new Promise((resolve, reject) => {
+    const server = serve(
+      { fetch: app.fetch, port: options.port ?? 0, hostname: host },
+      (info: AddressInfo) => {
+        const shown = info.address.includes(':') ? `[${info.address}]` : info.address;
+        resolve({
+          url: `http://${shown}:${info.port}`,
+          port: info.port,
+          close: () =>
+            new Promise<void>((done) => {
+              server.close(() => done());
+              (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+            }),
+        });
+      },
+    );
+    server.once('error', reject);
+  });
+}

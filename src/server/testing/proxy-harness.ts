@@ -1,0 +1,99 @@
+/**
+ * A proxy in front of the fake provider server, with in-memory stores and a log captured in memory: for
+ * tests that drive the proxy over real HTTP.
+ */
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { PRESETS } from '../../core/policy/index.ts';
+import type { Policy } from '../../core/policy/policy-schema.ts';
+import { type ContextManager, createContextManager } from '../../engine/context-manager.ts';
+import type { BlobStore } from '../../store/blob-store.ts';
+import { createMemoryBlobStore } from '../../store/memory-blob-store.ts';
+import { createMemorySessionStore } from '../../store/memory-session-store.ts';
+import type { SessionStore } from '../../store/session-store.ts';
+import { createMemoryTraceStore, type TraceStore } from '../../store/trace-store.ts';
+import {
+  type FakeProviderServer,
+  type FakeProviderServerOptions,
+  startFakeProviderServer,
+} from '../../testing/fake-provider-server.ts';
+import type { ProxyOptions } from '../proxy-options.ts';
+import { type RunningProxy, startProxyServer } from '../start-proxy-server.ts';
+
+export interface ProxyHarness {
+  upstream: FakeProviderServer;
+  proxy: RunningProxy;
+  manager: ContextManager;
+  store: SessionStore;
+  blobs: BlobStore;
+  trace: TraceStore;
+  /** Every line the proxy logged (pino JSON). */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export interface ProxyHarnessOptions extends Partial<Omit<ProxyOptions, 'manager' | 'upstream'>> {
+  policy?: Policy;
+  upstreamOptions?: FakeProviderServerOptions;
+}
+
+export async function startProxyHarness(options: ProxyHarnessOptions = {}): Promise<ProxyHarness> {
+  const { policy, upstreamOptions, ...proxyOptions } = options;
+  const upstream = await startFakeProviderServer(upstreamOptions);
+  const logs: string[] = [];
+  const logger = pino(
+    { base: undefined },
+    new Writable({
+      write(chunk, _encoding, done) {
+        logs.push(String(chunk));
+        done();
+      },
+    }),
+  );
+  const store = createMemorySessionStore();
+  const blobs = createMemoryBlobStore();
+  const trace = createMemoryTraceStore();
+  const manager = createContextManager({ policy: policy ?? PRESETS.default, store, blobs, trace });
+  const proxy = await startProxyServer({
+    manager,
+    upstream: upstream.openAIBaseUrl,
+    upstreamAnthropic: upstream.anthropicBaseUrl,
+    logger,
+    ...proxyOptions,
+  });
+  return {
+    upstream,
+    proxy,
+    manager,
+    store,
+    blobs,
+    trace,
+    logs,
+    async close() {
+      await proxy.close(0);
+      await upstream.close();
+      await manager.flushTrace();
+    },
+  };
+}
+
+/** POSTs JSON to the proxy and returns the response with its body read. */
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; text: string; json: unknown }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}

@@ -1,0 +1,395 @@
+/**
+ * OpenAI Chat Completions, as the proxy reads and writes it (`POST /v1/chat/completions`).
+ *
+ * The client's leading `system`/`developer` messages are the system prompt; every other message is
+ * history. Streams: chunks pass through as they arrive. ctxkit's read-back calls are taken out of
+ * `delta.tool_calls` (the client's own calls renumbered so their indexes stay 0, 1, …), the finish chunk,
+ * the usage chunk ctxkit asked for and `[DONE]` are held to the end, and a further round's chunks continue
+ * the same message (its id kept).
+ */
+import { z } from 'zod';
+import type { MessageDraft } from '../../adapters/finish-transcript.ts';
+import { recoverToolNames } from '../../adapters/finish-transcript.ts';
+import {
+  DEFAULT_TO_OPENAI_CHAT_OPTIONS,
+  fromOpenAIChatCompletion,
+  OpenAIChatReader,
+  openAIChatMessageOf,
+  toOpenAIChat,
+} from '../../adapters/openai-chat.ts';
+import { toOpenAITool } from '../../adapters/tool-definitions.ts';
+import { readOffloadedTool } from '../../agent/read-offloaded-tool.ts';
+import type { Message, MessageInput } from '../../core/message.ts';
+import type { ToolDefinition } from '../../core/tool-definition.ts';
+import { READ_OFFLOADED_TOOL } from '../../engine/offload-results.ts';
+import {
+  completionOfStream,
+  createOpenAIStreamState,
+  readOpenAIChunk,
+} from '../../providers/openai-stream.ts';
+import type { SseEvent } from '../sse.ts';
+import { sseJson } from '../sse.ts';
+import { renderView } from './render-view.ts';
+import {
+  asWireRequestError,
+  fieldOfPath,
+  historyWithIds,
+  isRecord,
+  positiveIntegerField,
+  splitReadCalls,
+} from './wire-common.ts';
+import {
+  type ReadReply,
+  type StreamContinuation,
+  type StreamRelay,
+  type StreamRelayOptions,
+  type UpstreamAdditions,
+  type WireFormat,
+  WireRequestError,
+} from './wire-format.ts';
+
+const requestSchema = z.looseObject({
+  model: z.string().min(1, 'must name a model'),
+  messages: z.array(z.unknown()).min(1, 'must hold at least one message'),
+  stream: z.boolean().nullish(),
+  tools: z.array(z.looseObject({ type: z.string() })).nullish(),
+});
+
+const SYSTEM_ROLES = new Set(['system', 'developer']);
+
+export const openAIWire: WireFormat = {
+  name: 'openai',
+  path: '/chat/completions',
+  provider: 'openai-compatible',
+
+  parseRequest(body) {
+    const parsed = requestSchema.safeParse(body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new WireRequestError(
+        issue?.message ?? 'invalid body',
+        fieldOfPath(issue?.path ?? []) || undefined,
+      );
+    }
+    const request = parsed.data;
+    const all = request.messages;
+    let lead = 0;
+    const system: string[] = [];
+    while (
+      lead < all.length &&
+      isRecord(all[lead]) &&
+      SYSTEM_ROLES.has(String((all[lead] as { role?: unknown }).role))
+    ) {
+      system.push(systemText(all[lead], `messages[${lead}]`));
+      lead += 1;
+    }
+    const reader = new OpenAIChatReader(undefined);
+    const origin: number[] = [];
+    try {
+      for (let index = lead; index < all.length; index++) {
+        const before = reader.drafts.length;
+        reader.read({ value: all[index], field: `messages[${index}]` });
+        for (let added = before; added < reader.drafts.length; added++) origin.push(index - lead);
+      }
+    } catch (error) {
+      throw asWireRequestError(error);
+    }
+    const drafts: MessageDraft[] = reader.drafts;
+    recoverToolNames(drafts);
+    const tools = (request.tools ?? []).map(toolDefinitionOf);
+    const maxOutputTokens =
+      positiveIntegerField(request, 'max_completion_tokens') ?? positiveIntegerField(request, 'max_tokens');
+    return {
+      body: request,
+      model: request.model,
+      stream: request.stream === true,
+      system: system.join('\n\n'),
+      tools,
+      ...historyWithIds(drafts),
+      origin,
+      wire: all.slice(lead),
+      ...(maxOutputTokens !== undefined && { maxOutputTokens }),
+      clientToolNames: new Set(tools.map((tool) => tool.name)),
+      leadingWire: all.slice(0, lead),
+    };
+  },
+
+  upstreamBody(request, prepared, additions) {
+    const system =
+      prepared.system === request.system
+        ? request.leadingWire
+        : prepared.system === ''
+          ? []
+          : [{ role: 'system', content: prepared.system }];
+    const history = renderView(
+      prepared.messages,
+      request,
+      (run: Message[]) => toOpenAIChat({ system: [], messages: run }) as unknown[],
+    );
+    const body: Record<string, unknown> = {
+      ...request.body,
+      messages: [...system, ...history, ...roundMessages(additions)],
+    };
+    if (
+      additions.readTool &&
+      !request.clientToolNames.has(READ_OFFLOADED_TOOL) &&
+      body.functions === undefined
+    ) {
+      const tools = Array.isArray(request.body.tools) ? request.body.tools : [];
+      body.tools = [...tools, toOpenAITool(readOffloadedTool)];
+    }
+    if (request.stream && additions.includeUsage) {
+      const options = isRecord(request.body.stream_options) ? request.body.stream_options : {};
+      body.stream_options = { ...options, include_usage: true };
+    }
+    return body;
+  },
+
+  readAnswer(json) {
+    return splitReadCalls(fromOpenAIChatCompletion(json));
+  },
+
+  clientAnswer(json, { lastRound: _lastRound }) {
+    if (!isRecord(json) || !Array.isArray(json.choices)) return json;
+    return {
+      ...json,
+      choices: json.choices.map((choice) => (isRecord(choice) ? withoutReadCalls(choice) : choice)),
+    };
+  },
+
+  createRelay(options) {
+    return new OpenAIRelay(options);
+  },
+
+  continuation(relay, previous) {
+    const openai = relay as OpenAIRelay;
+    return {
+      messageId: previous?.messageId ?? openai.messageId,
+      blocks: 0,
+      toolCalls: openai.clientToolCalls,
+    };
+  },
+
+  errorBody(status, message) {
+    return { error: { message, type: errorType(status), param: null, code: null } };
+  },
+
+  errorEvent(status, message) {
+    return { data: JSON.stringify(openAIWire.errorBody(status, message)) };
+  },
+};
+
+/** The body of a 400 naming the field, as OpenAI writes it (`param`). */
+export function openAIFieldError(message: string, field: string | undefined): unknown {
+  return { error: { message, type: 'invalid_request_error', param: field ?? null, code: null } };
+}
+
+function errorType(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 413) return 'request_too_large';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request_error';
+}
+
+function systemText(message: unknown, field: string): string {
+  const content = (message as { content?: unknown }).content;
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content))
+    return content
+      .map((part, index) => {
+        if (isRecord(part) && typeof part.text === 'string') return part.text;
+        throw new WireRequestError('a system message part must be text', `${field}.content[${index}]`);
+      })
+      .join('\n');
+  throw new WireRequestError('must be a string or an array of text parts', `${field}.content`);
+}
+
+function toolDefinitionOf(tool: Record<string, unknown>, index: number): ToolDefinition {
+  const fn = tool.function;
+  if (tool.type === 'function') {
+    if (!isRecord(fn) || typeof fn.name !== 'string' || fn.name === '')
+      throw new WireRequestError('a function tool needs function.name', `tools[${index}].function.name`);
+    return {
+      name: fn.name,
+      ...(typeof fn.description === 'string' && { description: fn.description }),
+      ...(isRecord(fn.parameters) && { parameters: fn.parameters }),
+    };
+  }
+  // Another kind of tool (a custom or hosted one): counted by its definition as written.
+  const name = typeof tool.name === 'string' ? tool.name : String(tool.type);
+  return { name, description: JSON.stringify(tool) };
+}
+
+function roundMessages(additions: UpstreamAdditions): unknown[] {
+  return additions.rounds.flatMap((round) => [
+    openAIChatMessageOf(round.reply as Message, DEFAULT_TO_OPENAI_CHAT_OPTIONS),
+    ...round.results.map((result) => ({
+      role: 'tool',
+      tool_call_id: result.callId,
+      content: result.content,
+    })),
+  ]);
+}
+
+function withoutReadCalls(choice: Record<string, unknown>): Record<string, unknown> {
+  const message = choice.message;
+  if (!isRecord(message) || !Array.isArray(message.tool_calls)) return choice;
+  const calls = message.tool_calls.filter(
+    (call) => !(isRecord(call) && isRecord(call.function) && call.function.name === READ_OFFLOADED_TOOL),
+  );
+  if (calls.length === message.tool_calls.length) return choice;
+  const { tool_calls: _calls, ...rest } = message;
+  const stripped =
+    calls.length > 0 ? { ...rest, tool_calls: calls } : { ...rest, content: rest.content ?? '' };
+  return {
+    ...choice,
+    message: stripped,
+    ...(calls.length === 0 && choice.finish_reason === 'tool_calls' && { finish_reason: 'stop' }),
+  };
+}
+
+/** One upstream stream, relayed. */
+class OpenAIRelay implements StreamRelay {
+  readonly #options: StreamRelayOptions;
+  /** Everything the upstream sent, folded: the model's whole answer. */
+  readonly #full = createOpenAIStreamState();
+  /** What the client was sent, folded: the answer it sees. */
+  readonly #visible = createOpenAIStreamState();
+  /** Upstream tool-call index → the client's index, or 'read' for ctxkit's own. */
+  readonly #calls = new Map<number, number | 'read'>();
+  #clientCalls: number;
+  #held: SseEvent[] = [];
+  #started = false;
+  error: { event: SseEvent; json: unknown } | undefined;
+  messageId: string | undefined;
+
+  constructor(options: StreamRelayOptions) {
+    this.#options = options;
+    this.#clientCalls = options.continuing?.toolCalls ?? 0;
+    this.messageId = options.continuing?.messageId;
+  }
+
+  get started(): boolean {
+    return this.#started;
+  }
+
+  get clientToolCalls(): number {
+    return this.#clientCalls;
+  }
+
+  push(event: SseEvent): SseEvent[] {
+    if (event.data === '[DONE]') {
+      this.#held.push(event);
+      return [];
+    }
+    const chunk = sseJson(event);
+    if (
+      event.event === 'error' ||
+      (isRecord(chunk) && chunk.error !== undefined && chunk.choices === undefined)
+    ) {
+      this.error = { event, json: chunk };
+      return [];
+    }
+    if (!isRecord(chunk)) return [event];
+    readOpenAIChunk(this.#full, chunk);
+    if (this.messageId === undefined && typeof chunk.id === 'string') this.messageId = chunk.id;
+    const rewritten = this.#rewrite(chunk);
+    if (rewritten === undefined) return [];
+    const choices = Array.isArray(rewritten.choices) ? rewritten.choices : [];
+    const finishing = choices.some((choice) => isRecord(choice) && choice.finish_reason != null);
+    const usageOnly = choices.length === 0 && rewritten.usage != null;
+    if (finishing || usageOnly) {
+      // Held to the end: another round may follow, and the usage chunk only when the client asked for it.
+      if (!usageOnly || this.#options.clientWantsUsage)
+        this.#held.push({ ...event, data: JSON.stringify(rewritten) });
+      return [];
+    }
+    readOpenAIChunk(this.#visible, rewritten);
+    if (hasContent(choices)) this.#started = true;
+    return [{ ...event, data: JSON.stringify(rewritten) }];
+  }
+
+  finish(): SseEvent[] {
+    const held = this.#held.map((event) => {
+      const chunk = sseJson(event);
+      if (!isRecord(chunk) || !Array.isArray(chunk.choices)) return event;
+      readOpenAIChunk(this.#visible, chunk);
+      const choices = chunk.choices.map((choice) =>
+        isRecord(choice) && choice.finish_reason === 'tool_calls' && this.#clientCalls === 0
+          ? { ...choice, finish_reason: 'stop' }
+          : choice,
+      );
+      return { ...event, data: JSON.stringify({ ...chunk, choices }) };
+    });
+    this.#held = [];
+    this.#started = true;
+    return held;
+  }
+
+  reply(): ReadReply {
+    const full = completionOfStream(this.#full);
+    const visible = completionOfStream(this.#visible);
+    const split = splitReadCalls(fromOpenAIChatCompletion(full));
+    const seen: MessageInput = fromOpenAIChatCompletion({ ...visible, usage: full.usage });
+    return { ...split, visible: seen };
+  }
+
+  #rewrite(chunk: Record<string, unknown>): Record<string, unknown> | undefined {
+    const id = this.#options.continuing?.messageId;
+    const out: Record<string, unknown> = id !== undefined ? { ...chunk, id } : { ...chunk };
+    if (!Array.isArray(chunk.choices)) return out;
+    let dropped = false;
+    out.choices = chunk.choices.map((choice) => {
+      if (!isRecord(choice) || !isRecord(choice.delta) || !Array.isArray(choice.delta.tool_calls))
+        return choice;
+      const calls: unknown[] = [];
+      for (const call of choice.delta.tool_calls) {
+        if (!isRecord(call)) continue;
+        const index = typeof call.index === 'number' ? call.index : 0;
+        let target = this.#calls.get(index);
+        if (target === undefined) {
+          const name = isRecord(call.function) ? call.function.name : undefined;
+          target = name === READ_OFFLOADED_TOOL ? 'read' : this.#clientCalls++;
+          this.#calls.set(index, target);
+        }
+        if (target === 'read') continue;
+        calls.push({ ...call, index: target });
+      }
+      dropped = dropped || calls.length < choice.delta.tool_calls.length;
+      const { tool_calls: _calls, ...delta } = choice.delta;
+      return { ...choice, delta: calls.length > 0 ? { ...delta, tool_calls: calls } : delta };
+    });
+    // A chunk that only carried ctxkit's call says nothing to the client.
+    if (dropped && (out.choices as unknown[]).every((choice) => isRecord(choice) && isEmptyDelta(choice)))
+      return undefined;
+    return out;
+  }
+}
+
+function isEmptyDelta(choice: Record<string, unknown>): boolean {
+  const delta = isRecord(choice.delta) ? choice.delta : {};
+  return (
+    choice.finish_reason == null &&
+    Object.entries(delta).every(
+      ([key, value]) => key === 'role' || value === null || value === undefined || value === '',
+    )
+  );
+}
+
+function hasContent(choices: readonly unknown[]): boolean {
+  return choices.some((choice) => {
+    if (!isRecord(choice)) return false;
+    const delta = isRecord(choice.delta) ? choice.delta : {};
+    return (
+      (typeof delta.content === 'string' && delta.content !== '') ||
+      (typeof delta.refusal === 'string' && delta.refusal !== '') ||
+      (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') ||
+      (typeof delta.reasoning === 'string' && delta.reasoning !== '') ||
+      Array.isArray(delta.tool_calls)
+    );
+  });
+}
+
+export type { StreamContinuation };

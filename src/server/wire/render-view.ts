@@ -1,0 +1,99 @@
+/**
+ * Writes the prepared view back in the client's own wire messages. A message ctxkit left as it was is
+ * sent exactly as the client sent it (its `cache_control`, `name` and any field ctxkit does not model
+ * kept byte for byte); what ctxkit changed (a cleared or offloaded result, a summary, a dropped turn's
+ * reminder) is converted from ctxkit's form.
+ *
+ * A view message is the client's when it has the id `sync` gave that client message (its content id)
+ * and the same parts: an edit keeps the id but changes the parts.
+ */
+import type { Message, MessageInput } from '../../core/message.ts';
+
+export interface ViewSource {
+  history: readonly MessageInput[];
+  /** The content id of each history message (as `sync` assigns them). */
+  ids: readonly string[];
+  origin: readonly number[];
+  wire: readonly unknown[];
+}
+
+/**
+ * `convert` turns a run of changed messages into wire messages; the result is the client's messages
+ * where the view kept them whole, converted runs between them.
+ */
+export function renderView<W>(
+  view: readonly Message[],
+  source: ViewSource,
+  convert: (run: Message[]) => W[],
+): W[] {
+  const indexOfId = new Map<string, number>();
+  source.ids.forEach((id, index) => {
+    indexOfId.set(id, index);
+  });
+  /** The history index each view message is, unchanged; -1 when ctxkit changed or added it. */
+  const verbatim = view.map((message) => {
+    const index = indexOfId.get(message.id);
+    if (index === undefined) return -1;
+    const original = source.history[index] as MessageInput;
+    return original.role === message.role && deepEqual(original.parts, message.parts) ? index : -1;
+  });
+
+  const out: W[] = [];
+  let run: Message[] = [];
+  const flush = () => {
+    if (run.length > 0) out.push(...convert(run));
+    run = [];
+  };
+  for (let position = 0; position < view.length; ) {
+    const index = verbatim[position] ?? -1;
+    const size = index < 0 ? 0 : wholeGroupAt(source.origin, verbatim, position, index);
+    if (size > 0) {
+      flush();
+      out.push(source.wire[source.origin[index] as number] as W);
+      position += size;
+    } else {
+      run.push(view[position] as Message);
+      position += 1;
+    }
+  }
+  flush();
+  return out;
+}
+
+/**
+ * When the view holds every message that came from one client message, in order and unchanged, from
+ * `position` on: how many view messages that is; else 0.
+ */
+function wholeGroupAt(
+  origin: readonly number[],
+  verbatim: readonly number[],
+  position: number,
+  index: number,
+): number {
+  const wire = origin[index];
+  if (index > 0 && origin[index - 1] === wire) return 0;
+  let size = 0;
+  while (origin[index + size] === wire) {
+    if (verbatim[position + size] !== index + size) return 0;
+    size += 1;
+  }
+  return size;
+}
+
+/** Structural equality of JSON values; object key order does not matter (stores may reorder keys). */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let index = 0; index < a.length; index++) if (!deepEqual(a[index], b[index])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left).filter((key) => left[key] !== undefined);
+  if (keys.length !== Object.keys(right).filter((key) => right[key] !== undefined).length) return false;
+  for (const key of keys) if (!deepEqual(left[key], right[key])) return false;
+  return true;
+}

@@ -1,0 +1,77 @@
+/** Pieces both wire formats share. */
+
+import type { MessageDraft } from '../../adapters/finish-transcript.ts';
+import { InvalidInputError } from '../../core/errors/index.ts';
+import type { MessageInput, ToolCallPart } from '../../core/message.ts';
+import { assignStableIds, contentId } from '../../core/stable-id.ts';
+import { READ_OFFLOADED_TOOL } from '../../engine/offload-results.ts';
+import type { ReadReply } from './wire-format.ts';
+import { WireRequestError } from './wire-format.ts';
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Splits an answer into what the client sees and ctxkit's own read-back calls. */
+export function splitReadCalls(full: MessageInput): ReadReply {
+  const readCalls: ToolCallPart[] = [];
+  let clientCalls = 0;
+  const parts = full.parts.filter((part) => {
+    if (part.type !== 'tool-call') return true;
+    if (part.name === READ_OFFLOADED_TOOL) {
+      readCalls.push(part);
+      return false;
+    }
+    clientCalls += 1;
+    return true;
+  });
+  return { full, visible: { ...full, parts }, readCalls, clientCalls };
+}
+
+/** An InvalidInputError from the converters, as a request error naming the same field. */
+export function asWireRequestError(error: unknown): unknown {
+  if (InvalidInputError.isInstance(error)) {
+    const invalid = error as InvalidInputError;
+    const reason = invalid.details.reason;
+    return new WireRequestError(typeof reason === 'string' ? reason : invalid.message, invalid.field);
+  }
+  return error;
+}
+
+/** A positive integer field of the body, or undefined; anything else is a request error naming it. */
+export function positiveIntegerField(body: Record<string, unknown>, field: string): number | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    throw new WireRequestError('must be a positive integer', field);
+  return value;
+}
+
+/** The zod issue path as the client wrote it: `messages[2].content`. */
+export function fieldOfPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out ? `.${String(key)}` : String(key);
+  }
+  return out;
+}
+
+/** Drafts as the history to sync, with the content id `sync` will give each message. */
+export function historyWithIds(drafts: readonly MessageDraft[]): { history: MessageInput[]; ids: string[] } {
+  const history: MessageInput[] = drafts.map((draft) => ({
+    role: draft.role,
+    parts: draft.parts,
+    meta: draft.meta ?? {},
+  }));
+  return { history, ids: assignStableIds(history).map((message) => message.id) };
+}
+
+/** The content id a message appended after `ids` gets (its content id, numbered after earlier equal ones). */
+export function nextStableId(ids: readonly string[], message: MessageInput): string {
+  const used = new Set(ids);
+  const base = contentId(message);
+  let id = base;
+  for (let occurrence = 2; used.has(id); occurrence++) id = `${base}_${occurrence}`;
+  return id;
+}

@@ -1,0 +1,127 @@
+/**
+ * What the proxy needs from a provider's wire format (OpenAI Chat Completions, Anthropic Messages): read
+ * a client's request into ctxkit's terms, write the prepared view back into the client's own body, read
+ * an answer, and relay a stream. One implementation per format; the proxy's flow is shared.
+ */
+import type { Message, MessageInput, ToolCallPart, ToolResultPart } from '../../core/message.ts';
+import type { ToolDefinition } from '../../core/tool-definition.ts';
+import type { SseEvent } from '../sse.ts';
+
+export type WireFormatName = 'openai' | 'anthropic';
+
+/** A client's request, read. `body` is never modified: upstream bodies are copies of it. */
+export interface WireRequest {
+  body: Readonly<Record<string, unknown>>;
+  model: string;
+  stream: boolean;
+  /** The system prompt as ctxkit counts it (OpenAI's leading system/developer messages, Anthropic's `system`). */
+  system: string;
+  tools: ToolDefinition[];
+  /** The conversation in ctxkit's terms, without the system prompt. */
+  history: MessageInput[];
+  /** The content id of each history message, as `sync` assigns them (`assignStableIds`). */
+  ids: readonly string[];
+  /** `history[j]` came from the client's wire message `wire[origin[j]]`. */
+  origin: number[];
+  /** The client's wire messages (OpenAI: without the leading system messages). */
+  wire: readonly unknown[];
+  /** Wire messages before the history that make up the system prompt (OpenAI), sent as they were when it is unchanged. */
+  leadingWire: readonly unknown[];
+  /** The reply's token limit the client set (`max_tokens`, `max_completion_tokens`). */
+  maxOutputTokens?: number;
+  /** Names of the tools the client offers its model. */
+  clientToolNames: ReadonlySet<string>;
+}
+
+/** A bad request body: `field` is the path of what is wrong, as the client wrote it (`messages[2].role`). */
+export class WireRequestError extends Error {
+  readonly field: string | undefined;
+  constructor(message: string, field?: string) {
+    super(field ? `${field}: ${message}` : message);
+    this.field = field;
+  }
+}
+
+/** What the proxy adds to the client's body on a call. */
+export interface UpstreamAdditions {
+  /** Offer ctxkit's read-back tool (the request points at offloaded content). */
+  readTool: boolean;
+  /** Internal read-back rounds so far: each the model's answer and ctxkit's results, appended in order. */
+  rounds: readonly ReadBackRound[];
+  /** OpenAI: ask for the usage chunk (`stream_options.include_usage`) so the count can be calibrated. */
+  includeUsage: boolean;
+}
+
+export interface ReadBackRound {
+  /** The model's answer, as ctxkit read it (its read-back calls included). */
+  reply: MessageInput;
+  results: ToolResultPart[];
+}
+
+/** An answer, read: the message to log, and the read-back calls the proxy must answer. */
+export interface ReadReply {
+  /** What the client sees (ctxkit's calls removed), with usage and model. */
+  visible: MessageInput;
+  /** The whole answer, as the model gave it. */
+  full: MessageInput;
+  readCalls: ToolCallPart[];
+  /** Calls of the client's own tools in the answer. */
+  clientCalls: number;
+}
+
+/** Relays one upstream stream to the client, one event at a time. */
+export interface StreamRelay {
+  /** Folds in one upstream event; returns what the client gets now (held-back events are kept). */
+  push(event: SseEvent): SseEvent[];
+  /** The events held back to the end (the finish and stop events, `[DONE]`), when no round follows. */
+  finish(): SseEvent[];
+  /** True once an event that the client must see as content has been returned by `push`. */
+  readonly started: boolean;
+  /** The answer so far. */
+  reply(): ReadReply;
+  /** An error event in the stream, as the upstream sent it. */
+  readonly error: { event: SseEvent; json: unknown } | undefined;
+}
+
+export interface StreamRelayOptions {
+  /** Set for a round after the first: continue the message the client is already reading. */
+  continuing?: StreamContinuation;
+  /** The client asked for the usage chunk itself (OpenAI): pass it through. */
+  clientWantsUsage: boolean;
+  /** This round may not start another: ctxkit's calls in it are dropped and the stop says so. */
+  lastRound: boolean;
+}
+
+/** Where the client's view of the message stands when a further round begins. */
+export interface StreamContinuation {
+  messageId: string | undefined;
+  /** Content blocks (Anthropic) or tool calls (OpenAI) the client has already seen. */
+  blocks: number;
+  toolCalls: number;
+}
+
+export interface WireFormat {
+  readonly name: WireFormatName;
+  /** The upstream path, after the base URL (`/chat/completions`, `/messages`). */
+  readonly path: string;
+  parseRequest(body: unknown): WireRequest;
+  /** The body to send upstream: the client's own, with the prepared system prompt and messages. */
+  upstreamBody(
+    request: WireRequest,
+    prepared: { system: string; messages: readonly Message[] },
+    additions: UpstreamAdditions,
+  ): Record<string, unknown>;
+  /** A non-streamed answer (status 200), read; throws WireRequestError when it is not one. */
+  readAnswer(json: unknown): ReadReply;
+  /** The answer the client gets: the upstream's body without ctxkit's calls. */
+  clientAnswer(json: unknown, options: { lastRound: boolean }): unknown;
+  createRelay(options: StreamRelayOptions): StreamRelay;
+  /** Where the client's view stands after a relay (for the next round). */
+  continuation(relay: StreamRelay, previous: StreamContinuation | undefined): StreamContinuation;
+  /** The error body of this format. */
+  errorBody(status: number, message: string): unknown;
+  /** An error as an event inside a stream that has already begun. */
+  errorEvent(status: number, message: string): SseEvent;
+  /** Label for errors built from upstream answers (`openai-compatible`, `anthropic`). */
+  readonly provider: string;
+}
