@@ -9,11 +9,12 @@ import { Hono } from 'hono';
 import { identifyClient } from './client-identity.ts';
 import { ClientRequestTokens } from './client-request-tokens.ts';
 import { createMemoryConversationIndex } from './conversation/conversation-index.ts';
+import { DEFAULT_MAX_LOADED_SESSIONS, LoadedSessions } from './loaded-sessions.ts';
 import { errorResponse, type ProxyCallDeps, proxyModelCall } from './proxy-call.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_READ_BACK_ROUNDS, type ProxyOptions } from './proxy-options.ts';
 import { BodyTooLargeError, readBoundedText } from './read-body.ts';
 import { SessionResolver } from './resolve-session.ts';
-import { forwardedHeaders, responseHeaders } from './upstream-http.ts';
+import { forwardedHeaders, responseHeaders, UpstreamUnreachableError } from './upstream-http.ts';
 import { UpstreamWindows } from './upstream-window.ts';
 import { anthropicWire } from './wire/anthropic-wire.ts';
 import { openAIWire } from './wire/openai-wire.ts';
@@ -27,6 +28,7 @@ export function createProxyApp(options: ProxyOptions): Hono {
   const anthropicRoot = (options.upstreamAnthropic ?? options.upstream)
     .replace(/\/+$/, '')
     .replace(/\/v1$/, '');
+  const awaitingResults = new Set<string>();
   const deps: ProxyCallDeps = {
     manager: options.manager,
     resolver: new SessionResolver(options.conversations ?? createMemoryConversationIndex()),
@@ -43,7 +45,12 @@ export function createProxyApp(options: ProxyOptions): Hono {
       format.name === 'anthropic'
         ? { base: anthropicRoot, url: `${anthropicRoot}/v1/messages` }
         : { base: openAIBase, url: `${openAIBase}/chat/completions` },
-    awaitingResults: new Set(),
+    awaitingResults,
+    loaded: new LoadedSessions(
+      options.manager,
+      options.maxLoadedSessions ?? DEFAULT_MAX_LOADED_SESSIONS,
+      (id) => awaitingResults.delete(id),
+    ),
   };
 
   const app = new Hono();
@@ -97,12 +104,18 @@ export function createProxyApp(options: ProxyOptions): Hono {
       format === anthropicWire
         ? `${anthropicRoot}${url.pathname}${url.search}`
         : `${openAIBase}${url.pathname.replace(/^\/v1/, '')}${url.search}`;
-    const upstream = await fetcher(target, {
-      method: c.req.method,
-      headers: forwardedHeaders(headers, identified.identity.upstreamAuth),
-      ...(body !== undefined && { body }),
-      signal: c.req.raw.signal,
-    });
+    let upstream: Response;
+    try {
+      upstream = await fetcher(target, {
+        method: c.req.method,
+        headers: forwardedHeaders(headers, identified.identity.upstreamAuth),
+        ...(body !== undefined && { body }),
+        signal: c.req.raw.signal,
+      });
+    } catch (error) {
+      if (c.req.raw.signal.aborted) throw error;
+      throw new UpstreamUnreachableError(target, error);
+    }
     return new Response(upstream.body, {
       status: upstream.status,
       headers: responseHeaders(upstream.headers),
@@ -110,8 +123,15 @@ export function createProxyApp(options: ProxyOptions): Hono {
   });
 
   app.onError((error, c) => {
-    options.logger?.error({ err: { name: error.name, message: error.message } }, 'request failed');
     const format = c.req.path.startsWith('/v1/messages') ? anthropicWire : openAIWire;
+    if (error instanceof UpstreamUnreachableError) {
+      options.logger?.warn({ err: { message: error.message } }, 'upstream unreachable');
+      return errorResponse(format, 502, error.message);
+    }
+    options.logger?.error(
+      { err: { name: error.name, message: error.message, stack: error.stack } },
+      'request failed',
+    );
     return errorResponse(format, 500, 'ctxkit proxy: internal error (see the server log)');
   });
   return app;

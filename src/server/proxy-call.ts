@@ -21,10 +21,16 @@ import { isContextOverflow, parseOverflowTokens } from '../providers/is-context-
 import { modelCallErrorFrom } from '../providers/read-provider-error.ts';
 import type { ClientIdentity } from './client-identity.ts';
 import type { ClientRequestTokens } from './client-request-tokens.ts';
+import type { LoadedSessions } from './loaded-sessions.ts';
 import { SESSION_HEADER } from './proxy-options.ts';
 import { type ResolvedSession, SessionRequestError, type SessionResolver } from './resolve-session.ts';
 import { formatSseEvent, readSseEvents, type SseEvent } from './sse.ts';
-import { forwardedHeaders, readUpstreamText, responseHeaders } from './upstream-http.ts';
+import {
+  forwardedHeaders,
+  readUpstreamText,
+  responseHeaders,
+  UpstreamUnreachableError,
+} from './upstream-http.ts';
 import type { UpstreamWindows } from './upstream-window.ts';
 import { nextStableId } from './wire/wire-common.ts';
 import type {
@@ -49,6 +55,7 @@ export interface ProxyCallDeps {
   upstream(format: WireFormat): { base: string; url: string };
   /** Sessions whose last reply made tool calls: `afterTurn` runs once their results arrive. */
   awaitingResults: Set<string>;
+  loaded: LoadedSessions;
 }
 
 export interface ProxyCallInput {
@@ -99,6 +106,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
     if (error instanceof SessionRequestError) return errorResponse(format, 400, error.message);
     throw error;
   }
+  session = keptLoaded(deps.loaded, session);
   let handedOff = false;
   try {
     const sessionId = session.sessionId;
@@ -170,6 +178,25 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
   }
 }
 
+/** The session counted as in use until it is released. */
+function keptLoaded(loaded: LoadedSessions, session: ResolvedSession): ResolvedSession {
+  loaded.enter(session.sessionId);
+  let left = false;
+  return {
+    ...session,
+    release: async (replyId) => {
+      try {
+        await session.release(replyId);
+      } finally {
+        if (!left) {
+          left = true;
+          loaded.leave(session.sessionId);
+        }
+      }
+    },
+  };
+}
+
 interface CallState {
   deps: ProxyCallDeps;
   input: ProxyCallInput;
@@ -209,12 +236,17 @@ async function recoverFrom(
 }
 
 async function send(call: CallState, body: Record<string, unknown>): Promise<Response> {
-  return call.deps.fetch(call.upstream.url, {
-    method: 'POST',
-    headers: call.upstreamHeaders,
-    body: JSON.stringify(body),
-    signal: call.input.signal,
-  });
+  try {
+    return await call.deps.fetch(call.upstream.url, {
+      method: 'POST',
+      headers: call.upstreamHeaders,
+      body: JSON.stringify(body),
+      signal: call.input.signal,
+    });
+  } catch (error) {
+    if (call.input.signal.aborted) throw error;
+    throw new UpstreamUnreachableError(call.upstream.url, error);
+  }
 }
 
 async function jsonExchange(call: CallState, prepared: PrepareResult): Promise<Exchange> {

@@ -35,6 +35,8 @@ export interface ProxyOptions {
   maxReadBackRounds?: number;
   fetch?: typeof fetch;
   logger?: Logger;
+  /** Sessions kept in memory beyond those in use (the rest reload from the store); default 256. */
+  maxLoadedSessions?: number;
   /** Ask the upstream for the model's served window (Ollama, vLLM, llama.cpp); default true. */
   detectWindow?: boolean;
 }

@@ -518,59 +518,61 @@ describe('the window and the count', () => {
     expect(response.headers.get('x-ctxkit-context-window')).toBe('12288');
   });
 
-  it('learns from reported usage a model whose tokenizer counts more than o200k, and keeps its requests inside the window', async () => {
-    const window = 6_000;
-    const ratio = 1.6;
-    const exact = createExactCounter('o200k');
-    const measurer = new RequestMeasurer({
-      ...exact,
-      count: (text: string) => Math.ceil(exact.count(text) * ratio),
-    });
-    const measured: number[] = [];
-    let over = 0;
-    const h = await start({
-      upstreamOptions: { servedWindows: { ollamaShow: { 'local-coder': { numCtx: window } } } },
-    });
-    h.upstream.setFallback((request) => {
-      const body = request.body as { messages: unknown[]; max_tokens?: number; tools?: never[] };
-      const transcript = fromOpenAIChat(body.messages);
-      const tokens = measurer.measure({
-        system: transcript.system.join('\n\n'),
-        messages: transcript.messages,
-        tools: [],
-      }).total;
-      if (tokens + (body.max_tokens ?? 0) > window) {
-        over++;
-        return openAIErrors.contextLengthExceeded({ limit: window, requested: tokens });
+  it.each([1.6, 2.5])(
+    'learns from reported usage a model that counts %s× o200k, and keeps its requests inside the window',
+    async (ratio) => {
+      const window = 6_000;
+      const exact = createExactCounter('o200k');
+      const measurer = new RequestMeasurer({
+        ...exact,
+        count: (text: string) => Math.ceil(exact.count(text) * ratio),
+      });
+      const measured: number[] = [];
+      let over = 0;
+      const h = await start({
+        upstreamOptions: { servedWindows: { ollamaShow: { 'local-coder': { numCtx: window } } } },
+      });
+      h.upstream.setFallback((request) => {
+        const body = request.body as { messages: unknown[]; max_tokens?: number; tools?: never[] };
+        const transcript = fromOpenAIChat(body.messages);
+        const tokens = measurer.measure({
+          system: transcript.system.join('\n\n'),
+          messages: transcript.messages,
+          tools: [],
+        }).total;
+        if (tokens + (body.max_tokens ?? 0) > window) {
+          over++;
+          return openAIErrors.contextLengthExceeded({ limit: window, requested: tokens });
+        }
+        measured.push(tokens);
+        return openAIReply({ content: 'noted', usage: { promptTokens: tokens, completionTokens: 3 } });
+      });
+      const messages: unknown[] = [{ role: 'system', content: 'You are terse.' }];
+      let edits = 0;
+      let session: string | null = null;
+      for (let call = 0; call < 30; call++) {
+        const words = Array.from({ length: 180 }, (_, index) => `w${call}_${index}`).join(' ');
+        messages.push({ role: 'user', content: `note ${call}: ${words}` });
+        const response = await postJson(
+          `${h.proxy.url}/v1/chat/completions`,
+          { model: 'local-coder', max_tokens: 500, messages },
+          { 'x-ctxkit-session': 'calibration' },
+        );
+        expect(response.status).toBe(200);
+        edits += Number(response.headers.get('x-ctxkit-edits'));
+        session = response.headers.get('x-ctxkit-session');
+        messages.push((response.json as { choices: Array<{ message: unknown }> }).choices[0]?.message);
       }
-      measured.push(tokens);
-      return openAIReply({ content: 'noted', usage: { promptTokens: tokens, completionTokens: 3 } });
-    });
-    const messages: unknown[] = [{ role: 'system', content: 'You are terse.' }];
-    let edits = 0;
-    let session: string | null = null;
-    for (let call = 0; call < 30; call++) {
-      const words = Array.from({ length: 180 }, (_, index) => `w${call}_${index}`).join(' ');
-      messages.push({ role: 'user', content: `note ${call}: ${words}` });
-      const response = await postJson(
-        `${h.proxy.url}/v1/chat/completions`,
-        { model: 'local-coder', max_tokens: 500, messages },
-        { 'x-ctxkit-session': 'calibration' },
-      );
-      expect(response.status).toBe(200);
-      edits += Number(response.headers.get('x-ctxkit-edits'));
-      session = response.headers.get('x-ctxkit-session');
-      messages.push((response.json as { choices: Array<{ message: unknown }> }).choices[0]?.message);
-    }
-    expect(session).toBe('calibration');
-    // At most the first guess overflows: from then on reported usage sizes every request.
-    expect(over).toBeLessThanOrEqual(1);
-    expect(Math.max(...measured)).toBeLessThanOrEqual(window - 500);
-    expect(edits).toBeGreaterThan(0);
-    const stored = (await h.store.list()).find((entry) => entry.id.endsWith(':calibration'));
-    const history = await h.manager.history(stored?.id ?? '');
-    expect(history.edits.length).toBeGreaterThan(0);
-  });
+      expect(session).toBe('calibration');
+      // At most the first guess overflows: from then on reported usage sizes every request.
+      expect(over).toBeLessThanOrEqual(1);
+      expect(Math.max(...measured)).toBeLessThanOrEqual(window - 500);
+      expect(edits).toBeGreaterThan(0);
+      const stored = (await h.store.list()).find((entry) => entry.id.endsWith(':calibration'));
+      const history = await h.manager.history(stored?.id ?? '');
+      expect(history.edits.length).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe('streams and other routes', () => {
@@ -598,5 +600,62 @@ describe('streams and other routes', () => {
     expect(response.status).toBe(200);
     expect(((await response.json()) as { data: Array<{ id: string }> }).data[0]?.id).toBe('served-model');
     expect(h.upstream.requests.at(-1)?.headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+});
+
+describe('a proxy that runs for long', () => {
+  it('answers 502 in the client’s format when the upstream cannot be reached', async () => {
+    const h = await start({ upstream: 'http://127.0.0.1:9/v1', upstreamAnthropic: 'http://127.0.0.1:9' });
+    const openai = await postJson(`${h.proxy.url}/v1/chat/completions`, {
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(openai.status).toBe(502);
+    expect((openai.json as { error: { message: string } }).error.message).toContain('could not be reached');
+    const anthropic = await postJson(`${h.proxy.url}/v1/messages`, {
+      model: 'claude-sonnet-4-6',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(anthropic.status).toBe(502);
+    expect((anthropic.json as { type: string }).type).toBe('error');
+  });
+
+  it('unloads idle sessions beyond the bound, and a conversation that comes back continues from the store', async () => {
+    const h = await start({ maxLoadedSessions: 1 });
+    h.upstream.setFallback((request) =>
+      openAIReply({ content: `reply to ${(request.body as { messages: unknown[] }).messages.length}` }),
+    );
+    const send = (session: string, messages: unknown[]) =>
+      postJson(
+        `${h.proxy.url}/v1/chat/completions`,
+        { model: 'gpt-4o', messages },
+        { 'x-ctxkit-session': session },
+      );
+    const conversations = new Map<string, unknown[]>();
+    for (let round = 0; round < 3; round++)
+      for (const name of ['a', 'b', 'c']) {
+        const messages = [...(conversations.get(name) ?? []), { role: 'user', content: `${name} ${round}` }];
+        const response = await send(name, messages);
+        expect(response.status).toBe(200);
+        conversations.set(name, [
+          ...messages,
+          (response.json as { choices: Array<{ message: unknown }> }).choices[0]?.message,
+        ]);
+      }
+    for (const name of ['a', 'b', 'c']) {
+      const stored = (await h.store.list()).find((entry) => entry.id.endsWith(`:${name}`));
+      const { log, edits } = await h.manager.history(stored?.id ?? '');
+      // Nothing duplicated or lost across unloads: the log is the conversation, each message once.
+      expect(log.map((message) => message.role)).toEqual([
+        'user',
+        'assistant',
+        'user',
+        'assistant',
+        'user',
+        'assistant',
+      ]);
+      expect(edits.filter((edit) => edit.type === 'branch')).toEqual([]);
+    }
   });
 });

@@ -68,3 +68,14 @@ export async function readUpstreamText(response: Response): Promise<string> {
   }
   return text + decoder.decode();
 }
+
+/** The upstream could not be reached (refused, reset, DNS): the client gets a 502 saying so. */
+export class UpstreamUnreachableError extends Error {
+  constructor(url: string, cause: unknown) {
+    const reason =
+      (cause as { cause?: { code?: unknown } })?.cause?.code ?? (cause as Error)?.message ?? String(cause);
+    super(`ctxkit proxy: the upstream ${new URL(url).origin} could not be reached (${String(reason)})`, {
+      cause,
+    });
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Keeps a bounded number of sessions in the manager's memory: a proxy serves conversations without end,
+ * and each one it has seen would otherwise stay loaded. The least recently used idle sessions are
+ * unloaded; they reload from the store when their conversation comes back.
+ */
+import type { ContextManager } from '../engine/context-manager.ts';
+
+/** Sessions kept loaded beyond those with a request in flight. */
+export const DEFAULT_MAX_LOADED_SESSIONS = 256;
+
+export class LoadedSessions {
+  readonly #manager: Pick<ContextManager, 'unload'>;
+  readonly #max: number;
+  /** Session id → requests in flight; Map order is least recently used first. */
+  readonly #sessions = new Map<string, number>();
+  readonly #onUnload: (sessionId: string) => void;
+
+  constructor(
+    manager: Pick<ContextManager, 'unload'>,
+    max = DEFAULT_MAX_LOADED_SESSIONS,
+    onUnload: (sessionId: string) => void = () => {},
+  ) {
+    this.#manager = manager;
+    this.#max = max;
+    this.#onUnload = onUnload;
+  }
+
+  /** A request starts on the session. */
+  enter(sessionId: string): void {
+    const busy = this.#sessions.get(sessionId) ?? 0;
+    this.#sessions.delete(sessionId);
+    this.#sessions.set(sessionId, busy + 1);
+  }
+
+  /** A request on the session ended: the session is now the most recently used. */
+  leave(sessionId: string): void {
+    const busy = this.#sessions.get(sessionId) ?? 1;
+    this.#sessions.delete(sessionId);
+    this.#sessions.set(sessionId, busy - 1);
+    this.#evict();
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  #evict(): void {
+    for (const [sessionId, busy] of this.#sessions) {
+      if (this.#sessions.size <= this.#max) return;
+      if (busy > 0) continue;
+      this.#sessions.delete(sessionId);
+      this.#manager.unload(sessionId);
+      this.#onUnload(sessionId);
+    }
+  }
+}
