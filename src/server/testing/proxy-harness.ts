@@ -32,7 +32,7 @@ export interface ProxyHarness {
   close(): Promise<void>;
 }
 
-export interface ProxyHarnessOptions extends Partial<Omit<ProxyOptions, 'manager' | 'upstream'>> {
+export interface ProxyHarnessOptions extends Partial<Omit<ProxyOptions, 'manager'>> {
   policy?: Policy;
   upstreamOptions?: FakeProviderServerOptions;
 }
