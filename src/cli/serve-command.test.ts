@@ -49,7 +49,18 @@ describe('ctxkit serve', () => {
     const data = tempDir();
     const child = spawn(
       process.execPath,
-      [BIN, 'serve', '--port', '0', '--data', data, '--upstream', upstream.openAIBaseUrl, '--window', '16000'],
+      [
+        BIN,
+        'serve',
+        '--port',
+        '0',
+        '--data',
+        data,
+        '--upstream',
+        upstream.openAIBaseUrl,
+        '--window',
+        '16000',
+      ],
       { cwd: tempDir(), env: { ...process.env, NO_COLOR: '1', CTXKIT_CONFIG: '' } },
     );
     let stdout = '';
