@@ -13,11 +13,13 @@
  */
 import type { Logger } from 'pino';
 import { readBackRoom, readOffloadedResultPart, readOffloadedTool } from '../agent/read-offloaded-tool.ts';
-import { ContextBudgetError } from '../core/errors/index.ts';
+import { ContextBudgetError, InvalidPolicyError, UnknownModelError } from '../core/errors/index.ts';
 import type { MessageInput, ToolCallPart, ToolResultPart, Usage } from '../core/message.ts';
+import { UNBOUNDED_WINDOW } from '../engine/call-context.ts';
 import type { ContextManager, PrepareRequest, PrepareResult } from '../engine/context-manager.ts';
 import { READ_OFFLOADED_TOOL } from '../engine/offload-results.ts';
 import { isContextOverflow, parseOverflowTokens } from '../providers/is-context-overflow.ts';
+import { findModelProfile } from '../providers/model-profiles.ts';
 import { modelCallErrorFrom } from '../providers/read-provider-error.ts';
 import type { ClientIdentity } from './client-identity.ts';
 import type { ClientRequestTokens } from './client-request-tokens.ts';
@@ -81,7 +83,8 @@ interface UpstreamAnswer {
   body: string;
 }
 
-type Exchange = { response: Response } | { overflow: unknown; answer: UpstreamAnswer };
+/** A response (`relaying`: a stream whose end releases the session), or an overflow to recover from. */
+type Exchange = { response: Response; relaying?: boolean } | { overflow: unknown; answer: UpstreamAnswer };
 
 export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput): Promise<Response> {
   const { format } = input;
@@ -115,7 +118,22 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
 
     const upstream = deps.upstream(format);
     const upstreamHeaders = forwardedHeaders(input.headers, input.identity.upstreamAuth);
-    const window = await deps.windows.windowFor(upstream.base, request.model, input.identity.upstreamAuth);
+    let window = await deps.windows.windowFor(upstream.base, request.model, input.identity.upstreamAuth);
+    if (
+      window === undefined &&
+      !findModelProfile(request.model) &&
+      manager.policy.budget.contextWindow <= 0
+    ) {
+      // Nobody knows this model's window: the request goes as it is until an overflow names the limit
+      // (then that is the window), rather than under a guessed window that would cut it for nothing.
+      window = UNBOUNDED_WINDOW;
+      deps.windows.warnUnknown(request.model, () =>
+        deps.logger?.warn(
+          { model: request.model },
+          'the window of this model is unknown (the upstream does not say, no profile has it): requests go unmanaged until an overflow names the limit; start ctxkit serve with --window N',
+        ),
+      );
+    }
     const prepareRequest: PrepareRequest = {
       system: request.system,
       tools: request.clientToolNames.has(READ_OFFLOADED_TOOL)
@@ -129,7 +147,8 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
     try {
       prepared = await manager.prepare(sessionId, prepareRequest);
     } catch (error) {
-      if (ContextBudgetError.isInstance(error)) return errorResponse(format, 400, (error as Error).message);
+      const refusal = requestRefusal(error, request);
+      if (refusal !== undefined) return errorResponse(format, 400, refusal);
       throw error;
     }
     const clientTokens = deps.tokens.count(request.system, request.tools, request.history, request.ids);
@@ -161,7 +180,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
         ? await streamExchange(call, prepared)
         : await jsonExchange(call, prepared);
       if ('response' in exchange) {
-        handedOff = request.stream && exchange.response.status === 200;
+        handedOff = exchange.relaying === true;
         log(call, exchange.response.status, prepared, clientTokens);
         return exchange.response;
       }
@@ -351,6 +370,7 @@ async function streamExchange(call: CallState, prepared: PrepareResult): Promise
   }
   const rest = relayRest(call, prepared, { relay, events, head, clientWantsUsage });
   return {
+    relaying: true,
     response: new Response(byteStream(rest), {
       status: 200,
       headers: {
@@ -516,8 +536,22 @@ function ctxkitHeaders(
     [RESPONSE_HEADERS.inputTokens]: String(sent),
     [RESPONSE_HEADERS.tokensSaved]: String(Math.max(0, clientTokens - sent)),
     [RESPONSE_HEADERS.edits]: String(prepared.stats.edits),
-    [RESPONSE_HEADERS.contextWindow]: String(prepared.stats.contextWindow),
+    ...(prepared.stats.contextWindow !== UNBOUNDED_WINDOW && {
+      [RESPONSE_HEADERS.contextWindow]: String(prepared.stats.contextWindow),
+    }),
   };
+}
+
+/** Why ctxkit cannot prepare this request (its reply reserve does not fit the window…), as the client reads it. */
+function requestRefusal(error: unknown, request: WireRequest): string | undefined {
+  if (
+    !ContextBudgetError.isInstance(error) &&
+    !InvalidPolicyError.isInstance(error) &&
+    !UnknownModelError.isInstance(error)
+  )
+    return undefined;
+  const message = (error as Error).message.replace(/^budget\.maxOutputTokens/, 'max_tokens');
+  return `ctxkit cannot fit this request to model ${JSON.stringify(request.model)}: ${message}`;
 }
 
 function passThrough(answer: UpstreamAnswer, headers: Record<string, string>): Response {

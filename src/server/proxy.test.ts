@@ -518,6 +518,53 @@ describe('the window and the count', () => {
     expect(response.headers.get('x-ctxkit-context-window')).toBe('12288');
   });
 
+  it('sends a model nobody knows the window of as it is, until an overflow names the limit', async () => {
+    const h = await start({ detectWindow: false });
+    h.upstream.enqueue(
+      openAIReply({ content: 'first' }),
+      openAIErrors.contextLengthExceeded({ limit: 3_000, requested: 9_000 }),
+      openAIReply({ content: 'second' }),
+      openAIReply({ content: 'third' }),
+    );
+    const notes = Array.from({ length: 12 }, (_, index) => ({
+      role: 'user',
+      content: `note ${index}: ${Array.from({ length: 120 }, (_, word) => `w${index}_${word}`).join(' ')}`,
+    }));
+    const messages: unknown[] = [];
+    const send = async () =>
+      postJson(
+        `${h.proxy.url}/v1/chat/completions`,
+        { model: 'mystery-model', messages },
+        { 'x-ctxkit-session': 'm' },
+      );
+    messages.push(...notes.slice(0, 6));
+    const first = await send();
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-ctxkit-context-window')).toBeNull();
+    expect(modelRequests(h)[0]?.body).toEqual({ model: 'mystery-model', messages });
+    messages.push({ role: 'assistant', content: 'first' }, ...notes.slice(6));
+    const second = await send();
+    expect(second.status).toBe(200);
+    expect(second.headers.get('x-ctxkit-context-window')).toBe('3000');
+    expect(modelRequests(h)[2]?.rawBody.length).toBeLessThan(modelRequests(h)[1]?.rawBody.length ?? 0);
+    messages.push({ role: 'assistant', content: 'second' }, { role: 'user', content: 'go on' });
+    const third = await send();
+    expect(third.headers.get('x-ctxkit-context-window')).toBe('3000');
+    expect(modelRequests(h)).toHaveLength(4);
+    expect(h.logs.filter((line) => line.includes('the window of this model is unknown'))).toHaveLength(1);
+  });
+
+  it('refuses, in the client’s format, a reply reserve larger than the window', async () => {
+    const h = await start();
+    const response = await postJson(`${h.proxy.url}/v1/chat/completions`, {
+      model: 'gpt-4o',
+      max_tokens: 500_000,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(response.status).toBe(400);
+    expect((response.json as { error: { message: string } }).error.message).toContain('max_tokens');
+  });
+
   it.each([1.6, 2.5])(
     'learns from reported usage a model that counts %s× o200k, and keeps its requests inside the window',
     async (ratio) => {
@@ -657,5 +704,61 @@ describe('a proxy that runs for long', () => {
       ]);
       expect(edits.filter((edit) => edit.type === 'branch')).toEqual([]);
     }
+  });
+});
+
+describe('read-back rounds', () => {
+  const readCall = (request: RecordedRequest) =>
+    JSON.stringify({ ref: /large_tool_results\/[A-Za-z0-9_-]+/.exec(JSON.stringify(request.body))?.[0] });
+
+  it('stops after the bound of rounds: the model’s last answer reaches the client without ctxkit’s call', async () => {
+    const h = await start({ contextWindow: 16_000, detectWindow: false, maxReadBackRounds: 2 });
+    h.upstream.setFallback((request) =>
+      openAIReply({
+        content: 'still reading',
+        toolCalls: [{ name: READ_OFFLOADED_TOOL, arguments: readCall(request) }],
+      }),
+    );
+    const response = await postJson(`${h.proxy.url}/v1/chat/completions`, {
+      model: 'gpt-4o',
+      messages: bigToolConversation(),
+      tools,
+    });
+    expect(response.status).toBe(200);
+    const choice = (
+      response.json as { choices: Array<{ message: Record<string, unknown>; finish_reason: string }> }
+    ).choices[0];
+    expect(choice?.message.tool_calls).toBeUndefined();
+    expect(choice?.message.content).toBe('still reading');
+    expect(choice?.finish_reason).toBe('stop');
+    expect(modelRequests(h)).toHaveLength(3);
+  });
+
+  it('leaves a read-back call beside the client’s own calls unanswered and out of the client’s answer', async () => {
+    const h = await start({ contextWindow: 16_000, detectWindow: false });
+    h.upstream.enqueue((request) =>
+      openAIReply({
+        content: null,
+        toolCalls: [
+          { id: 'call_mine', name: READ_OFFLOADED_TOOL, arguments: readCall(request) },
+          { id: 'call_yours', name: 'read_log', arguments: '{}' },
+        ],
+      }),
+    );
+    const client = new OpenAI({ baseURL: `${h.proxy.url}/v1`, apiKey: KEY });
+    const stream = client.chat.completions.stream({
+      model: 'gpt-4o',
+      messages: bigToolConversation() as never,
+      tools: tools as never,
+    });
+    const final = await stream.finalChatCompletion();
+    expect(
+      final.choices[0]?.message.tool_calls?.map((call) => [
+        call.id,
+        call.type === 'function' && call.function.name,
+      ]),
+    ).toEqual([['call_yours', 'read_log']]);
+    expect(final.choices[0]?.finish_reason).toBe('tool_calls');
+    expect(modelRequests(h)).toHaveLength(1);
   });
 });

@@ -13,6 +13,7 @@ export const SERVED_WINDOW_TTL_MS = 10 * 60_000;
 export class UpstreamWindows {
   readonly #asked = new Map<string, { at: number; window: Promise<number | undefined> }>();
   readonly #learned = new Map<string, number>();
+  readonly #warned = new Set<string>();
 
   constructor(
     private readonly options: {
@@ -35,6 +36,13 @@ export class UpstreamWindows {
     const known = served ?? (findModelProfile(model) ? undefined : this.options.fallback);
     if (learned !== undefined) return known === undefined ? learned : Math.min(learned, known);
     return known;
+  }
+
+  /** Runs `warn` the first time a model's window is found unknown. */
+  warnUnknown(model: string, warn: () => void): void {
+    if (this.#warned.has(model)) return;
+    this.#warned.add(model);
+    warn();
   }
 
   /** An overflow said the model's window is `window`: later calls use it. */
