@@ -82,6 +82,17 @@ describe('ctxkit serve', () => {
       .withResponse();
     expect(answer.choices[0]?.message.content).toBe('served');
     const session = response.headers.get('x-ctxkit-session');
+    const again = await client.chat.completions
+      .create({
+        model: 'gpt-4o',
+        messages: [
+          { role: 'user', content: 'hello over the CLI' },
+          answer.choices[0]?.message ?? { role: 'assistant', content: '' },
+          { role: 'user', content: 'and again' },
+        ],
+      })
+      .withResponse();
+    expect(again.response.headers.get('x-ctxkit-session')).toBe(session);
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
@@ -91,14 +102,17 @@ describe('ctxkit serve', () => {
       .split('\n')
       .filter((line) => line.includes('"model call"'))
       .map((line) => JSON.parse(line) as { session: string; status: number });
-    expect(calls).toEqual([expect.objectContaining({ session, status: 200 })]);
+    expect(calls).toEqual([
+      expect.objectContaining({ session, status: 200, origin: 'new' }),
+      expect.objectContaining({ session, status: 200, origin: 'continued' }),
+    ]);
     expect(stderr).not.toContain('sk-cli-test-key');
     const store = await createSqliteSessionStore({ dataDir: data });
     try {
       const sessions = await store.list();
       expect(sessions).toHaveLength(1);
       const stored = await store.load(sessions[0]?.id ?? '');
-      expect(stored?.log.map((message) => message.role)).toEqual(['user', 'assistant']);
+      expect(stored?.log.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
     } finally {
       await store.close();
     }

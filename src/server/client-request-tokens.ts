@@ -2,13 +2,14 @@
  * What the client's own request would have cost, for the `x-ctxkit-tokens-saved` header: each message
  * counted once (by content id) and remembered, so a resent history costs only its new messages.
  */
-import type { MessageInput } from '../core/message.ts';
+import type { Message, MessageInput } from '../core/message.ts';
 import { sha256OfText } from '../core/sha256-of-text.ts';
 import { contentId } from '../core/stable-id.ts';
 import { estimateMessageTokens } from '../core/tokens/estimate-message-tokens.ts';
 import { estimateToolDefinitionTokens } from '../core/tokens/estimate-tool-definition-tokens.ts';
 import { createExactCounter } from '../core/tokens/exact-counter.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
+import { deepEqual } from './wire/render-view.ts';
 
 /** Messages whose counts are remembered; the oldest are forgotten first. */
 export const MAX_COUNTED_MESSAGES = 200_000;
@@ -36,6 +37,28 @@ export class ClientRequestTokens {
       );
     });
     return total;
+  }
+
+  /**
+   * The same count of what was sent: the prepared view, whose messages ctxkit left as they were count
+   * as the client's (by its content id), the rest by their own content.
+   */
+  countSent(
+    system: string,
+    tools: readonly ToolDefinition[],
+    view: readonly Message[],
+    client: { history: readonly MessageInput[]; ids: readonly string[] },
+  ): number {
+    const indexOfId = new Map<string, number>();
+    client.ids.forEach((id, index) => {
+      indexOfId.set(id, index);
+    });
+    const ids = view.map((message) => {
+      const index = indexOfId.get(message.id);
+      const original = index === undefined ? undefined : client.history[index];
+      return original && deepEqual(original.parts, message.parts) ? message.id : contentId(message);
+    });
+    return this.count(system, tools, view, ids);
   }
 
   #remembered(id: string, count: () => number): number {

@@ -54,3 +54,24 @@ export class LoadedSessions {
     }
   }
 }
+
+/** Sessions whose last reply's usage is remembered until the client sends the reply back. */
+export const MAX_PENDING_REPLIES = 100_000;
+
+/** A Map that forgets its oldest entries beyond a size. */
+export class BoundedMap<K, V> extends Map<K, V> {
+  constructor(private readonly max: number) {
+    super();
+  }
+
+  override set(key: K, value: V): this {
+    super.delete(key);
+    super.set(key, value);
+    while (this.size > this.max) {
+      const oldest = this.keys().next();
+      if (oldest.done) break;
+      super.delete(oldest.value);
+    }
+    return this;
+  }
+}

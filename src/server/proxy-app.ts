@@ -9,8 +9,13 @@ import { Hono } from 'hono';
 import { identifyClient } from './client-identity.ts';
 import { ClientRequestTokens } from './client-request-tokens.ts';
 import { createMemoryConversationIndex } from './conversation/conversation-index.ts';
-import { DEFAULT_MAX_LOADED_SESSIONS, LoadedSessions } from './loaded-sessions.ts';
-import { errorResponse, type ProxyCallDeps, proxyModelCall } from './proxy-call.ts';
+import {
+  BoundedMap,
+  DEFAULT_MAX_LOADED_SESSIONS,
+  LoadedSessions,
+  MAX_PENDING_REPLIES,
+} from './loaded-sessions.ts';
+import { errorResponse, type PendingReply, type ProxyCallDeps, proxyModelCall } from './proxy-call.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_READ_BACK_ROUNDS, type ProxyOptions } from './proxy-options.ts';
 import { BodyTooLargeError, readBoundedText } from './read-body.ts';
 import { SessionResolver } from './resolve-session.ts';
@@ -28,7 +33,7 @@ export function createProxyApp(options: ProxyOptions): Hono {
   const anthropicRoot = (options.upstreamAnthropic ?? options.upstream)
     .replace(/\/+$/, '')
     .replace(/\/v1$/, '');
-  const awaitingResults = new Set<string>();
+  const pendingReplies = new BoundedMap<string, PendingReply>(MAX_PENDING_REPLIES);
   const deps: ProxyCallDeps = {
     manager: options.manager,
     resolver: new SessionResolver(options.conversations ?? createMemoryConversationIndex()),
@@ -45,12 +50,8 @@ export function createProxyApp(options: ProxyOptions): Hono {
       format.name === 'anthropic'
         ? { base: anthropicRoot, url: `${anthropicRoot}/v1/messages` }
         : { base: openAIBase, url: `${openAIBase}/chat/completions` },
-    awaitingResults,
-    loaded: new LoadedSessions(
-      options.manager,
-      options.maxLoadedSessions ?? DEFAULT_MAX_LOADED_SESSIONS,
-      (id) => awaitingResults.delete(id),
-    ),
+    pendingReplies,
+    loaded: new LoadedSessions(options.manager, options.maxLoadedSessions ?? DEFAULT_MAX_LOADED_SESSIONS),
   };
 
   const app = new Hono();
@@ -82,6 +83,8 @@ export function createProxyApp(options: ProxyOptions): Hono {
     });
   };
   app.post('/v1/chat/completions', modelRoute(openAIWire));
+  // A client whose base URL was set without `/v1` (as some tools document it) reaches the same route.
+  app.post('/chat/completions', modelRoute(openAIWire));
   app.post('/v1/messages', modelRoute(anthropicWire));
 
   // Everything else under /v1 reaches the upstream untouched (after the same token check).

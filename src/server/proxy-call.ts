@@ -34,7 +34,6 @@ import {
   UpstreamUnreachableError,
 } from './upstream-http.ts';
 import type { UpstreamWindows } from './upstream-window.ts';
-import { nextStableId } from './wire/wire-common.ts';
 import type {
   ReadBackRound,
   ReadReply,
@@ -55,8 +54,8 @@ export interface ProxyCallDeps {
   maxReadBackRounds: number;
   /** The upstream's base URL for a format, and the URL of its model-call endpoint. */
   upstream(format: WireFormat): { base: string; url: string };
-  /** Sessions whose last reply made tool calls: `afterTurn` runs once their results arrive. */
-  awaitingResults: Set<string>;
+  /** Per session, the last reply the client got: its usage is logged with the client's copy of it. */
+  pendingReplies: Map<string, PendingReply>;
   loaded: LoadedSessions;
 }
 
@@ -113,8 +112,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
   let handedOff = false;
   try {
     const sessionId = session.sessionId;
-    await manager.sync(sessionId, request.history);
-    if (deps.awaitingResults.delete(sessionId)) await manager.afterTurn(sessionId);
+    await manager.sync(sessionId, withReplyUsage(request, deps.pendingReplies, sessionId));
 
     const upstream = deps.upstream(format);
     const upstreamHeaders = forwardedHeaders(input.headers, input.identity.upstreamAuth);
@@ -152,6 +150,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
       throw error;
     }
     const clientTokens = deps.tokens.count(request.system, request.tools, request.history, request.ids);
+    const headersMemo = new WeakMap<PrepareResult, Record<string, string>>();
 
     const call: CallState = {
       deps,
@@ -162,17 +161,39 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
       upstreamHeaders,
       started,
       rounds: 0,
-      headersOf: (result) => ctxkitHeaders(session.publicId, result, clientTokens),
+      headersOf: (result) => {
+        const known = headersMemo.get(result);
+        if (known) return known;
+        const readTool = result.pointers.length > 0 && !request.clientToolNames.has(READ_OFFLOADED_TOOL);
+        const sent = deps.tokens.countSent(
+          result.system,
+          readTool ? [...request.tools, readOffloadedTool] : request.tools,
+          result.messages,
+          request,
+        );
+        const headers = ctxkitHeaders(session.publicId, result, clientTokens, sent);
+        headersMemo.set(result, headers);
+        return headers;
+      },
       finish: async (reply) => {
-        let replyId: string | undefined;
-        if (reply && reply.parts.length > 0) {
-          // Under the content id the client's resend of it will have, so the next sync recognizes it.
-          replyId = nextStableId(request.ids, reply);
-          await manager.append(sessionId, [{ ...reply, id: replyId }]);
-          if (reply.parts.some((part) => part.type === 'tool-call')) deps.awaitingResults.add(sessionId);
-          else await manager.afterTurn(sessionId);
+        // The reply enters the log with the client's next request, as the client holds it (clients drop
+        // reasoning, re-render text, renumber nothing alike): logged now, a client that sends it back
+        // otherwise would fork the session's history. Its usage waits for it.
+        if (reply) {
+          deps.pendingReplies.set(sessionId, {
+            at: request.history.length,
+            afterId: request.ids.at(-1),
+            ...(reply.usage && { usage: reply.usage }),
+            ...(reply.meta?.model !== undefined && { model: reply.meta.model }),
+          });
+          // The turn is over when the model answered without tool calls: a background summary, if one
+          // is due, is ready by the next call.
+          if (!reply.parts.some((part) => part.type === 'tool-call'))
+            manager.afterTurn(sessionId).catch((error: unknown) => {
+              deps.logger?.warn({ err: { message: (error as Error).message } }, 'afterTurn failed');
+            });
         }
-        await session.release(replyId);
+        await session.release(undefined);
       },
     };
     for (let attempt = 0; ; attempt++) {
@@ -181,13 +202,13 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
         : await jsonExchange(call, prepared);
       if ('response' in exchange) {
         handedOff = exchange.relaying === true;
-        log(call, exchange.response.status, prepared, clientTokens);
+        log(call, exchange.response.status, prepared);
         return exchange.response;
       }
       const retry =
         attempt === 0 ? await recoverFrom(call, prepareRequest, exchange.overflow, prepared) : undefined;
       if (!retry) {
-        log(call, exchange.answer.status, prepared, clientTokens);
+        log(call, exchange.answer.status, prepared);
         return passThrough(exchange.answer, call.headersOf(prepared));
       }
       prepared = retry;
@@ -195,6 +216,36 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
   } finally {
     if (!handedOff) await session.release(undefined);
   }
+}
+
+/** The last reply of a session, waiting for the client's copy of it. */
+export interface PendingReply {
+  /** Its index in the client's next history: the length of the history it answered. */
+  at: number;
+  /** The content id of the message before it, to check the next history continues this one. */
+  afterId: string | undefined;
+  usage?: Usage;
+  model?: string;
+}
+
+/** The history with the pending reply's usage on the client's copy of it, when the history continues. */
+function withReplyUsage(
+  request: WireRequest,
+  pending: Map<string, PendingReply>,
+  sessionId: string,
+): MessageInput[] {
+  const reply = pending.get(sessionId);
+  pending.delete(sessionId);
+  const message = reply ? request.history[reply.at] : undefined;
+  if (!reply?.usage || message?.role !== 'assistant' || request.ids[reply.at - 1] !== reply.afterId)
+    return request.history;
+  const history = [...request.history];
+  history[reply.at] = {
+    ...message,
+    usage: reply.usage,
+    meta: { ...message.meta, ...(reply.model !== undefined && { model: reply.model }) },
+  };
+  return history;
 }
 
 /** The session counted as in use until it is released. */
@@ -525,12 +576,16 @@ function withFirstUsage(reply: MessageInput, first: Usage | undefined): MessageI
   return { ...reply, usage: { ...first, outputTokens: reply.usage.outputTokens } };
 }
 
+/**
+ * `x-ctxkit-input-tokens` and `-tokens-saved` count the request sent and the client's own with one counter
+ * (exact o200k), so a request forwarded unchanged saves 0.
+ */
 function ctxkitHeaders(
   publicId: string,
   prepared: PrepareResult,
   clientTokens: number,
+  sent: number,
 ): Record<string, string> {
-  const sent = prepared.stats.tokens.input;
   return {
     [RESPONSE_HEADERS.session]: publicId,
     [RESPONSE_HEADERS.inputTokens]: String(sent),
@@ -576,7 +631,8 @@ function parseJson(text: string): unknown {
   }
 }
 
-function log(call: CallState, status: number, prepared: PrepareResult, clientTokens: number): void {
+function log(call: CallState, status: number, prepared: PrepareResult): void {
+  const headers = call.headersOf(prepared);
   call.deps.logger?.info(
     {
       format: call.input.format.name,
@@ -586,8 +642,8 @@ function log(call: CallState, status: number, prepared: PrepareResult, clientTok
       model: call.request.model,
       stream: call.request.stream,
       status,
-      sent: prepared.stats.tokens.input,
-      saved: Math.max(0, clientTokens - prepared.stats.tokens.input),
+      sent: Number(headers[RESPONSE_HEADERS.inputTokens]),
+      saved: Number(headers[RESPONSE_HEADERS.tokensSaved]),
       edits: prepared.stats.edits,
       readBackRounds: call.rounds,
       ms: Math.round(performance.now() - call.started),

@@ -73,16 +73,31 @@ const INPUT_ROOM = WINDOW - MAX_TOKENS;
 const OPENAI_MODEL = 'gpt-4o';
 const ANTHROPIC_MODEL = 'claude-sonnet-4-6';
 const CALL_TIMEOUT_MS = 60_000;
+/** The part of a session the defect tests resend: a few calls, all inside the window. */
+const REPLAY_TWICE_MESSAGES = 12;
 
 type ClientName = 'openai' | 'anthropic' | 'ai-sdk-openai' | 'ai-sdk-anthropic';
 
-/** One key per client, distinctive enough that finding one anywhere is a leak. */
-const KEYS: Record<ClientName, string> = {
+/** Key prefixes per client, distinctive enough that finding a key anywhere is a leak. */
+const KEY_PREFIXES: Record<ClientName, string> = {
   openai: 'sk-proj-acceptanceOpenAIKey-7f3a9c2e51',
   anthropic: 'sk-ant-api03-acceptanceAnthropicKey-4d8b6e0f',
   'ai-sdk-openai': 'sk-proj-acceptanceAiSdkOpenAIKey-2b7e91c4',
   'ai-sdk-anthropic': 'sk-ant-api03-acceptanceAiSdkAnthropicKey-9e1f3a6d',
 };
+/** Every key a test used, for the scan of ctxkit's records. */
+const usedKeys = new Set<string>();
+
+/**
+ * Each run is its own owner (its own key): the runs resend the same recorded conversations, and one
+ * owner's conversation index would tie a run's calls to the sessions of an earlier run (see the
+ * replayed-conversation test below).
+ */
+function keyOf(client: ClientName, label: string): string {
+  const key = `${KEY_PREFIXES[client]}-${label}`;
+  usedKeys.add(key);
+  return key;
+}
 
 const FORMAT_OF: Record<ClientName, ModelWireFormat> = {
   openai: 'openai',
@@ -109,6 +124,12 @@ interface RunCase {
   header: boolean;
   /** Append the reply the SDK returned, not the recorded one. */
   live: boolean;
+  /**
+   * The client sends replies back without their reasoning (the `openai` stream accumulator and the AI
+   * SDK's Chat Completions model drop `reasoning_content`, as DeepSeek asks clients to): the proxy must
+   * still recognize the conversation (checked by a test of its own below each such run).
+   */
+  reasoningDropped?: true;
 }
 
 const RUNS: RunCase[] = [
@@ -128,6 +149,21 @@ const RUNS: RunCase[] = [
   { client: 'ai-sdk-openai', stream: true, session: 'ponyc4595', header: false, live: true },
   { client: 'ai-sdk-anthropic', stream: false, session: 'ponyc4595', header: false, live: true },
   { client: 'ai-sdk-anthropic', stream: true, session: 'ponyc4595', header: false, live: true },
+  // pi: reasoning, text answers between tool calls, single results larger than the window.
+  { client: 'openai', stream: true, session: 'pi', header: false, live: true, reasoningDropped: true },
+  { client: 'anthropic', stream: false, session: 'pi', header: false, live: true },
+  {
+    client: 'ai-sdk-openai',
+    stream: false,
+    session: 'pi',
+    header: false,
+    live: true,
+    reasoningDropped: true,
+  },
+  { client: 'ai-sdk-anthropic', stream: true, session: 'pi', header: false, live: true },
+  // Named and live: the session's log must take the replies the client sends back.
+  { client: 'anthropic', stream: true, session: 'sweAgent', header: true, live: true },
+  { client: 'ai-sdk-openai', stream: false, session: 'sweAgent', header: true, live: true },
 ];
 
 // ---------------------------------------------------------------- the servers
@@ -180,7 +216,8 @@ describe('ctxkit serve with real clients, against an upstream holding a 12,000-t
       titleOf(run),
       async () => {
         const transcript = sessionOf(run.session);
-        const result = await replayThroughProxy(run, transcript);
+        const key = keyOf(run.client, `run${RUNS.indexOf(run)}`);
+        const result = await replayThroughProxy(run, transcript, key);
 
         // Every recorded call was made, each with one HTTP request, each answered (the SDKs threw on none).
         expect(result.calls).toHaveLength(callIndexes(transcript.messages).length);
@@ -214,18 +251,85 @@ describe('ctxkit serve with real clients, against an upstream holding a 12,000-t
         // The session: the one named, or one recognized call after call in a live conversation.
         const sessions = result.calls.map((call) => call.session);
         if (run.header) expect(sessions).toEqual(sessions.map(() => result.sessionId));
-        else if (run.live) expect(sessions).toEqual(sessions.map(() => sessions[0]));
+        else if (run.live) expectOneSession(result);
         for (const session of sessions) expect(session).toMatch(run.header ? /^acceptance-/ : /^conv_/);
 
         // The key reached the upstream as the credential header and nowhere else.
-        expectKeyOnlyAsCredential(result.upstream, run.client);
-        if (run.header) await expectNamedSessionHoldsNoKey(run, result.sessionId as string);
+        expectKeyOnlyAsCredential(result, key);
+        if (run.header) await expectNamedSessionHoldsNoKey(run, result, key);
 
         figures.push(summaryOf(run, result));
+        results.set(run, result);
       },
       CALL_TIMEOUT_MS,
     );
+    // The reply enters the session as the client sends it back, so a client that drops its reasoning
+    // still continues its session call after call.
+    if (run.reasoningDropped)
+      it(`${titleOf(run)}: one session, recognized call after call`, () => {
+        const result = results.get(run);
+        if (!result) throw new Error('the run above did not finish');
+        expectOneSession(result);
+      });
   }
+
+  // DEFECT (resolve-session.ts / conversation-index.ts): prefixes a session recorded first stay that
+  // session's, so when the same owner sends a conversation a second time with the same replies (a task
+  // re-run against a deterministic model, a benchmark harness), the second run's sessions never hold its
+  // prefixes: every call matches the first run's session short of its head, is "forked", and gets a new
+  // session that starts over from the whole history. Remove `.fails` once a forked session continues.
+  it.fails(
+    'continues the session of a conversation the same owner sends a second time',
+    async () => {
+      const run: RunCase = {
+        client: 'openai',
+        stream: false,
+        session: 'ponyc4595',
+        header: false,
+        live: true,
+      };
+      const transcript = sliced(sessionOf('ponyc4595'), REPLAY_TWICE_MESSAGES);
+      const key = keyOf(run.client, 'replayed-twice');
+      const first = await replayThroughProxy(run, transcript, key);
+      const second = await replayThroughProxy(run, transcript, key);
+      const firstSessions = first.calls.map((call) => call.session);
+      const secondSessions = second.calls.map((call) => call.session);
+      // The first conversation is recognized call after call (as in the live runs above)…
+      expect(firstSessions).toEqual(firstSessions.map(() => firstSessions[0]));
+      // …and so must the second be, in a session of its own.
+      expect(secondSessions[0]).not.toBe(firstSessions[0]);
+      expect(secondSessions).toEqual(secondSessions.map(() => secondSessions[0]));
+    },
+    CALL_TIMEOUT_MS,
+  );
+
+  // `x-ctxkit-tokens-saved` counts the client's request and the one sent with one counter, so a call
+  // ctxkit forwarded unchanged reports none.
+  it(
+    'reports no tokens saved on a call it forwarded unchanged',
+    async () => {
+      const run: RunCase = {
+        client: 'openai',
+        stream: false,
+        session: 'ponyc4595',
+        header: false,
+        live: true,
+      };
+      // The first calls of the session, all well inside the window.
+      const transcript = sliced(sessionOf('ponyc4595'), REPLAY_TWICE_MESSAGES);
+      const result = await replayThroughProxy(run, transcript, keyOf(run.client, 'unchanged'));
+      expect(result.upstream).toHaveLength(result.calls.length);
+      const unchanged = result.calls.flatMap((call, index) => {
+        const upstreamInput = result.upstream[index]?.input;
+        return upstreamInput === call.client.input
+          ? [{ index, upstreamInput, sent: call.sent, saved: call.saved }]
+          : [];
+      });
+      expect(unchanged.length).toBeGreaterThan(1);
+      expect(unchanged).toEqual(unchanged.map((call) => ({ ...call, saved: 0 })));
+    },
+    CALL_TIMEOUT_MS,
+  );
 
   it(
     'keeps no client key in the session store, offloaded content, trace or log',
@@ -240,13 +344,23 @@ describe('ctxkit serve with real clients, against an upstream holding a 12,000-t
         for (const blob of await blobs.list(session.id)) texts.push(await blobs.get(session.id, blob.ref));
       }
       expect(logLines.length).toBeGreaterThan(0);
-      const leaked = Object.values(KEYS).filter((key) => texts.some((text) => text.includes(key)));
+      expect(usedKeys.size).toBeGreaterThan(0);
+      const leaked = [...usedKeys].filter((key) => texts.some((text) => text.includes(key)));
       expect(leaked).toEqual([]);
       if (process.env.CTXKIT_ACCEPTANCE_FIGURES) printFigures(listed.length, texts);
     },
     CALL_TIMEOUT_MS,
   );
 });
+
+/** The results of the runs, for the checks made apart from them. */
+const results = new Map<RunCase, RunResult>();
+
+/** A conversation sent without a header was recognized on every call: one session throughout. */
+function expectOneSession(result: RunResult): void {
+  const sessions = result.calls.map((call) => call.session);
+  expect(sessions).toEqual(sessions.map(() => sessions[0]));
+}
 
 function titleOf(run: RunCase): string {
   return [
@@ -278,16 +392,18 @@ interface RunResult {
   calls: CallFigure[];
   /** The model requests the upstream received during the run. */
   upstream: UpstreamRequestFigure[];
+  /** The distinct credential headers the client sent (one set, if it is consistent). */
+  clientCredentials: Credentials[];
 }
 
-async function replayThroughProxy(run: RunCase, transcript: Transcript): Promise<RunResult> {
+async function replayThroughProxy(run: RunCase, transcript: Transcript, apiKey: string): Promise<RunResult> {
   const exchanges: HttpExchange[] = [];
   const sessionId = run.header
     ? `acceptance-${run.client}-${run.stream ? 'stream' : 'json'}-${run.session}-${run.live ? 'live' : 'recorded'}`
     : undefined;
   const driver = DRIVERS[run.client]({
     proxyUrl: proxy.url,
-    apiKey: KEYS[run.client],
+    apiKey,
     sessionId,
     tools: offeredTools(transcript),
     fetch: observedFetch(exchanges),
@@ -295,7 +411,14 @@ async function replayThroughProxy(run: RunCase, transcript: Transcript): Promise
   const upstreamFrom = upstream.requests.length;
   try {
     const calls = await replay(driver, transcript, run, exchanges);
-    return { sessionId, calls, upstream: upstream.requests.slice(upstreamFrom) };
+    return {
+      sessionId,
+      calls,
+      upstream: upstream.requests.slice(upstreamFrom),
+      clientCredentials: [...new Set(exchanges.map((exchange) => JSON.stringify(exchange.credentials)))].map(
+        (text) => JSON.parse(text) as Credentials,
+      ),
+    };
   } finally {
     upstream.answerWith(undefined);
   }
@@ -607,8 +730,15 @@ function offeredTools(transcript: Transcript): ToolDefinition[] {
 
 // ---------------------------------------------------------------- HTTP, as the clients saw it
 
+/** The credential headers of a request. */
+interface Credentials {
+  authorization: string | undefined;
+  apiKey: string | undefined;
+}
+
 interface HttpExchange {
   format: ModelWireFormat;
+  credentials: Credentials;
   body: unknown;
   status: number;
   headers: Headers;
@@ -619,8 +749,13 @@ function observedFetch(exchanges: HttpExchange[]): typeof fetch {
   return (async (input: string | URL | Request, init?: RequestInit) => {
     const response = await fetch(input, init);
     const url = input instanceof Request ? input.url : String(input);
+    const headers = new Headers(init?.headers);
     exchanges.push({
       format: url.endsWith('/messages') ? 'anthropic' : 'openai',
+      credentials: {
+        authorization: headers.get('authorization') ?? undefined,
+        apiKey: headers.get('x-api-key') ?? undefined,
+      },
       body: typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined,
       status: response.status,
       headers: response.headers,
@@ -631,25 +766,30 @@ function observedFetch(exchanges: HttpExchange[]): typeof fetch {
 
 // ---------------------------------------------------------------- keys
 
-function expectKeyOnlyAsCredential(requests: readonly UpstreamRequestFigure[], client: ClientName): void {
-  const key = KEYS[client];
-  for (const request of requests) {
-    if (FORMAT_OF[client] === 'anthropic') expect(request.apiKey).toBe(key);
-    else expect(request.authorization).toBe(`Bearer ${key}`);
+/**
+ * The upstream got the client's key in the credential header the client put it in (the Anthropic SDK
+ * sends its key as a Bearer token, the AI SDK's Anthropic provider as x-api-key), and nowhere else.
+ */
+function expectKeyOnlyAsCredential(result: RunResult, key: string): void {
+  expect(result.clientCredentials).toHaveLength(1);
+  const sent = result.clientCredentials[0] as Credentials;
+  expect([sent.authorization, sent.apiKey].filter((value) => value?.includes(key))).toHaveLength(1);
+  for (const request of result.upstream) {
+    expect({ authorization: request.authorization, apiKey: request.apiKey }).toEqual(sent);
     expect(request.rawBody.includes(key)).toBe(false);
     expect(request.otherHeaders.includes(key)).toBe(false);
   }
 }
 
 /** The named session's records (store id `<owner>:<id>`, the owner a digest of the key) hold no key. */
-async function expectNamedSessionHoldsNoKey(run: RunCase, sessionId: string): Promise<void> {
-  const key = KEYS[run.client];
-  const headers = new Headers(
-    FORMAT_OF[run.client] === 'anthropic' ? { 'x-api-key': key } : { authorization: `Bearer ${key}` },
-  );
+async function expectNamedSessionHoldsNoKey(run: RunCase, result: RunResult, key: string): Promise<void> {
+  const sent = result.clientCredentials[0] as Credentials;
+  const headers = new Headers();
+  if (sent.authorization !== undefined) headers.set('authorization', sent.authorization);
+  if (sent.apiKey !== undefined) headers.set('x-api-key', sent.apiKey);
   const identified = identifyClient(headers, FORMAT_OF[run.client], [], undefined);
   if (!('identity' in identified)) throw new Error(identified.refused);
-  const records = await manager.history(`${identified.identity.owner}:${sessionId}`);
+  const records = await manager.history(`${identified.identity.owner}:${result.sessionId}`);
   expect(records.log.length).toBeGreaterThan(0);
   expect(JSON.stringify(records).includes(key)).toBe(false);
 }
@@ -677,6 +817,8 @@ interface RunSummary {
   maxUpstreamInput: number;
   saved: number;
   sessions: number;
+  /** Per call: the client's input, what the proxy sent, saved, edits. */
+  perCall: string[];
 }
 
 const figures: RunSummary[] = [];
@@ -691,6 +833,7 @@ function summaryOf(run: RunCase, result: RunResult): RunSummary {
     maxUpstreamInput: Math.max(...result.upstream.map((request) => request.input)),
     saved: result.calls.reduce((sum, call) => sum + call.saved, 0),
     sessions: new Set(result.calls.map((call) => call.session)).size,
+    perCall: result.calls.map((call) => `${call.client.input}/${call.sent}/${call.saved}/${call.edits}`),
   };
 }
 

@@ -693,15 +693,12 @@ describe('a proxy that runs for long', () => {
     for (const name of ['a', 'b', 'c']) {
       const stored = (await h.store.list()).find((entry) => entry.id.endsWith(`:${name}`));
       const { log, edits } = await h.manager.history(stored?.id ?? '');
-      // Nothing duplicated or lost across unloads: the log is the conversation, each message once.
-      expect(log.map((message) => message.role)).toEqual([
-        'user',
-        'assistant',
-        'user',
-        'assistant',
-        'user',
-        'assistant',
-      ]);
+      // Nothing duplicated or lost across unloads: the log is the conversation as the client sent it, each
+      // message once (the last reply enters with the client's next request), with the usage of each reply.
+      expect(log.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
+      expect(log.filter((message) => message.role === 'assistant').every((message) => message.usage)).toBe(
+        true,
+      );
       expect(edits.filter((edit) => edit.type === 'branch')).toEqual([]);
     }
   });
