@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,8 +10,10 @@ import { openAIReply } from '../testing/fake-provider-server-replies.ts';
 import { BIN, runCtxkit } from './testing/run-ctxkit.ts';
 
 const dirs: string[] = [];
+const children: ChildProcess[] = [];
 let upstream: FakeProviderServer | undefined;
 afterEach(async () => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
   await upstream?.close();
   upstream = undefined;
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -21,6 +23,48 @@ function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'ctxkit-serve-'));
   dirs.push(dir);
   return dir;
+}
+
+interface Served {
+  url: string;
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** SIGTERM, then the exit status. */
+  stop(): Promise<number | null>;
+}
+
+/** `ctxkit serve` as a user starts it, on a free port; resolves once it says where it listens. */
+async function serve(args: readonly string[]): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+    cwd: tempDir(),
+    env: { ...process.env, NO_COLOR: '1', CTXKIT_CONFIG: '' },
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr += String(chunk);
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', (chunk) => {
+      stdout += String(chunk);
+      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+  });
+  return {
+    url,
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    stop: () => {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
 }
 
 describe('ctxkit serve', () => {
@@ -44,61 +88,31 @@ describe('ctxkit serve', () => {
     expect(tokenRun.stderr).toContain('CTXKIT_TOKEN: a token must be at least 16 characters');
   });
 
-  it('serves a client, keeps its session in SQLite and stops cleanly on SIGTERM', async () => {
+  it('serves a client, keeps its session in SQLite, stops cleanly on SIGTERM and recognizes the conversation after a restart', async () => {
     upstream = await startFakeProviderServer({ fallback: openAIReply({ content: 'served' }) });
     const data = tempDir();
-    const child = spawn(
-      process.execPath,
-      [
-        BIN,
-        'serve',
-        '--port',
-        '0',
-        '--data',
-        data,
-        '--upstream',
-        upstream.openAIBaseUrl,
-        '--window',
-        '16000',
-      ],
-      { cwd: tempDir(), env: { ...process.env, NO_COLOR: '1', CTXKIT_CONFIG: '' } },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (chunk) => {
-      stderr += String(chunk);
-    });
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (chunk) => {
-        stdout += String(chunk);
-        const match = /listening on (http:\/\/\S+)/.exec(stdout);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-    });
-    const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'sk-cli-test-key-1234567890' });
+    const args = ['--data', data, '--upstream', upstream.openAIBaseUrl, '--window', '16000'];
+    const first = await serve(args);
+    const key = 'sk-cli-test-key-1234567890';
+    const client = new OpenAI({ baseURL: `${first.url}/v1`, apiKey: key });
+    const opening = [{ role: 'user' as const, content: 'hello over the CLI' }];
     const { data: answer, response } = await client.chat.completions
-      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello over the CLI' }] })
+      .create({ model: 'gpt-4o', messages: opening })
       .withResponse();
     expect(answer.choices[0]?.message.content).toBe('served');
     const session = response.headers.get('x-ctxkit-session');
-    const again = await client.chat.completions
-      .create({
-        model: 'gpt-4o',
-        messages: [
-          { role: 'user', content: 'hello over the CLI' },
-          answer.choices[0]?.message ?? { role: 'assistant', content: '' },
-          { role: 'user', content: 'and again' },
-        ],
-      })
-      .withResponse();
+    const history = [
+      ...opening,
+      answer.choices[0]?.message ?? { role: 'assistant' as const, content: '' },
+      { role: 'user' as const, content: 'and again' },
+    ];
+    const again = await client.chat.completions.create({ model: 'gpt-4o', messages: history }).withResponse();
     expect(again.response.headers.get('x-ctxkit-session')).toBe(session);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    expect(stdout).toContain(`OpenAI clients:    base URL ${url}/v1`);
+    expect(await first.stop()).toBe(0);
+    expect(first.stdout()).toContain(`OpenAI clients:    base URL ${first.url}/v1`);
     // One JSON line per model call; the key is never in it.
-    const calls = stderr
+    const calls = first
+      .stderr()
       .split('\n')
       .filter((line) => line.includes('"model call"'))
       .map((line) => JSON.parse(line) as { session: string; status: number });
@@ -106,15 +120,38 @@ describe('ctxkit serve', () => {
       expect.objectContaining({ session, status: 200, origin: 'new' }),
       expect.objectContaining({ session, status: 200, origin: 'continued' }),
     ]);
-    expect(stderr).not.toContain('sk-cli-test-key');
+    expect(first.stderr()).not.toContain('sk-cli-test-key');
+
+    // A restarted server still knows the conversation: its next request continues the same session.
+    const second = await serve(args);
+    const resumed = new OpenAI({ baseURL: `${second.url}/v1`, apiKey: key });
+    const third = await resumed.chat.completions
+      .create({
+        model: 'gpt-4o',
+        messages: [
+          ...history,
+          again.data.choices[0]?.message ?? { role: 'assistant' as const, content: '' },
+          { role: 'user' as const, content: 'after the restart' },
+        ],
+      })
+      .withResponse();
+    expect(third.response.headers.get('x-ctxkit-session')).toBe(session);
+    expect(await second.stop()).toBe(0);
+
     const store = await createSqliteSessionStore({ dataDir: data });
     try {
       const sessions = await store.list();
       expect(sessions).toHaveLength(1);
       const stored = await store.load(sessions[0]?.id ?? '');
-      expect(stored?.log.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+      expect(stored?.log.map((message) => message.role)).toEqual([
+        'user',
+        'assistant',
+        'user',
+        'assistant',
+        'user',
+      ]);
     } finally {
       await store.close();
     }
-  }, 30_000);
+  }, 60_000);
 });

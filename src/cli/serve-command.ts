@@ -5,12 +5,14 @@
  * PostgreSQL with `--store postgres://…`).
  */
 import { isIP } from 'node:net';
+import { join } from 'node:path';
 import pino from 'pino';
 import { parseCountFlag } from '../cli/parse-count-flag.ts';
 import { FlagError } from '../core/errors/index.ts';
 import { createContextManager } from '../engine/context-manager.ts';
 import type { ConversationIndex } from '../server/conversation/conversation-index.ts';
-import { createMemoryConversationIndex } from '../server/conversation/conversation-index.ts';
+import { createPostgresConversationIndex } from '../server/conversation/postgres-conversation-index.ts';
+import { createSqliteConversationIndex } from '../server/conversation/sqlite-conversation-index.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_READ_BACK_ROUNDS } from '../server/proxy-options.ts';
 import { type RunningProxy, startProxyServer } from '../server/start-proxy-server.ts';
 import type { BlobStore } from '../store/blob-store.ts';
@@ -19,7 +21,7 @@ import { openEmbeddedStores } from '../store/open-embedded-stores.ts';
 import { createPostgresSessionStore } from '../store/postgres-session-store.ts';
 import { createPostgresTraceStore } from '../store/postgres-trace-store.ts';
 import type { SessionStore } from '../store/session-store.ts';
-import { DEFAULT_DATA_DIR } from '../store/sqlite-session-store.ts';
+import { DEFAULT_DATA_DIR, DEFAULT_SQLITE_FILE } from '../store/sqlite-session-store.ts';
 import type { TraceStore } from '../store/trace-store.ts';
 import { loadConfigFromFlags, type PolicyFlags } from './policy-flags.ts';
 
@@ -182,28 +184,32 @@ interface ServeStores {
 async function openStores(dataDir: string, storeUrl: string | undefined): Promise<ServeStores> {
   if (storeUrl === undefined) {
     const embedded = await openEmbeddedStores({ dataDir });
+    const conversations = createSqliteConversationIndex({ filename: join(dataDir, DEFAULT_SQLITE_FILE) });
     return {
       store: embedded.store,
       blobs: embedded.blobs,
       trace: embedded.trace,
-      conversations: createMemoryConversationIndex(),
+      conversations,
       where: `SQLite (${dataDir})`,
-      close: () => embedded.close(),
+      async close() {
+        await Promise.all([embedded.close(), conversations.close()]);
+      },
     };
   }
   if (!/^postgres(ql)?:\/\//.test(storeUrl))
     throw new FlagError('--store', 'must be a postgres:// URL (SQLite in --data is the default)', storeUrl);
   const store = await createPostgresSessionStore({ url: storeUrl });
   const trace = await createPostgresTraceStore({ url: storeUrl });
+  const conversations = await createPostgresConversationIndex({ url: storeUrl });
   const blobs = createFsBlobStore({ dataDir });
   return {
     store,
     blobs,
     trace,
-    conversations: createMemoryConversationIndex(),
+    conversations,
     where: `PostgreSQL (blobs in ${dataDir})`,
     async close() {
-      await Promise.all([store.close(), trace.close(), blobs.close()]);
+      await Promise.all([store.close(), trace.close(), blobs.close(), conversations.close()]);
     },
   };
 }

@@ -193,7 +193,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
               deps.logger?.warn({ err: { message: (error as Error).message } }, 'afterTurn failed');
             });
         }
-        await session.release(undefined);
+        await session.release();
       },
     };
     for (let attempt = 0; ; attempt++) {
@@ -214,7 +214,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
       prepared = retry;
     }
   } finally {
-    if (!handedOff) await session.release(undefined);
+    if (!handedOff) await session.release();
   }
 }
 
@@ -254,9 +254,9 @@ function keptLoaded(loaded: LoadedSessions, session: ResolvedSession): ResolvedS
   let left = false;
   return {
     ...session,
-    release: async (replyId) => {
+    release: async () => {
       try {
-        await session.release(replyId);
+        await session.release();
       } finally {
         if (!left) {
           left = true;
@@ -505,7 +505,7 @@ async function* relayRest(
       return;
     }
   } finally {
-    if (!finished) await call.session.release(undefined);
+    if (!finished) await call.session.release();
   }
 }
 

@@ -273,12 +273,11 @@ describe('ctxkit serve with real clients, against an upstream holding a 12,000-t
       });
   }
 
-  // DEFECT (resolve-session.ts / conversation-index.ts): prefixes a session recorded first stay that
-  // session's, so when the same owner sends a conversation a second time with the same replies (a task
-  // re-run against a deterministic model, a benchmark harness), the second run's sessions never hold its
-  // prefixes: every call matches the first run's session short of its head, is "forked", and gets a new
-  // session that starts over from the whole history. Remove `.fails` once a forked session continues.
-  it.fails(
+  // The same owner sends a conversation a second time with the same replies (a task re-run against a
+  // deterministic model, a benchmark harness): the first run's session holds every prefix first, so the
+  // second run's first call forks from it, and then its own session, recorded last, is continued, even
+  // on the last call, whose whole history the first run's session also holds.
+  it(
     'continues the session of a conversation the same owner sends a second time',
     async () => {
       const run: RunCase = {

@@ -1,9 +1,12 @@
 /**
  * Finds the session of a request. A client that names one (`x-ctxkit-session`) gets it. Otherwise the
- * conversation is recognized: one that continues a session's whole conversation, while no other request
- * is on it, continues that session; anything else (a new conversation, one edited or forked from an
- * earlier point, or a second request on a conversation already being answered) gets a new session that
- * starts from the client's history, so two conversations never share a session.
+ * conversation is recognized: a request continues a session whose whole conversation (as last recorded:
+ * the history its last request sent) it begins with, while no other request is on it. Of several (the
+ * same conversation sent again, as a re-run against a deterministic model does), the one recorded last
+ * is continued: a re-run's own session, not the first run's, which the re-run passes on its way. Anything
+ * else (a new conversation, one edited or forked from an earlier point, or a second request on a
+ * conversation already being answered) gets a new session that starts from the client's history, so two
+ * conversations never share a session.
  *
  * Session ids in the store are the owner's digest and the public id, so a session is reachable only by
  * the owner that made it, whatever id another one sends.
@@ -11,8 +14,10 @@
 import { randomBytes } from 'node:crypto';
 import { idProblem } from '../core/session-id.ts';
 import {
+  type ConversationHead,
   type ConversationIndex,
   continueConversationHashes,
+  continuesHead,
   conversationRoot,
 } from './conversation/conversation-index.ts';
 import { SESSION_HEADER } from './proxy-options.ts';
@@ -31,10 +36,10 @@ export interface ResolvedSession {
   /** For a fork: the public id of the session it left. */
   forkedFrom?: string;
   /**
-   * Records the conversation as it stands after the reply (recognized sessions), and frees the session.
-   * `replyId` is the content id of the reply the client got, when it was logged.
+   * Records the conversation as the request sent it (recognized sessions), and frees the session. The
+   * reply is not part of it: it enters with the client's next request, as the client holds it.
    */
-  release(replyId: string | undefined): Promise<void>;
+  release(): Promise<void>;
 }
 
 export class SessionRequestError extends Error {}
@@ -63,17 +68,21 @@ export class SessionResolver {
         release: async () => undefined,
       };
     }
-    const root = conversationRoot(owner, system);
-    const hashes = continueConversationHashes(root, ids);
-    const match = await this.#index.find(owner, hashes);
+    const hashes = continueConversationHashes(conversationRoot(owner, system), ids);
+    // In flight is checked after the lookup's await, and nothing is awaited between the check and taking
+    // the session, so of two identical requests at once only one continues it.
+    const continued = this.#newestFree(owner, hashes, await this.#index.heads(owner, hashes));
     let publicId: string;
     let origin: SessionOrigin;
     let forkedFrom: string | undefined;
-    if (match && match.length === match.head && !this.#inFlight.has(storeId(owner, match.sessionId))) {
-      publicId = match.sessionId;
+    if (continued) {
+      publicId = continued.sessionId;
       origin = 'continued';
     } else {
       publicId = `conv_${randomBytes(12).toString('hex')}`;
+      // Nothing to continue: `find` only labels the new session, a fork when some prefix of it was sent
+      // before (from the session that sent the longest one first), or new.
+      const match = await this.#index.find(owner, hashes);
       origin = match ? 'forked' : 'new';
       if (match) forkedFrom = match.sessionId;
     }
@@ -85,19 +94,44 @@ export class SessionResolver {
       publicId,
       origin,
       ...(forkedFrom !== undefined && { forkedFrom }),
-      release: async (replyId) => {
+      release: async () => {
         if (released) return;
         released = true;
         try {
-          const reply =
-            replyId === undefined ? [] : continueConversationHashes(hashes.at(-1) ?? root, [replyId]);
-          await this.#index.record(owner, publicId, [...hashes, ...reply]);
+          await this.#index.record(owner, publicId, hashes);
         } finally {
           this.#inFlight.delete(sessionId);
         }
       },
     };
   }
+
+  /**
+   * The session the request continues: of those whose whole conversation it begins with and that no
+   * request of this process is on, the one recorded last (a re-run's own session over the first run's),
+   * then the longest, then by id, so the choice never depends on the order an index returns them in.
+   */
+  #newestFree(
+    owner: string,
+    hashes: readonly string[],
+    heads: readonly ConversationHead[],
+  ): ConversationHead | undefined {
+    let newest: ConversationHead | undefined;
+    for (const head of heads) {
+      // The index returns only such heads; checked again, since continuing a session the request does
+      // not hold would mix two conversations.
+      if (!continuesHead(hashes, head) || this.#inFlight.has(storeId(owner, head.sessionId))) continue;
+      if (newest === undefined || compareRecency(head, newest) > 0) newest = head;
+    }
+    return newest;
+  }
+}
+
+/** Positive when `left` was recorded after `right` (then: is longer, then: has the greater id). */
+function compareRecency(left: ConversationHead, right: ConversationHead): number {
+  if (left.recordedAt !== right.recordedAt) return left.recordedAt - right.recordedAt;
+  if (left.head !== right.head) return left.head - right.head;
+  return left.sessionId < right.sessionId ? -1 : left.sessionId > right.sessionId ? 1 : 0;
 }
 
 function storeId(owner: string, publicId: string): string {

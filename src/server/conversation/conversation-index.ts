@@ -1,8 +1,10 @@
 /**
  * Which session a conversation belongs to, when the client names none. A conversation is identified by
  * the chain of its messages' content ids: `hashes[i]` stands for its first `i + 1` messages, under the
- * owner and the system prompt. A session records every prefix it has held, so the longest known prefix of
- * a request can be found by bisection (a prefix is known only when all shorter ones are).
+ * owner and the system prompt. A session records its conversation's last prefix hash (its head), so the
+ * sessions a request continues are found by looking its hashes up among heads; and every prefix, so the
+ * longest known prefix of any other request can be found by bisection (a prefix is known only when all
+ * shorter ones are), which tells a fork from a new conversation.
  */
 import { createHash } from 'node:crypto';
 
@@ -12,14 +14,48 @@ export interface ConversationMatch {
   length: number;
   /** How many messages that session's conversation has now. */
   head: number;
+  /**
+   * The hash of that session's conversation now (its last recorded prefix). The session found may not
+   * hold the request's prefix any more (a session recorded again with another conversation may still be
+   * found by prefixes it no longer has), so a match says only that the prefix was sent before. '' when
+   * the session has no prefix, or was recorded before head hashes were kept (never a computed hash).
+   */
+  headHash: string;
+}
+
+/** A session whose recorded conversation is, all of it, one of the prefixes looked up. */
+export interface ConversationHead {
+  sessionId: string;
+  /** How many messages that session's conversation has. */
+  head: number;
+  /** Its last prefix hash: the one of the looked-up hashes it was found by. */
+  headHash: string;
+  /**
+   * Orders the index's recordings: each record gives its session a greater value than every record
+   * before it in the index (a counter, not a time), so the session recorded last is known even when
+   * records come within one clock tick, as a re-run against a fast model makes them.
+   */
+  recordedAt: number;
 }
 
 export interface ConversationIndex {
-  /** The session holding the longest prefix of `hashes` this owner has sent, if any. */
+  /**
+   * The session holding the longest prefix of `hashes` this owner has sent, if any: the one that recorded
+   * it first. Several sessions may hold it (the same conversation sent again), so this names a session
+   * the request forks from, not one it continues: `heads` finds those.
+   */
   find(owner: string, hashes: readonly string[]): Promise<ConversationMatch | undefined>;
   /**
+   * Every session of this owner whose recorded conversation is exactly one of `hashes` (its head hash is
+   * among them), in no particular order: the sessions a request with these prefix hashes continues. One
+   * lookup for all of them however many hashes a request has (thousands, for a long agent run).
+   */
+  heads(owner: string, hashes: readonly string[]): Promise<ConversationHead[]>;
+  /**
    * The session's conversation is now `hashes` (all of it): its prefixes are recorded (a prefix another
-   * session recorded first stays that session's) and its head set to `hashes.length`.
+   * session recorded first stays that session's), its head set to `hashes.length` and `hashes.at(-1)`,
+   * and its `recordedAt` past every other. Prefixes it held before and no longer holds may still find it
+   * (the stored indexes keep them; the memory index drops them), but only its head is looked up by `heads`.
    */
   record(owner: string, sessionId: string, hashes: readonly string[]): Promise<void>;
 }
@@ -64,51 +100,195 @@ export async function longestKnownPrefix(
   return low;
 }
 
+/**
+ * Whether a request with `hashes` holds all of a session's conversation, so that it may continue that
+ * session: its prefix as long as the session's conversation is that conversation. `heads` returns only
+ * such sessions; this keeps a caller right whatever an index returns.
+ */
+export function continuesHead(hashes: readonly string[], head: ConversationHead): boolean {
+  return head.head > 0 && hashes[head.head - 1] === head.headHash;
+}
+
 /** Bounds the in-memory index: the oldest sessions' entries go first. */
 export const DEFAULT_MAX_INDEXED_PREFIXES = 2_000_000;
 
-/** The index in memory (one process; lost on restart, when conversations start new sessions). */
+/** A session as the memory index keeps it: its conversation's prefix hashes, oldest first. */
+interface HeldSession {
+  readonly owner: string;
+  readonly sessionId: string;
+  hashes: readonly string[];
+  /** The index's record count when it was last recorded. */
+  recordedAt: number;
+}
+
+/**
+ * The live sessions holding one prefix, in the order they came to hold it: the first is the prefix's
+ * owner, and the next takes over when it is forgotten. Most prefixes have one holder, kept bare, since
+ * a Set per prefix would multiply the index's memory.
+ */
+type Holders = HeldSession | Set<HeldSession>;
+
+/** One owner's prefixes (hash → holders), heads (head hash → sessions) and sessions (id → session). */
+interface OwnerEntries {
+  prefixes: Map<string, Holders>;
+  /** Holders here are the sessions whose conversation ends at the hash, in no order that matters. */
+  heads: Map<string, Holders>;
+  sessions: Map<string, HeldSession>;
+}
+
+/**
+ * The index in memory (one process; lost on restart, when conversations start new sessions). A prefix
+ * is known exactly while some live session's conversation holds it, so prefix knowledge stays monotone
+ * (bisection stays right) however sessions are recorded again or forgotten.
+ */
 export function createMemoryConversationIndex(options: { maxPrefixes?: number } = {}): ConversationIndex {
   const maxPrefixes = options.maxPrefixes ?? DEFAULT_MAX_INDEXED_PREFIXES;
-  const owners = new Map<string, string>();
-  /** Session key → its prefixes and head; Map order is recency of recording. */
-  const sessions = new Map<string, { owner: string; sessionId: string; hashes: string[] }>();
+  const owners = new Map<string, OwnerEntries>();
+  /** Every session, least recently recorded first (a Set keeps insertion order; re-adding moves it last). */
+  const recency = new Set<HeldSession>();
+  /** What the bound counts: every holding of a prefix (each costs a set entry or more). */
   let size = 0;
-  const key = (owner: string, hash: string) => `${owner}\u0000${hash}`;
+  /** Records so far: each gives its session the next `recordedAt`. */
+  let records = 0;
+
+  const entriesOf = (owner: string): OwnerEntries => {
+    let entries = owners.get(owner);
+    if (!entries) {
+      entries = { prefixes: new Map(), heads: new Map(), sessions: new Map() };
+      owners.set(owner, entries);
+    }
+    return entries;
+  };
+
+  const forget = (session: HeldSession) => {
+    const entries = owners.get(session.owner);
+    if (!entries) return;
+    for (const hash of session.hashes) removeHolder(entries.prefixes, hash, session);
+    removeHolder(entries.heads, headHashOf(session), session);
+    entries.sessions.delete(session.sessionId);
+    if (entries.sessions.size === 0) owners.delete(session.owner);
+    recency.delete(session);
+    size -= weightOf(session.hashes);
+  };
 
   const evict = () => {
-    for (const [sessionKey, session] of sessions) {
+    // Deleting from a Set while iterating it is safe: the loop goes on with the next entry.
+    for (const session of recency) {
       if (size <= maxPrefixes) return;
-      for (const hash of session.hashes) {
-        const entry = key(session.owner, hash);
-        if (owners.get(entry) === sessionKey) owners.delete(entry);
-      }
-      size -= session.hashes.length;
-      sessions.delete(sessionKey);
+      forget(session);
     }
   };
 
   return {
     async find(owner, hashes) {
-      const length = await longestKnownPrefix(hashes, (hash) => owners.has(key(owner, hash)));
+      const prefixes = owners.get(owner)?.prefixes;
+      if (!prefixes) return undefined;
+      const length = await longestKnownPrefix(hashes, (hash) => prefixes.has(hash));
       if (length === 0) return undefined;
-      const sessionKey = owners.get(key(owner, hashes[length - 1] as string)) as string;
-      const session = sessions.get(sessionKey);
-      if (!session) return undefined;
-      return { sessionId: session.sessionId, length, head: session.hashes.length };
+      // A record between bisection's steps may have taken the prefix away: then nothing is found.
+      const holders = prefixes.get(hashes[length - 1] as string);
+      if (!holders) return undefined;
+      const session = firstHolder(holders);
+      return {
+        sessionId: session.sessionId,
+        length,
+        head: session.hashes.length,
+        headHash: headHashOf(session),
+      };
+    },
+    async heads(owner, hashes) {
+      const heads = owners.get(owner)?.heads;
+      if (!heads) return [];
+      const found: ConversationHead[] = [];
+      // Each hash once: a session is found by its one head hash, so it is listed once.
+      for (const hash of new Set(hashes)) {
+        const holders = heads.get(hash);
+        if (holders === undefined) continue;
+        for (const session of holders instanceof Set ? holders : [holders]) {
+          found.push({
+            sessionId: session.sessionId,
+            head: session.hashes.length,
+            headHash: hash,
+            recordedAt: session.recordedAt,
+          });
+        }
+      }
+      return found;
     },
     async record(owner, sessionId, hashes) {
-      const sessionKey = `${owner}\u0000${sessionId}`;
-      const previous = sessions.get(sessionKey);
-      if (previous) size -= previous.hashes.length;
-      sessions.delete(sessionKey);
-      sessions.set(sessionKey, { owner, sessionId, hashes: [...hashes] });
-      size += hashes.length;
-      for (const hash of hashes) {
-        const entry = key(owner, hash);
-        if (!owners.has(entry) || !sessions.has(owners.get(entry) as string)) owners.set(entry, sessionKey);
+      const entries = entriesOf(owner);
+      const next = [...hashes];
+      records++;
+      let session = entries.sessions.get(sessionId);
+      if (session) {
+        size -= weightOf(session.hashes);
+        removeHolder(entries.heads, headHashOf(session), session);
+        replaceHashes(entries.prefixes, session, next);
+        session.recordedAt = records;
+        recency.delete(session);
+      } else {
+        session = { owner, sessionId, hashes: next, recordedAt: records };
+        entries.sessions.set(sessionId, session);
+        for (const hash of next) addHolder(entries.prefixes, hash, session);
       }
+      addHolder(entries.heads, headHashOf(session), session);
+      recency.add(session);
+      size += weightOf(next);
       evict();
     },
   };
+}
+
+/** A session with no prefix still takes entries, so it counts as one: empty records cannot grow unbounded. */
+function weightOf(hashes: readonly string[]): number {
+  return Math.max(1, hashes.length);
+}
+
+function headHashOf(session: HeldSession): string {
+  return session.hashes.at(-1) ?? '';
+}
+
+/**
+ * Makes `next` the session's conversation. A hash stands for one prefix, so the prefixes both hold are
+ * exactly their common beginning, and only what follows it changes hands: a record that continues the
+ * conversation costs its new messages, not the whole. The session keeps its place among the holders of
+ * the prefixes it keeps, and queues last for the ones it gains.
+ */
+function replaceHashes(prefixes: Map<string, Holders>, session: HeldSession, next: readonly string[]): void {
+  const previous = session.hashes;
+  const common = commonPrefixLength(previous, next);
+  for (const hash of previous.slice(common)) removeHolder(prefixes, hash, session);
+  for (const hash of next.slice(common)) addHolder(prefixes, hash, session);
+  session.hashes = next;
+}
+
+function commonPrefixLength(left: readonly string[], right: readonly string[]): number {
+  const limit = Math.min(left.length, right.length);
+  let length = 0;
+  while (length < limit && left[length] === right[length]) length++;
+  return length;
+}
+
+/** Queues the session last among a hash's holders (of a prefix, or of a head). */
+function addHolder(byHash: Map<string, Holders>, hash: string, session: HeldSession): void {
+  const holders = byHash.get(hash);
+  if (holders === undefined) byHash.set(hash, session);
+  else if (holders instanceof Set) holders.add(session);
+  else if (holders !== session) byHash.set(hash, new Set([holders, session]));
+}
+
+/** Takes the session off a prefix: the next holder, if any, becomes its owner; a prefix no one holds goes. */
+function removeHolder(byHash: Map<string, Holders>, hash: string, session: HeldSession): void {
+  const holders = byHash.get(hash);
+  if (holders === session) byHash.delete(hash);
+  else if (holders instanceof Set) {
+    holders.delete(session);
+    if (holders.size === 1) byHash.set(hash, firstHolder(holders));
+  }
+}
+
+/** The prefix's owner: a Set of holders is never empty (one left is kept bare). */
+function firstHolder(holders: Holders): HeldSession {
+  if (!(holders instanceof Set)) return holders;
+  return holders.values().next().value as HeldSession;
 }

@@ -1,0 +1,240 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SchemaTooNewError } from '../../core/errors/index.ts';
+import { conversationIndexConformance } from './conversation-index.conformance.ts';
+import { type ConversationMatch, conversationHashes } from './conversation-index.ts';
+import {
+  CONVERSATION_INDEX_SCHEMA_VERSION,
+  CONVERSATION_MIGRATIONS_TABLE,
+} from './conversation-index-migrations.ts';
+import { createSqliteConversationIndex } from './sqlite-conversation-index.ts';
+import { PREFIXES_TABLE, SESSIONS_TABLE } from './stored-conversation-index.ts';
+
+const tempFile = (): { filename: string; remove(): void } => {
+  const dir = mkdtempSync(join(tmpdir(), 'ctxkit-conversations-'));
+  return { filename: join(dir, 'ctxkit.db'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+};
+
+conversationIndexConformance('sqlite', async () => {
+  const file = tempFile();
+  const index = createSqliteConversationIndex({ filename: file.filename });
+  return {
+    index,
+    close: async () => {
+      await index.close();
+      file.remove();
+    },
+  };
+});
+
+const hashesOf = (...contentIds: string[]): string[] => conversationHashes('owner', 'system', contentIds);
+/** The match for a request holding `length` messages of the session whose conversation is `held` (ids). */
+const matchOf = (sessionId: string, length: number, held: readonly string[]): ConversationMatch => ({
+  sessionId,
+  length,
+  head: held.length,
+  headHash: hashesOf(...held).at(-1) ?? '',
+});
+
+describe('createSqliteConversationIndex', () => {
+  const files: { remove(): void }[] = [];
+  const fileForTest = (): string => {
+    const file = tempFile();
+    files.push(file);
+    return file.filename;
+  };
+  afterEach(() => {
+    for (const file of files.splice(0)) file.remove();
+  });
+
+  it('is found again by a restarted proxy (a new index on the same file), and by a second process meanwhile', async () => {
+    const filename = fileForTest();
+    const first = createSqliteConversationIndex({ filename });
+    await first.record('owner', 's1', hashesOf('a', 'b', 'c'));
+    const second = createSqliteConversationIndex({ filename });
+    expect(await second.find('owner', hashesOf('a', 'b', 'c', 'd'))).toEqual(
+      matchOf('s1', 3, ['a', 'b', 'c']),
+    );
+    await second.record('owner', 's2', hashesOf('a', 'x'));
+    expect(await first.find('owner', hashesOf('a', 'x'))).toEqual(matchOf('s2', 2, ['a', 'x']));
+    await first.close();
+    await second.close();
+
+    const restarted = createSqliteConversationIndex({ filename });
+    try {
+      expect(await restarted.find('owner', hashesOf('a', 'b', 'c'))).toEqual(
+        matchOf('s1', 3, ['a', 'b', 'c']),
+      );
+      expect(await restarted.find('owner', hashesOf('a', 'x'))).toEqual(matchOf('s2', 2, ['a', 'x']));
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it('records all of a conversation or none of it: a head that cannot be written takes its prefixes back', async () => {
+    const filename = fileForTest();
+    const index = createSqliteConversationIndex({ filename });
+    try {
+      await index.record('owner', 's1', hashesOf('a'));
+      const db = new Database(filename);
+      db.exec(
+        `CREATE TRIGGER refuse_head BEFORE UPDATE ON ${SESSIONS_TABLE} BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
+      );
+      db.close();
+      await expect(index.record('owner', 's1', hashesOf('a', 'b', 'c'))).rejects.toThrow(/disk full/);
+      expect(await index.find('owner', hashesOf('a', 'b', 'c'))).toEqual(matchOf('s1', 1, ['a']));
+      const check = new Database(filename, { readonly: true });
+      try {
+        expect(check.prepare(`SELECT count(*) AS n FROM ${PREFIXES_TABLE}`).get()).toEqual({ n: 1 });
+      } finally {
+        check.close();
+      }
+    } finally {
+      await index.close();
+    }
+  });
+
+  it('shares a database it was given, in WAL mode when it opens its own, and leaves a given one open', async () => {
+    const filename = fileForTest();
+    const own = createSqliteConversationIndex({ filename });
+    await own.record('owner', 's1', hashesOf('a'));
+    await own.close();
+    const database = new Database(filename);
+    try {
+      expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
+      const shared = createSqliteConversationIndex({ database });
+      expect(await shared.find('owner', hashesOf('a'))).toEqual(matchOf('s1', 1, ['a']));
+      await shared.close();
+      expect(database.open).toBe(true);
+    } finally {
+      database.close();
+    }
+  });
+
+  it('migrates a database from before head hashes: its sessions are found, not continued, until recorded again', async () => {
+    const filename = fileForTest();
+    const old = new Database(filename);
+    try {
+      // The tables as the index created them before it kept versions or head hashes.
+      old.exec(`
+        CREATE TABLE ${PREFIXES_TABLE} (owner TEXT NOT NULL, hash TEXT NOT NULL, session_id TEXT NOT NULL,
+          PRIMARY KEY (owner, hash)) WITHOUT ROWID;
+        CREATE TABLE ${SESSIONS_TABLE} (owner TEXT NOT NULL, session_id TEXT NOT NULL, head INTEGER NOT NULL,
+          recorded_at INTEGER NOT NULL, PRIMARY KEY (owner, session_id)) WITHOUT ROWID;`);
+      const claim = old.prepare(`INSERT INTO ${PREFIXES_TABLE} VALUES ('owner', ?, 's1')`);
+      for (const hash of hashesOf('a', 'b')) claim.run(hash);
+      old.exec(`INSERT INTO ${SESSIONS_TABLE} VALUES ('owner', 's1', 2, 0)`);
+    } finally {
+      old.close();
+    }
+    const index = createSqliteConversationIndex({ filename });
+    try {
+      const request = hashesOf('a', 'b', 'c');
+      const match = await index.find('owner', request);
+      expect(match).toEqual({ sessionId: 's1', length: 2, head: 2, headHash: '' });
+      // Its head hash is unknown: the request starts a session of its own rather than guess.
+      expect(await index.heads('owner', request)).toEqual([]);
+      await index.record('owner', 's1', hashesOf('a', 'b', 'c', 'd'));
+      expect(await index.find('owner', hashesOf('a', 'b', 'c', 'd', 'e'))).toEqual(
+        matchOf('s1', 4, ['a', 'b', 'c', 'd']),
+      );
+      expect(await index.heads('owner', hashesOf('a', 'b', 'c', 'd', 'e'))).toMatchObject([
+        { sessionId: 's1', head: 4, headHash: hashesOf('a', 'b', 'c', 'd')[3] },
+      ]);
+    } finally {
+      await index.close();
+    }
+    // Opening again applies nothing more.
+    const again = createSqliteConversationIndex({ filename });
+    await again.close();
+    const check = new Database(filename, { readonly: true });
+    try {
+      const versions = check.prepare(`SELECT version FROM ${CONVERSATION_MIGRATIONS_TABLE} ORDER BY version`);
+      expect(versions.pluck().all()).toEqual([1, 2, 3]);
+    } finally {
+      check.close();
+    }
+  });
+
+  it('migrates a database with head hashes: its sessions keep the order they were recorded in', async () => {
+    const filename = fileForTest();
+    const old = new Database(filename);
+    const conversation = hashesOf('a', 'b');
+    try {
+      // The tables at version 2, with sessions recorded in another order than their rows'.
+      old.exec(`
+        CREATE TABLE ${CONVERSATION_MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, name TEXT NOT NULL,
+          applied_at DOUBLE PRECISION NOT NULL);
+        INSERT INTO ${CONVERSATION_MIGRATIONS_TABLE} VALUES (1, 'prefixes and heads', 0), (2, 'head hashes', 0);
+        CREATE TABLE ${PREFIXES_TABLE} (owner TEXT NOT NULL, hash TEXT NOT NULL, session_id TEXT NOT NULL,
+          PRIMARY KEY (owner, hash)) WITHOUT ROWID;
+        CREATE TABLE ${SESSIONS_TABLE} (owner TEXT NOT NULL, session_id TEXT NOT NULL, head INTEGER NOT NULL,
+          recorded_at INTEGER NOT NULL, head_hash TEXT NOT NULL DEFAULT '',
+          PRIMARY KEY (owner, session_id)) WITHOUT ROWID;`);
+      const claim = old.prepare(`INSERT INTO ${PREFIXES_TABLE} VALUES ('owner', ?, 'a-late')`);
+      for (const hash of conversation) claim.run(hash);
+      const session = old.prepare(`INSERT INTO ${SESSIONS_TABLE} VALUES ('owner', ?, 2, ?, ?)`);
+      session.run('a-late', 3_000, conversation[1]);
+      session.run('b-early', 1_000, conversation[1]);
+      session.run('c-middle', 2_000, conversation[1]);
+    } finally {
+      old.close();
+    }
+    const index = createSqliteConversationIndex({ filename });
+    try {
+      const byRecording = async () =>
+        (await index.heads('owner', hashesOf('a', 'b', 'c')))
+          .sort((left, right) => left.recordedAt - right.recordedAt)
+          .map((head) => head.sessionId);
+      expect(await byRecording()).toEqual(['b-early', 'c-middle', 'a-late']);
+      await index.record('owner', 'b-early', conversation);
+      expect(await byRecording()).toEqual(['c-middle', 'a-late', 'b-early']);
+    } finally {
+      await index.close();
+    }
+  });
+
+  it('looks heads up through the (owner, head_hash) index, even before the planner has statistics', async () => {
+    const database = new Database(':memory:');
+    const statements: string[] = [];
+    const prepare = database.prepare.bind(database);
+    database.prepare = ((source: string) => {
+      statements.push(source);
+      return prepare(source);
+    }) as typeof database.prepare;
+    const index = createSqliteConversationIndex({ database });
+    try {
+      for (let session = 0; session < 50; session++) {
+        await index.record('owner', `s${session}`, hashesOf(`${session}`, 'b'));
+      }
+      expect(await index.heads('owner', hashesOf('7', 'b', 'c'))).toMatchObject([{ sessionId: 's7' }]);
+      // The index's own statement (one for all of a request's hashes), as SQLite plans it.
+      const query = statements.find((source) => /\bhead_hash IN\b/.test(source));
+      expect(query).toBeDefined();
+      const plan = prepare(`EXPLAIN QUERY PLAN ${query}`).all('owner', JSON.stringify(hashesOf('a', 'b')));
+      expect(JSON.stringify(plan)).toMatch(
+        /SEARCH \w+ USING (COVERING )?INDEX \w+_head \(owner=\? AND head_hash=\?\)/,
+      );
+    } finally {
+      await index.close();
+      database.close();
+    }
+  });
+
+  it('refuses a database a newer ctxkit migrated, and leaves it as it was', async () => {
+    const filename = fileForTest();
+    await createSqliteConversationIndex({ filename }).close();
+    const db = new Database(filename);
+    try {
+      db.prepare(`INSERT INTO ${CONVERSATION_MIGRATIONS_TABLE} VALUES (?, 'from the future', 0)`).run(
+        CONVERSATION_INDEX_SCHEMA_VERSION + 1,
+      );
+    } finally {
+      db.close();
+    }
+    expect(() => createSqliteConversationIndex({ filename })).toThrow(SchemaTooNewError);
+  });
+});
