@@ -4,7 +4,6 @@
  * sends the upstream what fits and keeps everything in the sessions' stores (SQLite in `--data`, or
  * PostgreSQL with `--store postgres://…`).
  */
-import { isIP } from 'node:net';
 import { join } from 'node:path';
 import pino from 'pino';
 import { parseCountFlag } from '../cli/parse-count-flag.ts';
@@ -13,6 +12,7 @@ import { createContextManager } from '../engine/context-manager.ts';
 import type { ConversationIndex } from '../server/conversation/conversation-index.ts';
 import { createPostgresConversationIndex } from '../server/conversation/postgres-conversation-index.ts';
 import { createSqliteConversationIndex } from '../server/conversation/sqlite-conversation-index.ts';
+import { isLoopback } from '../server/loopback.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_READ_BACK_ROUNDS } from '../server/proxy-options.ts';
 import { type RunningProxy, startProxyServer } from '../server/start-proxy-server.ts';
 import type { BlobStore } from '../store/blob-store.ts';
@@ -108,6 +108,7 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
       logger,
       port,
       host,
+      allowedHosts: [host],
     });
     io.out(`ctxkit serve · listening on ${proxy.url}`);
     io.out(`  OpenAI clients:    base URL ${proxy.url}/v1`);
@@ -163,13 +164,6 @@ function tokensOf(flag: readonly string[] | undefined, variable: string | undefi
         'a token must be at least 16 characters long',
       );
   return tokens;
-}
-
-/** Loopback only: `localhost`, 127.0.0.0/8, ::1. */
-export function isLoopback(host: string): boolean {
-  if (host === 'localhost') return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1' || host === '[::1]';
 }
 
 interface ServeStores {

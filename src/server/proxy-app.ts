@@ -15,11 +15,17 @@ import {
   LoadedSessions,
   MAX_PENDING_REPLIES,
 } from './loaded-sessions.ts';
+import { browserRefusal } from './loopback.ts';
 import { errorResponse, type PendingReply, type ProxyCallDeps, proxyModelCall } from './proxy-call.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_READ_BACK_ROUNDS, type ProxyOptions } from './proxy-options.ts';
-import { BodyTooLargeError, readBoundedText } from './read-body.ts';
+import { BodyTooLargeError, readBoundedBytes, readBoundedText } from './read-body.ts';
 import { SessionResolver } from './resolve-session.ts';
-import { forwardedHeaders, responseHeaders, UpstreamUnreachableError } from './upstream-http.ts';
+import {
+  forwardedHeaders,
+  responseHeaders,
+  UpstreamError,
+  UpstreamUnreachableError,
+} from './upstream-http.ts';
 import { UpstreamWindows } from './upstream-window.ts';
 import { anthropicWire } from './wire/anthropic-wire.ts';
 import { openAIWire } from './wire/openai-wire.ts';
@@ -57,6 +63,17 @@ export function createProxyApp(options: ProxyOptions): Hono {
   const app = new Hono();
   app.get('/healthz', (c) => c.json({ ok: true }));
 
+  // Without tokens the proxy trusts whoever reaches it, so only this machine may: a web page the user
+  // visits (a cross-site request, or DNS rebinding with the page's own host name) is refused before it
+  // can spend the keys of the server's environment.
+  if (tokens.length === 0)
+    app.use('*', async (c, next) => {
+      const refusal = browserRefusal(c.req.raw.headers, options.allowedHosts ?? []);
+      if (refusal === undefined) return next();
+      const format = c.req.path.startsWith('/v1/messages') ? anthropicWire : openAIWire;
+      return errorResponse(format, 403, refusal);
+    });
+
   const modelRoute = (format: WireFormat) => async (c: Context) => {
     const headers = c.req.raw.headers;
     const identified = identifyClient(headers, format.name, tokens, options.upstreamKeys?.[format.name]);
@@ -87,17 +104,21 @@ export function createProxyApp(options: ProxyOptions): Hono {
   app.post('/chat/completions', modelRoute(openAIWire));
   app.post('/v1/messages', modelRoute(anthropicWire));
 
-  // Everything else under /v1 reaches the upstream untouched (after the same token check).
+  // Everything else under /v1 reaches the upstream untouched (after the same token check): Anthropic's
+  // when the path or the headers say the client speaks Anthropic's API, else the OpenAI-compatible one.
   app.all('/v1/*', async (c) => {
     const url = new URL(c.req.url);
-    const format = url.pathname.startsWith('/v1/messages') ? anthropicWire : openAIWire;
     const headers = c.req.raw.headers;
+    const format =
+      url.pathname.startsWith('/v1/messages') || headers.has('anthropic-version')
+        ? anthropicWire
+        : openAIWire;
     const identified = identifyClient(headers, format.name, tokens, options.upstreamKeys?.[format.name]);
     if ('refused' in identified) return errorResponse(format, 401, identified.refused);
-    let body: string | undefined;
+    let body: Uint8Array | undefined;
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
       try {
-        body = await readBoundedText(c.req.raw, maxBodyBytes);
+        body = await readBoundedBytes(c.req.raw, maxBodyBytes);
       } catch (error) {
         if (error instanceof BodyTooLargeError) return errorResponse(format, 413, error.message);
         throw error;
@@ -111,7 +132,7 @@ export function createProxyApp(options: ProxyOptions): Hono {
     try {
       upstream = await fetcher(target, {
         method: c.req.method,
-        headers: forwardedHeaders(headers, identified.identity.upstreamAuth),
+        headers: forwardedHeaders(headers, identified.identity.upstreamAuth, false),
         ...(body !== undefined && { body }),
         signal: c.req.raw.signal,
       });
@@ -127,9 +148,13 @@ export function createProxyApp(options: ProxyOptions): Hono {
 
   app.onError((error, c) => {
     const format = c.req.path.startsWith('/v1/messages') ? anthropicWire : openAIWire;
-    if (error instanceof UpstreamUnreachableError) {
-      options.logger?.warn({ err: { message: error.message } }, 'upstream unreachable');
-      return errorResponse(format, 502, error.message);
+    if (error instanceof UpstreamError) {
+      options.logger?.warn({ err: { message: error.message } }, 'upstream failed');
+      return errorResponse(
+        format,
+        502,
+        error.message.startsWith('ctxkit proxy') ? error.message : `ctxkit proxy: ${error.message}`,
+      );
     }
     options.logger?.error(
       { err: { name: error.name, message: error.message, stack: error.stack } },

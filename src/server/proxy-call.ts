@@ -13,7 +13,13 @@
  */
 import type { Logger } from 'pino';
 import { readBackRoom, readOffloadedResultPart, readOffloadedTool } from '../agent/read-offloaded-tool.ts';
-import { ContextBudgetError, InvalidPolicyError, UnknownModelError } from '../core/errors/index.ts';
+import {
+  ContextBudgetError,
+  InvalidInputError,
+  InvalidMessageError,
+  InvalidPolicyError,
+  UnknownModelError,
+} from '../core/errors/index.ts';
 import type { MessageInput, ToolCallPart, ToolResultPart, Usage } from '../core/message.ts';
 import { UNBOUNDED_WINDOW } from '../engine/call-context.ts';
 import type { ContextManager, PrepareRequest, PrepareResult } from '../engine/context-manager.ts';
@@ -26,11 +32,12 @@ import type { ClientRequestTokens } from './client-request-tokens.ts';
 import type { LoadedSessions } from './loaded-sessions.ts';
 import { SESSION_HEADER } from './proxy-options.ts';
 import { type ResolvedSession, SessionRequestError, type SessionResolver } from './resolve-session.ts';
-import { formatSseEvent, readSseEvents, type SseEvent } from './sse.ts';
+import { formatSseEvent, readSseEvents, type SseEvent, SseEventTooLargeError } from './sse.ts';
 import {
   forwardedHeaders,
   readUpstreamText,
   responseHeaders,
+  UpstreamError,
   UpstreamUnreachableError,
 } from './upstream-http.ts';
 import type { UpstreamWindows } from './upstream-window.ts';
@@ -94,6 +101,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
     request = format.parseRequest(input.body);
   } catch (error) {
     if (error instanceof WireRequestError) return errorResponse(format, 400, error.message);
+    if (error instanceof RangeError) return errorResponse(format, 400, TOO_DEEP);
     throw error;
   }
   let session: ResolvedSession;
@@ -108,11 +116,17 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
     if (error instanceof SessionRequestError) return errorResponse(format, 400, error.message);
     throw error;
   }
-  session = keptLoaded(deps.loaded, session);
+  session = keptLoaded(deps.loaded, session, deps.logger);
   let handedOff = false;
   try {
     const sessionId = session.sessionId;
-    await manager.sync(sessionId, withReplyUsage(request, deps.pendingReplies, sessionId));
+    try {
+      await manager.sync(sessionId, withReplyUsage(request, deps.pendingReplies, sessionId));
+    } catch (error) {
+      const refusal = inputRefusal(error);
+      if (refusal !== undefined) return errorResponse(format, 400, refusal);
+      throw error;
+    }
 
     const upstream = deps.upstream(format);
     const upstreamHeaders = forwardedHeaders(input.headers, input.identity.upstreamAuth);
@@ -134,9 +148,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
     }
     const prepareRequest: PrepareRequest = {
       system: request.system,
-      tools: request.clientToolNames.has(READ_OFFLOADED_TOOL)
-        ? request.tools
-        : [...request.tools, readOffloadedTool],
+      tools: request.ownTool === undefined ? request.tools : [...request.tools, readOffloadedTool],
       model: request.model,
       ...(window !== undefined && { contextWindow: window }),
       ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
@@ -145,7 +157,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
     try {
       prepared = await manager.prepare(sessionId, prepareRequest);
     } catch (error) {
-      const refusal = requestRefusal(error, request);
+      const refusal = requestRefusal(error, request) ?? inputRefusal(error);
       if (refusal !== undefined) return errorResponse(format, 400, refusal);
       throw error;
     }
@@ -164,7 +176,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
       headersOf: (result) => {
         const known = headersMemo.get(result);
         if (known) return known;
-        const readTool = result.pointers.length > 0 && !request.clientToolNames.has(READ_OFFLOADED_TOOL);
+        const readTool = result.pointers.length > 0 && request.ownTool !== undefined;
         const sent = deps.tokens.countSent(
           result.system,
           readTool ? [...request.tools, readOffloadedTool] : request.tools,
@@ -249,7 +261,11 @@ function withReplyUsage(
 }
 
 /** The session counted as in use until it is released. */
-function keptLoaded(loaded: LoadedSessions, session: ResolvedSession): ResolvedSession {
+function keptLoaded(
+  loaded: LoadedSessions,
+  session: ResolvedSession,
+  logger: Logger | undefined,
+): ResolvedSession {
   loaded.enter(session.sessionId);
   let left = false;
   return {
@@ -257,6 +273,13 @@ function keptLoaded(loaded: LoadedSessions, session: ResolvedSession): ResolvedS
     release: async () => {
       try {
         await session.release();
+      } catch (error) {
+        // The answer the client paid for is not failed over the index: the conversation is recognized
+        // again from its next request on (or starts a new session).
+        logger?.warn(
+          { session: session.publicId, err: { message: (error as Error).message } },
+          'recording the conversation failed',
+        );
       } finally {
         if (!left) {
           left = true;
@@ -334,7 +357,7 @@ async function jsonExchange(call: CallState, prepared: PrepareResult): Promise<E
     const answer: UpstreamAnswer = {
       status: response.status,
       headers: response.headers,
-      body: await readUpstreamText(response),
+      body: await readUpstreamText(response, call.input.signal),
     };
     const json = parseJson(answer.body);
     if (!response.ok) {
@@ -344,7 +367,7 @@ async function jsonExchange(call: CallState, prepared: PrepareResult): Promise<E
     }
     let reply: ReadReply;
     try {
-      reply = format.readAnswer(json);
+      reply = format.readAnswer(json, call.request.ownTool);
     } catch {
       // Not an answer ctxkit can read: the client gets it as it came, and nothing is logged.
       return { response: passThrough(answer, call.headersOf(prepared)) };
@@ -356,7 +379,7 @@ async function jsonExchange(call: CallState, prepared: PrepareResult): Promise<E
       continue;
     }
     await call.finish(withFirstUsage(reply.visible, firstUsage));
-    const out = format.clientAnswer(json, { lastRound: true });
+    const out = format.clientAnswer(json, call.request.ownTool);
     return {
       response: new Response(JSON.stringify(out), {
         status: response.status,
@@ -384,7 +407,7 @@ async function streamExchange(call: CallState, prepared: PrepareResult): Promise
     const answer: UpstreamAnswer = {
       status: response.status,
       headers: response.headers,
-      body: await readUpstreamText(response),
+      body: await readUpstreamText(response, call.input.signal),
     };
     if (!response.ok) {
       const error = modelCallErrorFrom(
@@ -398,14 +421,21 @@ async function streamExchange(call: CallState, prepared: PrepareResult): Promise
     }
     return { response: passThrough(answer, call.headersOf(prepared)) };
   }
-  const relay = format.createRelay({ clientWantsUsage, lastRound: maxReadBackRounds === 0 });
+  const relay = format.createRelay({ clientWantsUsage, ownTool: call.request.ownTool });
   const events = readSseEvents(response.body as ReadableStream<Uint8Array>);
   const head: SseEvent[] = [];
-  for (;;) {
-    const next = await events.next();
-    if (next.done) break;
-    head.push(...relay.push(next.value));
-    if (relay.error || relay.started) break;
+  try {
+    for (;;) {
+      const next = await events.next();
+      if (next.done) break;
+      head.push(...relay.push(next.value));
+      if (relay.error || relay.started) break;
+    }
+  } catch (error) {
+    await events.return(undefined);
+    if (call.input.signal.aborted) throw error;
+    // Nothing has reached the client yet: it gets a 502 in its own format.
+    throw new UpstreamError(upstreamBrokeOff(error), { cause: error });
   }
   if (relay.error) {
     const error = streamErrorOf(format, relay.error);
@@ -448,22 +478,35 @@ async function* relayRest(
   const { format } = call.input;
   const { maxReadBackRounds } = call.deps;
   let finished = false;
+  let { relay, events } = first;
+  /** Ends the stream with an error event, the session freed first so the client's retry finds it free. */
+  const failed = async (event: SseEvent): Promise<string> => {
+    await events.return(undefined);
+    await call.session.release();
+    return formatSseEvent(event);
+  };
   try {
     for (const event of first.head) yield formatSseEvent(event);
-    let { relay, events } = first;
     const rounds: ReadBackRound[] = [];
     let continuation: StreamContinuation | undefined;
     let firstUsage: Usage | undefined;
     for (let round = 0; ; round++) {
-      if (!relay.error) {
-        for await (const event of events) {
-          for (const out of relay.push(event)) yield formatSseEvent(out);
-          if (relay.error) break;
+      try {
+        if (!relay.error) {
+          for await (const event of events) {
+            for (const out of relay.push(event)) yield formatSseEvent(out);
+            if (relay.error) break;
+          }
         }
+      } catch (error) {
+        if (call.input.signal.aborted) throw error;
+        // The upstream broke off after content reached the client: the client reads an error event.
+        yield await failed(format.errorEvent(502, upstreamBrokeOff(error)));
+        return;
       }
       if (relay.error) {
         // After content has reached the client, an upstream error ends the stream as the upstream said.
-        yield formatSseEvent(relay.error.event);
+        yield await failed(relay.error.event);
         return;
       }
       const reply = relay.reply();
@@ -477,36 +520,53 @@ async function* relayRest(
           rounds,
           includeUsage: true,
         });
-        const response = await send(call, body);
-        if (!response.ok || !isEventStream(response)) {
-          const text = await readUpstreamText(response);
-          const error = modelCallErrorFrom(
-            format.provider,
-            response.status,
-            text,
-            parseJson(text),
-            response.headers,
-          );
-          yield formatSseEvent(format.errorEvent(response.ok ? 502 : response.status, error.message));
+        let response: Response;
+        try {
+          response = await send(call, body);
+          if (!response.ok || !isEventStream(response)) {
+            const text = await readUpstreamText(response, call.input.signal);
+            const error = modelCallErrorFrom(
+              format.provider,
+              response.status,
+              text,
+              parseJson(text),
+              response.headers,
+            );
+            yield await failed(format.errorEvent(response.ok ? 502 : response.status, error.message));
+            return;
+          }
+        } catch (error) {
+          if (call.input.signal.aborted) throw error;
+          yield await failed(format.errorEvent(502, upstreamBrokeOff(error)));
           return;
         }
         relay = format.createRelay({
           continuing: continuation,
           clientWantsUsage: first.clientWantsUsage,
-          lastRound: round + 1 >= maxReadBackRounds,
+          ownTool: call.request.ownTool,
         });
         events = readSseEvents(response.body as ReadableStream<Uint8Array>);
         continue;
       }
-      // Logged before the client reads the end, so its next request finds the reply in the session.
+      // The reply's usage is kept before the client reads the end, so its next request finds it.
       await call.finish(withFirstUsage(reply.visible, firstUsage));
       finished = true;
       for (const event of relay.finish()) yield formatSseEvent(event);
       return;
     }
   } finally {
+    await events.return(undefined);
     if (!finished) await call.session.release();
   }
+}
+
+/** What the client reads when the upstream failed mid-answer (never the upstream's raw error text). */
+function upstreamBrokeOff(error: unknown): string {
+  if (error instanceof UpstreamError)
+    return error.message.startsWith('ctxkit proxy') ? error.message : `ctxkit proxy: ${error.message}`;
+  if (error instanceof SseEventTooLargeError) return `ctxkit proxy: ${error.message}`;
+  const code = (error as { cause?: { code?: unknown } })?.cause?.code;
+  return `ctxkit proxy: the upstream broke off its answer${typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code) ? ` (${code})` : ''}`;
 }
 
 /** The read-back calls answered from the session's own store, each sized to the room the context has. */
@@ -595,6 +655,17 @@ function ctxkitHeaders(
       [RESPONSE_HEADERS.contextWindow]: String(prepared.stats.contextWindow),
     }),
   };
+}
+
+/** What a client sends nested past the stack's depth. */
+const TOO_DEEP = 'the request is nested too deeply to read';
+
+/** Input ctxkit refused (a message or a field it cannot take), as the client reads it. */
+function inputRefusal(error: unknown): string | undefined {
+  if (error instanceof RangeError) return TOO_DEEP;
+  if (InvalidInputError.isInstance(error) || InvalidMessageError.isInstance(error))
+    return (error as Error).message;
+  return undefined;
 }
 
 /** Why ctxkit cannot prepare this request (its reply reserve does not fit the window…), as the client reads it. */

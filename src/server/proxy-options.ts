@@ -29,6 +29,11 @@ export interface ProxyOptions {
    * token is asked for (the CLI allows that on loopback only). Sessions belong to the token that made them.
    */
   tokens?: readonly string[];
+  /**
+   * Host names a client may reach a token-less proxy by, beside loopback ones (the `--host` it listens
+   * on); any other `Host`, and any browser `Origin` not on loopback, is refused.
+   */
+  allowedHosts?: readonly string[];
   /** Where recognized conversations are looked up; default in memory. */
   conversations?: ConversationIndex;
   maxBodyBytes?: number;

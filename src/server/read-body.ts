@@ -7,13 +7,17 @@ export class BodyTooLargeError extends Error {
 }
 
 export async function readBoundedText(request: Request, limit: number): Promise<string> {
+  return new TextDecoder().decode(await readBoundedBytes(request, limit));
+}
+
+/** The body as bytes, exactly as sent (a file upload passed through is not decoded). */
+export async function readBoundedBytes(request: Request, limit: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
-  if (!request.body) return '';
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
-  const decoder = new TextDecoder();
+  const chunks: Uint8Array[] = [];
   let bytes = 0;
-  let text = '';
   for (;;) {
     const next = await reader.read();
     if (next.done) break;
@@ -22,7 +26,13 @@ export async function readBoundedText(request: Request, limit: number): Promise<
       await reader.cancel().catch(() => undefined);
       throw new BodyTooLargeError(limit);
     }
-    text += decoder.decode(next.value, { stream: true });
+    chunks.push(next.value);
   }
-  return text + decoder.decode();
+  const body = new Uint8Array(bytes);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
 }

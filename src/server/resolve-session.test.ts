@@ -322,9 +322,18 @@ describe.each(INDEXES)('SessionResolver over the %s index', (_name, open) => {
         const named = await resolver.resolve(OWNER, id, SYSTEM, ['u1']);
         expect(named).toMatchObject({ origin: 'named', publicId: id, sessionId: `${OWNER}:${id}` });
         expect(named.forkedFrom).toBeUndefined();
-        // Named requests are not guarded in flight: the client chose to share its session.
-        expect(await resolver.resolve(OWNER, id, SYSTEM, ['u1'])).toMatchObject({ origin: 'named' });
+        // A second request on a named session waits until the first is released: its sync would
+        // otherwise land between the first one's sync and prepare.
+        let second: Awaited<ReturnType<SessionResolver['resolve']>> | undefined;
+        const waiting = resolver.resolve(OWNER, id, SYSTEM, ['u2']).then((resolved) => {
+          second = resolved;
+          return resolved;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(second).toBeUndefined();
         await named.release();
+        expect(await waiting).toMatchObject({ origin: 'named', publicId: id });
+        await second?.release();
       }
       expect((await unnamed(resolver, ['u1', 'r1', 'u2'])).origin).toBe('new');
     }),

@@ -47,6 +47,7 @@ export class SessionRequestError extends Error {}
 export class SessionResolver {
   readonly #index: ConversationIndex;
   readonly #inFlight = new Set<string>();
+  readonly #named = new KeyedQueue();
 
   constructor(index: ConversationIndex) {
     this.#index = index;
@@ -61,11 +62,20 @@ export class SessionResolver {
     if (named !== undefined) {
       const problem = headerIdProblem(named);
       if (problem) throw new SessionRequestError(`${SESSION_HEADER} ${problem}`);
+      const sessionId = storeId(owner, named);
+      // One request at a time per named session: a second one's history would otherwise be synced
+      // between the first one's sync and prepare, and the first would send the second's conversation.
+      const unlock = await this.#named.acquire(sessionId);
+      let released = false;
       return {
-        sessionId: storeId(owner, named),
+        sessionId,
         publicId: named,
         origin: 'named',
-        release: async () => undefined,
+        release: async () => {
+          if (released) return;
+          released = true;
+          unlock();
+        },
       };
     }
     const hashes = continueConversationHashes(conversationRoot(owner, system), ids);
@@ -145,4 +155,25 @@ function headerIdProblem(value: string): string | undefined {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (/[\u0000-\u001f\u007f]/.test(value)) return 'must not contain control characters';
   return undefined;
+}
+
+/** Runs holders of one key one after another, in arrival order. */
+class KeyedQueue {
+  readonly #tails = new Map<string, Promise<void>>();
+
+  /** Resolves when the key is free for the caller; call the returned function to free it. */
+  async acquire(key: string): Promise<() => void> {
+    const previous = this.#tails.get(key) ?? Promise.resolve();
+    let free = () => {};
+    const held = new Promise<void>((resolve) => {
+      free = resolve;
+    });
+    const tail = previous.then(() => held);
+    this.#tails.set(key, tail);
+    await previous;
+    return () => {
+      free();
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    };
+  }
 }

@@ -21,15 +21,18 @@ const NOT_FORWARDED = new Set([
   'cookie',
 ]);
 
-/** The client's headers as the upstream gets them: its own credentials replaced by `auth`. */
-export function forwardedHeaders(client: Headers, auth: Record<string, string>): Headers {
+/**
+ * The client's headers as the upstream gets them: its own credentials replaced by `auth`. A model call's
+ * body is JSON ctxkit wrote; a passed-through request keeps its own content type (`json: false`).
+ */
+export function forwardedHeaders(client: Headers, auth: Record<string, string>, json = true): Headers {
   const out = new Headers();
   client.forEach((value, name) => {
     if (NOT_FORWARDED.has(name) || CREDENTIAL_HEADERS.has(name) || name.startsWith('x-ctxkit-')) return;
     out.set(name, value);
   });
   for (const [name, value] of Object.entries(auth)) out.set(name, value);
-  out.set('content-type', 'application/json');
+  if (json) out.set('content-type', 'application/json');
   return out;
 }
 
@@ -43,21 +46,30 @@ export function responseHeaders(upstream: Headers): Record<string, string> {
   return out;
 }
 
-export class UpstreamAnswerTooLargeError extends Error {
+/** The upstream failed in a way the client should read as a bad gateway (502), in its own format. */
+export class UpstreamError extends Error {}
+
+export class UpstreamAnswerTooLargeError extends UpstreamError {
   constructor() {
     super(`the upstream's answer is larger than ${MAX_UPSTREAM_ANSWER_BYTES} bytes`);
   }
 }
 
-/** An answer's body as text, read up to MAX_UPSTREAM_ANSWER_BYTES. */
-export async function readUpstreamText(response: Response): Promise<string> {
+/** An answer's body as text, read up to MAX_UPSTREAM_ANSWER_BYTES; a body cut off is an UpstreamError. */
+export async function readUpstreamText(response: Response, signal?: AbortSignal): Promise<string> {
   if (!response.body) return '';
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let bytes = 0;
   let text = '';
   for (;;) {
-    const next = await reader.read();
+    let next: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      next = await reader.read();
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw new UpstreamError(`the upstream broke off its answer${codeOf(error)}`, { cause: error });
+    }
     if (next.done) break;
     bytes += next.value.byteLength;
     if (bytes > MAX_UPSTREAM_ANSWER_BYTES) {
@@ -70,12 +82,18 @@ export async function readUpstreamText(response: Response): Promise<string> {
 }
 
 /** The upstream could not be reached (refused, reset, DNS): the client gets a 502 saying so. */
-export class UpstreamUnreachableError extends Error {
+export class UpstreamUnreachableError extends UpstreamError {
   constructor(url: string, cause: unknown) {
-    const reason =
-      (cause as { cause?: { code?: unknown } })?.cause?.code ?? (cause as Error)?.message ?? String(cause);
-    super(`ctxkit proxy: the upstream ${new URL(url).origin} could not be reached (${String(reason)})`, {
+    super(`ctxkit proxy: the upstream ${new URL(url).origin} could not be reached${codeOf(cause)}`, {
       cause,
     });
   }
+}
+
+/** ` (ECONNREFUSED)`: the system's code for a network failure, never its message (it may quote input). */
+function codeOf(error: unknown): string {
+  const code =
+    (error as { cause?: { code?: unknown }; code?: unknown })?.cause?.code ??
+    (error as { code?: unknown })?.code;
+  return typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code) ? ` (${code})` : '';
 }

@@ -67,7 +67,6 @@ type AnthropicWireMessage = { role: 'user' | 'assistant'; content: string | unkn
 
 export const anthropicWire: WireFormat = {
   name: 'anthropic',
-  path: '/messages',
   provider: 'anthropic',
 
   parseRequest(body) {
@@ -97,6 +96,7 @@ export const anthropicWire: WireFormat = {
     recoverToolNames(drafts);
     const tools = (request.tools ?? []).map(toolDefinitionOf);
     const maxOutputTokens = positiveIntegerField(request, 'max_tokens');
+    const clientToolNames = new Set(tools.map((tool) => tool.name));
     return {
       body: request,
       model: request.model,
@@ -108,7 +108,8 @@ export const anthropicWire: WireFormat = {
       wire: request.messages,
       leadingWire: [],
       ...(maxOutputTokens !== undefined && { maxOutputTokens }),
-      clientToolNames: new Set(tools.map((tool) => tool.name)),
+      clientToolNames,
+      ownTool: clientToolNames.has(READ_OFFLOADED_TOOL) ? undefined : READ_OFFLOADED_TOOL,
     };
   },
 
@@ -124,21 +125,21 @@ export const anthropicWire: WireFormat = {
       if (prepared.system === '') delete body.system;
       else body.system = prepared.system;
     }
-    if (additions.readTool && !request.clientToolNames.has(READ_OFFLOADED_TOOL)) {
+    if (additions.readTool && request.ownTool !== undefined) {
       const tools = Array.isArray(request.body.tools) ? request.body.tools : [];
       body.tools = [...tools, toAnthropicTool(readOffloadedTool)];
     }
     return body;
   },
 
-  readAnswer(json) {
+  readAnswer(json, ownTool) {
     const content = isRecord(json) && Array.isArray(json.content) ? json.content.map(assistantBlock) : [];
-    return splitReadCalls(fromAnthropicResponse(isRecord(json) ? { ...json, content } : json));
+    return splitReadCalls(fromAnthropicResponse(isRecord(json) ? { ...json, content } : json), ownTool);
   },
 
-  clientAnswer(json) {
-    if (!isRecord(json) || !Array.isArray(json.content)) return json;
-    const content = json.content.filter((block) => !isReadCall(block));
+  clientAnswer(json, ownTool) {
+    if (ownTool === undefined || !isRecord(json) || !Array.isArray(json.content)) return json;
+    const content = json.content.filter((block) => !isCallOf(block, ownTool));
     if (content.length === json.content.length) return json;
     const stillCalls = content.some((block) => isRecord(block) && block.type === 'tool_use');
     return {
@@ -233,8 +234,8 @@ function assistantBlock(block: unknown): unknown {
     : block;
 }
 
-function isReadCall(block: unknown): boolean {
-  return isRecord(block) && block.type === 'tool_use' && block.name === READ_OFFLOADED_TOOL;
+function isCallOf(block: unknown, tool: string | undefined): boolean {
+  return tool !== undefined && isRecord(block) && block.type === 'tool_use' && block.name === tool;
 }
 
 function roundMessages(additions: UpstreamAdditions): AnthropicWireMessage[] {
@@ -319,7 +320,9 @@ class AnthropicRelay implements StreamRelay {
         let target = this.#blocks.get(index);
         if (target === undefined) {
           target =
-            type === 'content_block_start' && isReadCall(json.content_block) ? 'read' : this.#clientBlocks++;
+            type === 'content_block_start' && isCallOf(json.content_block, this.#options.ownTool)
+              ? 'read'
+              : this.#clientBlocks++;
           this.#blocks.set(index, target);
         }
         if (target === 'read') return [];
@@ -359,8 +362,8 @@ class AnthropicRelay implements StreamRelay {
   reply(): ReadReply {
     const full = messageOfStream(this.#full);
     const visible = messageOfStream(this.#visible);
-    const split = anthropicWire.readAnswer(full);
-    const seen = anthropicWire.readAnswer({ ...visible, usage: full.usage }).visible;
+    const split = anthropicWire.readAnswer(full, this.#options.ownTool);
+    const seen = anthropicWire.readAnswer({ ...visible, usage: full.usage }, this.#options.ownTool).visible;
     return { ...split, visible: seen };
   }
 

@@ -59,7 +59,6 @@ const SYSTEM_ROLES = new Set(['system', 'developer']);
 
 export const openAIWire: WireFormat = {
   name: 'openai',
-  path: '/chat/completions',
   provider: 'openai-compatible',
 
   parseRequest(body) {
@@ -99,6 +98,7 @@ export const openAIWire: WireFormat = {
     const tools = (request.tools ?? []).map(toolDefinitionOf);
     const maxOutputTokens =
       positiveIntegerField(request, 'max_completion_tokens') ?? positiveIntegerField(request, 'max_tokens');
+    const clientToolNames = new Set(tools.map((tool) => tool.name));
     return {
       body: request,
       model: request.model,
@@ -109,7 +109,12 @@ export const openAIWire: WireFormat = {
       origin,
       wire: all.slice(lead),
       ...(maxOutputTokens !== undefined && { maxOutputTokens }),
-      clientToolNames: new Set(tools.map((tool) => tool.name)),
+      clientToolNames,
+      // Legacy `functions` cannot go beside `tools`: such a request gets no tool of ctxkit's.
+      ownTool:
+        clientToolNames.has(READ_OFFLOADED_TOOL) || request.functions !== undefined
+          ? undefined
+          : READ_OFFLOADED_TOOL,
       leadingWire: all.slice(0, lead),
     };
   },
@@ -130,11 +135,7 @@ export const openAIWire: WireFormat = {
       ...request.body,
       messages: [...system, ...history, ...roundMessages(additions)],
     };
-    if (
-      additions.readTool &&
-      !request.clientToolNames.has(READ_OFFLOADED_TOOL) &&
-      body.functions === undefined
-    ) {
+    if (additions.readTool && request.ownTool !== undefined) {
       const tools = Array.isArray(request.body.tools) ? request.body.tools : [];
       body.tools = [...tools, toOpenAITool(readOffloadedTool)];
     }
@@ -145,15 +146,15 @@ export const openAIWire: WireFormat = {
     return body;
   },
 
-  readAnswer(json) {
-    return splitReadCalls(fromOpenAIChatCompletion(json));
+  readAnswer(json, ownTool) {
+    return splitReadCalls(fromOpenAIChatCompletion(json), ownTool);
   },
 
-  clientAnswer(json, { lastRound: _lastRound }) {
-    if (!isRecord(json) || !Array.isArray(json.choices)) return json;
+  clientAnswer(json, ownTool) {
+    if (ownTool === undefined || !isRecord(json) || !Array.isArray(json.choices)) return json;
     return {
       ...json,
-      choices: json.choices.map((choice) => (isRecord(choice) ? withoutReadCalls(choice) : choice)),
+      choices: json.choices.map((choice) => (isRecord(choice) ? withoutReadCalls(choice, ownTool) : choice)),
     };
   },
 
@@ -218,7 +219,8 @@ function toolDefinitionOf(tool: Record<string, unknown>, index: number): ToolDef
     };
   }
   // Another kind of tool (a custom or hosted one): counted by its definition as written.
-  const name = typeof tool.name === 'string' ? tool.name : String(tool.type);
+  const name = typeof tool.name === 'string' && tool.name !== '' ? tool.name : String(tool.type);
+  if (name === '') throw new WireRequestError('a tool needs a type', `tools[${index}].type`);
   return { name, description: JSON.stringify(tool) };
 }
 
@@ -233,11 +235,11 @@ function roundMessages(additions: UpstreamAdditions): unknown[] {
   ]);
 }
 
-function withoutReadCalls(choice: Record<string, unknown>): Record<string, unknown> {
+function withoutReadCalls(choice: Record<string, unknown>, ownTool: string): Record<string, unknown> {
   const message = choice.message;
   if (!isRecord(message) || !Array.isArray(message.tool_calls)) return choice;
   const calls = message.tool_calls.filter(
-    (call) => !(isRecord(call) && isRecord(call.function) && call.function.name === READ_OFFLOADED_TOOL),
+    (call) => !(isRecord(call) && isRecord(call.function) && call.function.name === ownTool),
   );
   if (calls.length === message.tool_calls.length) return choice;
   const { tool_calls: _calls, ...rest } = message;
@@ -285,10 +287,9 @@ class OpenAIRelay implements StreamRelay {
       return [];
     }
     const chunk = sseJson(event);
-    if (
-      event.event === 'error' ||
-      (isRecord(chunk) && chunk.error !== undefined && chunk.choices === undefined)
-    ) {
+    // OpenAI-compatible servers send an error as a chunk with `error` (OpenRouter adds a choice that
+    // finishes with "error"), or as an `error` event.
+    if (event.event === 'error' || (isRecord(chunk) && chunk.error != null)) {
       this.error = { event, json: chunk };
       return [];
     }
@@ -300,11 +301,19 @@ class OpenAIRelay implements StreamRelay {
     const choices = Array.isArray(rewritten.choices) ? rewritten.choices : [];
     const finishing = choices.some((choice) => isRecord(choice) && choice.finish_reason != null);
     const usageOnly = choices.length === 0 && rewritten.usage != null;
-    if (finishing || usageOnly) {
-      // Held to the end: another round may follow, and the usage chunk only when the client asked for it.
-      if (!usageOnly || this.#options.clientWantsUsage)
-        this.#held.push({ ...event, data: JSON.stringify(rewritten) });
+    if (usageOnly) {
+      // The usage chunk ctxkit asked for reaches only a client that asked for it too, at the end.
+      if (this.#options.clientWantsUsage) this.#held.push({ ...event, data: JSON.stringify(rewritten) });
       return [];
+    }
+    if (finishing) {
+      // The finish is held to the end (another round may follow); what the chunk says beside it goes now.
+      this.#held.push({ ...event, data: JSON.stringify(finishPart(rewritten)) });
+      const said = contentPart(rewritten);
+      if (said === undefined) return [];
+      readOpenAIChunk(this.#visible, said);
+      this.#started = true;
+      return [{ ...event, data: JSON.stringify(said) }];
     }
     readOpenAIChunk(this.#visible, rewritten);
     if (hasContent(choices)) this.#started = true;
@@ -331,7 +340,7 @@ class OpenAIRelay implements StreamRelay {
   reply(): ReadReply {
     const full = completionOfStream(this.#full);
     const visible = completionOfStream(this.#visible);
-    const split = splitReadCalls(fromOpenAIChatCompletion(full));
+    const split = splitReadCalls(fromOpenAIChatCompletion(full), this.#options.ownTool);
     const seen: MessageInput = fromOpenAIChatCompletion({ ...visible, usage: full.usage });
     return { ...split, visible: seen };
   }
@@ -351,7 +360,10 @@ class OpenAIRelay implements StreamRelay {
         let target = this.#calls.get(index);
         if (target === undefined) {
           const name = isRecord(call.function) ? call.function.name : undefined;
-          target = name === READ_OFFLOADED_TOOL ? 'read' : this.#clientCalls++;
+          target =
+            this.#options.ownTool !== undefined && name === this.#options.ownTool
+              ? 'read'
+              : this.#clientCalls++;
           this.#calls.set(index, target);
         }
         if (target === 'read') continue;
@@ -378,6 +390,26 @@ function isEmptyDelta(choice: Record<string, unknown>): boolean {
   );
 }
 
+/** A finishing chunk without its finish: its deltas, when it has any. */
+function contentPart(chunk: Record<string, unknown>): Record<string, unknown> | undefined {
+  const choices = (chunk.choices as unknown[]).map((choice) =>
+    isRecord(choice) ? { ...choice, finish_reason: null } : choice,
+  );
+  if (!hasContent(choices)) return undefined;
+  const { usage: _usage, ...rest } = chunk;
+  return { ...rest, choices };
+}
+
+/** A finishing chunk with its deltas emptied: the finish reason (and usage, when it rides along). */
+function finishPart(chunk: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...chunk,
+    choices: (chunk.choices as unknown[]).map((choice) =>
+      isRecord(choice) && hasContent([choice]) ? { ...choice, delta: {} } : choice,
+    ),
+  };
+}
+
 function hasContent(choices: readonly unknown[]): boolean {
   return choices.some((choice) => {
     if (!isRecord(choice)) return false;
@@ -387,7 +419,8 @@ function hasContent(choices: readonly unknown[]): boolean {
       (typeof delta.refusal === 'string' && delta.refusal !== '') ||
       (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') ||
       (typeof delta.reasoning === 'string' && delta.reasoning !== '') ||
-      Array.isArray(delta.tool_calls)
+      Array.isArray(delta.tool_calls) ||
+      isRecord(delta.function_call)
     );
   });
 }

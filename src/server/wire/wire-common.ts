@@ -4,7 +4,6 @@ import type { MessageDraft } from '../../adapters/finish-transcript.ts';
 import { InvalidInputError } from '../../core/errors/index.ts';
 import type { MessageInput, ToolCallPart } from '../../core/message.ts';
 import { assignStableIds, contentId } from '../../core/stable-id.ts';
-import { READ_OFFLOADED_TOOL } from '../../engine/offload-results.ts';
 import type { ReadReply } from './wire-format.ts';
 import { WireRequestError } from './wire-format.ts';
 
@@ -12,13 +11,16 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Splits an answer into what the client sees and ctxkit's own read-back calls. */
-export function splitReadCalls(full: MessageInput): ReadReply {
+/**
+ * Splits an answer into what the client sees and ctxkit's own read-back calls (`ownTool`: the name of
+ * ctxkit's tool in this request; undefined when the client has a tool of that name, whose calls are its).
+ */
+export function splitReadCalls(full: MessageInput, ownTool: string | undefined): ReadReply {
   const readCalls: ToolCallPart[] = [];
   let clientCalls = 0;
   const parts = full.parts.filter((part) => {
     if (part.type !== 'tool-call') return true;
-    if (part.name === READ_OFFLOADED_TOOL) {
+    if (ownTool !== undefined && part.name === ownTool) {
       readCalls.push(part);
       return false;
     }
@@ -42,7 +44,7 @@ export function asWireRequestError(error: unknown): unknown {
 export function positiveIntegerField(body: Record<string, unknown>, field: string): number | undefined {
   const value = body[field];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
     throw new WireRequestError('must be a positive integer', field);
   return value;
 }

@@ -31,6 +31,11 @@ export interface WireRequest {
   maxOutputTokens?: number;
   /** Names of the tools the client offers its model. */
   clientToolNames: ReadonlySet<string>;
+  /**
+   * The name of ctxkit's read-back tool in this request, undefined when the client offers a tool of that
+   * name itself: then every call of that name is the client's, and ctxkit offers no tool of its own.
+   */
+  ownTool: string | undefined;
 }
 
 /** A bad request body: `field` is the path of what is wrong, as the client wrote it (`messages[2].role`). */
@@ -88,8 +93,8 @@ export interface StreamRelayOptions {
   continuing?: StreamContinuation;
   /** The client asked for the usage chunk itself (OpenAI): pass it through. */
   clientWantsUsage: boolean;
-  /** This round may not start another: ctxkit's calls in it are dropped and the stop says so. */
-  lastRound: boolean;
+  /** ctxkit's tool name in this request (see `WireRequest.ownTool`). */
+  ownTool: string | undefined;
 }
 
 /** Where the client's view of the message stands when a further round begins. */
@@ -102,8 +107,6 @@ export interface StreamContinuation {
 
 export interface WireFormat {
   readonly name: WireFormatName;
-  /** The upstream path, after the base URL (`/chat/completions`, `/messages`). */
-  readonly path: string;
   parseRequest(body: unknown): WireRequest;
   /** The body to send upstream: the client's own, with the prepared system prompt and messages. */
   upstreamBody(
@@ -111,10 +114,10 @@ export interface WireFormat {
     prepared: { system: string; messages: readonly Message[] },
     additions: UpstreamAdditions,
   ): Record<string, unknown>;
-  /** A non-streamed answer (status 200), read; throws WireRequestError when it is not one. */
-  readAnswer(json: unknown): ReadReply;
+  /** A non-streamed answer (status 200), read; throws when it is not one. */
+  readAnswer(json: unknown, ownTool: string | undefined): ReadReply;
   /** The answer the client gets: the upstream's body without ctxkit's calls. */
-  clientAnswer(json: unknown, options: { lastRound: boolean }): unknown;
+  clientAnswer(json: unknown, ownTool: string | undefined): unknown;
   createRelay(options: StreamRelayOptions): StreamRelay;
   /** Where the client's view stands after a relay (for the next round). */
   continuation(relay: StreamRelay, previous: StreamContinuation | undefined): StreamContinuation;
