@@ -33,13 +33,24 @@ export function finishTranscript(system: string[], drafts: MessageDraft[]): Tran
 
 /** Fills in the tool name of results whose format does not carry it (OpenAI, corpus) from their call. */
 export function recoverToolNames(drafts: MessageDraft[]): void {
+  // Each call message's names by call id, built once: one message may carry thousands of calls, and
+  // looking each result's call up in it again would be quadratic.
+  const namesOfMessage = new Map<number, Map<string, string>>();
+  const namesAt = (callIndex: number): Map<string, string> => {
+    let names = namesOfMessage.get(callIndex);
+    if (!names) {
+      names = new Map();
+      for (const part of drafts[callIndex]?.parts ?? [])
+        if (part.type === 'tool-call' && !names.has(part.callId)) names.set(part.callId, part.name);
+      namesOfMessage.set(callIndex, names);
+    }
+    return names;
+  };
   for (const [resultIndex, callIndex] of pairToolCalls(drafts).callIndexOfResult) {
     for (const part of drafts[resultIndex]?.parts ?? []) {
       if (part.type !== 'tool-result' || part.name !== '') continue;
-      const call = drafts[callIndex]?.parts.find(
-        (candidate) => candidate.type === 'tool-call' && candidate.callId === part.callId,
-      );
-      if (call?.type === 'tool-call') part.name = call.name;
+      const name = namesAt(callIndex).get(part.callId);
+      if (name !== undefined) part.name = name;
     }
   }
 }

@@ -52,7 +52,15 @@ export function needsEscape(text: string): boolean {
  * and `JSON.parse` gives back exactly the same value.
  */
 export function stringifyForTerminal(value: unknown, indent = 2): string {
-  return JSON.stringify(value, null, indent).replace(/[\u007f-\u009f\u2028\u2029\p{Cf}]/gu, (char) => {
+  return escapeJsonForTerminal(JSON.stringify(value, null, indent));
+}
+
+/**
+ * JSON text made safe to print (a log line): what `JSON.stringify` leaves raw that a terminal acts on or
+ * hides is written as `\u` escapes. Still valid JSON with exactly the same value.
+ */
+export function escapeJsonForTerminal(json: string): string {
+  return json.replace(/[\u007f-\u009f\u2028\u2029\p{Cf}]/gu, (char) => {
     if (char === ZERO_WIDTH_JOINER) return char;
     let escaped = '';
     for (let index = 0; index < char.length; index++) {

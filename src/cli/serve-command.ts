@@ -4,6 +4,8 @@
  * sends the upstream what fits and keeps everything in the sessions' stores (SQLite in `--data`, or
  * PostgreSQL with `--store postgres://…`).
  */
+
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { parseCountFlag } from '../cli/parse-count-flag.ts';
@@ -23,6 +25,7 @@ import { createPostgresTraceStore } from '../store/postgres-trace-store.ts';
 import type { SessionStore } from '../store/session-store.ts';
 import { DEFAULT_DATA_DIR, DEFAULT_SQLITE_FILE } from '../store/sqlite-session-store.ts';
 import type { TraceStore } from '../store/trace-store.ts';
+import { escapeForTerminal, escapeJsonForTerminal } from './escape-for-terminal.ts';
 import { loadConfigFromFlags, type PolicyFlags } from './policy-flags.ts';
 
 export interface ServeFlags extends PolicyFlags {
@@ -61,7 +64,13 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
     parseCountFlag('--port', flags.port, { unit: 'port', max: 65_535, zero: 'any free port' }) ??
     DEFAULT_SERVE_PORT;
   const host = flags.host ?? DEFAULT_SERVE_HOST;
-  const upstream = urlFlag('--upstream', flags.upstream ?? io.env.CTXKIT_UPSTREAM ?? DEFAULT_OPENAI_UPSTREAM);
+  if (flags.model !== undefined)
+    throw new FlagError(
+      '--model',
+      'serve takes the model from each request; --window is the window of models neither the upstream nor the profile table knows',
+      flags.model,
+    );
+  const upstream = urlFlag('--upstream', flags.upstream ?? DEFAULT_OPENAI_UPSTREAM);
   const upstreamAnthropic = urlFlag(
     '--upstream-anthropic',
     flags.upstreamAnthropic ?? (flags.upstream !== undefined ? upstream : DEFAULT_ANTHROPIC_UPSTREAM),
@@ -79,10 +88,12 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
     );
   // The window flag is the fallback for unknown models, not a policy override for every model.
   const { policy } = await loadConfigFromFlags({ ...flags, window: undefined });
-  const stores = await openStores(flags.data ?? DEFAULT_DATA_DIR, flags.store);
+  const dataDir = flags.data ?? DEFAULT_DATA_DIR;
+  const stores = await openStores(dataDir, flags.store);
+  // Log lines quote client input (model names, ids, messages): escaped for the terminal they may reach.
   const logger = pino(
-    { base: undefined, redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
-    io.log,
+    { base: undefined },
+    { write: (line: string) => io.log.write(escapeJsonForTerminal(line)) },
   );
   let proxy: RunningProxy | undefined;
   try {
@@ -92,7 +103,7 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
       blobs: stores.blobs,
       trace: stores.trace,
     });
-    proxy = await startProxyServer({
+    proxy = await listen({
       manager,
       upstream,
       upstreamAnthropic,
@@ -110,11 +121,17 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
       host,
       allowedHosts: [host],
     });
+    // On every interface, clients connect by the machine's name, not by 0.0.0.0.
+    const reach = ['0.0.0.0', '::', '[::]'].includes(host)
+      ? proxy.url.replace(/\/\/[^/]+:/, `//${hostname()}:`)
+      : proxy.url;
     io.out(`ctxkit serve · listening on ${proxy.url}`);
-    io.out(`  OpenAI clients:    base URL ${proxy.url}/v1`);
-    io.out(`  Anthropic clients: base URL ${proxy.url}`);
+    io.out(`  OpenAI clients:    base URL ${reach}/v1`);
+    io.out(`  Anthropic clients: base URL ${reach}`);
     io.out(
-      `  upstream ${upstream}${upstreamAnthropic !== upstream ? ` · Anthropic upstream ${upstreamAnthropic}` : ''}`,
+      escapeForTerminal(
+        `  upstream ${upstream}${upstreamAnthropic !== upstream ? ` · Anthropic upstream ${upstreamAnthropic}` : ''}`,
+      ),
     );
     io.out(
       `  sessions in ${stores.where} · ${tokens.length > 0 ? `${tokens.length} token(s) required` : 'no token (loopback only)'}`,
@@ -128,6 +145,25 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
   } finally {
     await proxy?.close();
     await stores.close();
+  }
+}
+
+/** Starts the server; a port that cannot be had is a flag error, not a bug. */
+async function listen(options: Parameters<typeof startProxyServer>[0]): Promise<RunningProxy> {
+  try {
+    return await startProxyServer(options);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
+      throw new FlagError(
+        code === 'EADDRNOTAVAIL' ? '--host' : '--port',
+        code === 'EADDRINUSE'
+          ? `port ${options.port} is in use on ${options.host}: pass another --port (0: any free port)`
+          : code === 'EACCES'
+            ? `no permission to listen on port ${options.port} (ports below 1024 need privileges)`
+            : `${JSON.stringify(options.host)} is not an address of this machine`,
+      );
+    throw error;
   }
 }
 
@@ -192,7 +228,17 @@ async function openStores(dataDir: string, storeUrl: string | undefined): Promis
   }
   if (!/^postgres(ql)?:\/\//.test(storeUrl))
     throw new FlagError('--store', 'must be a postgres:// URL (SQLite in --data is the default)', storeUrl);
-  const store = await createPostgresSessionStore({ url: storeUrl });
+  let store: SessionStore;
+  try {
+    store = await createPostgresSessionStore({ url: storeUrl });
+  } catch (error) {
+    // A database that cannot be reached is the flag's problem; the URL is not repeated (it may hold a password).
+    const code = (error as { code?: unknown }).code;
+    throw new FlagError(
+      '--store',
+      `cannot open the PostgreSQL database${typeof code === 'string' ? ` (${code})` : ''}: ${(error as Error).message.replaceAll(storeUrl, '<url>')}`,
+    );
+  }
   const trace = await createPostgresTraceStore({ url: storeUrl });
   const conversations = await createPostgresConversationIndex({ url: storeUrl });
   const blobs = createFsBlobStore({ dataDir });

@@ -16,9 +16,21 @@ import {
   MAX_PENDING_REPLIES,
 } from './loaded-sessions.ts';
 import { browserRefusal } from './loopback.ts';
-import { errorResponse, type PendingReply, type ProxyCallDeps, proxyModelCall } from './proxy-call.ts';
+import {
+  errorResponse,
+  type PendingReply,
+  type ProxyCallDeps,
+  proxyModelCall,
+  refusalOf,
+} from './proxy-call.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_READ_BACK_ROUNDS, type ProxyOptions } from './proxy-options.ts';
-import { BodyTooLargeError, readBoundedBytes, readBoundedText } from './read-body.ts';
+import {
+  BodyTooLargeError,
+  MAX_JSON_DEPTH,
+  pathPastDepth,
+  readBoundedBytes,
+  readBoundedText,
+} from './read-body.ts';
 import { SessionResolver } from './resolve-session.ts';
 import {
   forwardedHeaders,
@@ -57,11 +69,19 @@ export function createProxyApp(options: ProxyOptions): Hono {
         ? { base: anthropicRoot, url: `${anthropicRoot}/v1/messages` }
         : { base: openAIBase, url: `${openAIBase}/chat/completions` },
     pendingReplies,
+    withoutStreamOptions: new Set(),
     loaded: new LoadedSessions(options.manager, options.maxLoadedSessions ?? DEFAULT_MAX_LOADED_SESSIONS),
   };
 
   const app = new Hono();
   app.get('/healthz', (c) => c.json({ ok: true }));
+  // Every refusal is logged, as every model call is.
+  app.use('*', async (c, next) => {
+    await next();
+    const reason = refusalOf(c.res);
+    if (reason !== undefined)
+      options.logger?.info({ status: c.res.status, path: c.req.path, reason }, 'request refused');
+  });
 
   // Without tokens the proxy trusts whoever reaches it, so only this machine may: a web page the user
   // visits (a cross-site request, or DNS rebinding with the page's own host name) is refused before it
@@ -91,8 +111,12 @@ export function createProxyApp(options: ProxyOptions): Hono {
     } catch (error) {
       return errorResponse(format, 400, `the request body is not JSON: ${(error as Error).message}`);
     }
+    const tooDeep = pathPastDepth(body);
+    if (tooDeep !== undefined)
+      return errorResponse(format, 400, `${tooDeep}: nested deeper than ${MAX_JSON_DEPTH} levels`, tooDeep);
     return proxyModelCall(deps, {
       format,
+      search: new URL(c.req.url).search,
       body,
       headers,
       identity: identified.identity,

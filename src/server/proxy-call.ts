@@ -9,7 +9,8 @@
  * - An overflow, as a status or as an error event before any content, is recovered (`recover`),
  *   prepared again and retried once before the client has seen a byte; any other upstream error reaches
  *   the client unchanged, status and body.
- * - The reply is logged with its usage (calibrating the count per model) before the client has its end.
+ * - The reply enters the session with the client's next request, as the client holds it; its usage
+ *   (which calibrates the count per model) is kept for it until then.
  */
 import type { Logger } from 'pino';
 import { readBackRoom, readOffloadedResultPart, readOffloadedTool } from '../agent/read-offloaded-tool.ts';
@@ -25,7 +26,6 @@ import { UNBOUNDED_WINDOW } from '../engine/call-context.ts';
 import type { ContextManager, PrepareRequest, PrepareResult } from '../engine/context-manager.ts';
 import { READ_OFFLOADED_TOOL } from '../engine/offload-results.ts';
 import { isContextOverflow, parseOverflowTokens } from '../providers/is-context-overflow.ts';
-import { findModelProfile } from '../providers/model-profiles.ts';
 import { modelCallErrorFrom } from '../providers/read-provider-error.ts';
 import type { ClientIdentity } from './client-identity.ts';
 import type { ClientRequestTokens } from './client-request-tokens.ts';
@@ -40,7 +40,7 @@ import {
   UpstreamError,
   UpstreamUnreachableError,
 } from './upstream-http.ts';
-import type { UpstreamWindows } from './upstream-window.ts';
+import type { CallWindow, UpstreamWindows, WindowQuestion } from './upstream-window.ts';
 import type {
   ReadBackRound,
   ReadReply,
@@ -63,11 +63,15 @@ export interface ProxyCallDeps {
   upstream(format: WireFormat): { base: string; url: string };
   /** Per session, the last reply the client got: its usage is logged with the client's copy of it. */
   pendingReplies: Map<string, PendingReply>;
+  /** Upstreams (base URLs) that refused `stream_options`: ctxkit no longer adds it for them. */
+  withoutStreamOptions: Set<string>;
   loaded: LoadedSessions;
 }
 
 export interface ProxyCallInput {
   format: WireFormat;
+  /** The request's query string (`?api-version=…`), passed to the upstream as it came. */
+  search: string;
   body: unknown;
   headers: Headers;
   identity: ClientIdentity;
@@ -99,8 +103,10 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
   let request: WireRequest;
   try {
     request = format.parseRequest(input.body);
+    // With no read-back rounds allowed, ctxkit offers no tool of its own (its calls would reach the client).
+    if (deps.maxReadBackRounds === 0) request = { ...request, ownTool: undefined };
   } catch (error) {
-    if (error instanceof WireRequestError) return errorResponse(format, 400, error.message);
+    if (error instanceof WireRequestError) return errorResponse(format, 400, error.message, error.field);
     if (error instanceof RangeError) return errorResponse(format, 400, TOO_DEEP);
     throw error;
   }
@@ -109,7 +115,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
     session = await deps.resolver.resolve(
       input.identity.owner,
       input.headers.get(SESSION_HEADER) ?? undefined,
-      request.system,
+      `${format.name}\n${request.system}`,
       request.ids,
     );
   } catch (error) {
@@ -130,15 +136,23 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
 
     const upstream = deps.upstream(format);
     const upstreamHeaders = forwardedHeaders(input.headers, input.identity.upstreamAuth);
-    let window = await deps.windows.windowFor(upstream.base, request.model, input.identity.upstreamAuth);
-    if (
-      window === undefined &&
-      !findModelProfile(request.model) &&
-      manager.policy.budget.contextWindow <= 0
-    ) {
+    const windowQuestion = {
+      baseUrl: upstream.base,
+      model: request.model,
+      headers: input.identity.upstreamAuth,
+      ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
+    };
+    let window: CallWindow;
+    try {
+      window = await deps.windows.windowFor(windowQuestion, manager.policy.budget);
+    } catch (error) {
+      const refusal = requestRefusal(error, request);
+      if (refusal !== undefined) return errorResponse(format, 400, refusal);
+      throw error;
+    }
+    if (window.unknown) {
       // Nobody knows this model's window: the request goes as it is until an overflow names the limit
       // (then that is the window), rather than under a guessed window that would cut it for nothing.
-      window = UNBOUNDED_WINDOW;
       deps.windows.warnUnknown(request.model, () =>
         deps.logger?.warn(
           { model: request.model },
@@ -150,8 +164,9 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
       system: request.system,
       tools: request.ownTool === undefined ? request.tools : [...request.tools, readOffloadedTool],
       model: request.model,
-      ...(window !== undefined && { contextWindow: window }),
-      ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
+      // Both always said: a session's earlier request never decides this one's window or reserve.
+      contextWindow: window.contextWindow,
+      maxOutputTokens: window.maxOutputTokens,
     };
     let prepared: PrepareResult;
     try {
@@ -171,6 +186,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
       session,
       upstream,
       upstreamHeaders,
+      windowQuestion,
       started,
       rounds: 0,
       headersOf: (result) => {
@@ -297,10 +313,12 @@ interface CallState {
   session: ResolvedSession;
   upstream: { base: string; url: string };
   upstreamHeaders: Headers;
+  /** What the call's window is asked with (again after an overflow names the limit). */
+  windowQuestion: WindowQuestion;
   started: number;
   rounds: number;
   headersOf(prepared: PrepareResult): Record<string, string>;
-  /** Logs the reply the client got and frees the session. */
+  /** Keeps the usage of the reply the client got (for its copy in the next request) and frees the session. */
   finish(reply: MessageInput | undefined): Promise<void>;
 }
 
@@ -313,13 +331,22 @@ async function recoverFrom(
 ): Promise<PrepareResult | undefined> {
   const { manager, windows } = call.deps;
   const { limit } = parseOverflowTokens(overflow);
-  const learned = limit !== undefined && limit > 0 && limit < prepared.stats.contextWindow;
-  if (learned) {
+  if (limit !== undefined && limit > 0 && limit < prepared.stats.contextWindow) {
+    // The overflow named the real window: the request is prepared for it as any request is (clearing,
+    // offloading, summarizing, every pointer readable), not cut by the emergency path.
     windows.learn(call.upstream.base, call.request.model, limit);
-    prepareRequest.contextWindow = limit;
+    try {
+      const window = await windows.windowFor(call.windowQuestion, call.deps.manager.policy.budget);
+      prepareRequest.contextWindow = window.contextWindow;
+      prepareRequest.maxOutputTokens = window.maxOutputTokens;
+    } catch {
+      // The client's own reply reserve does not fit the real window: the overflow stands.
+      return undefined;
+    }
+  } else {
+    const { retry } = await manager.recover(call.session.sessionId, overflow);
+    if (!retry) return undefined;
   }
-  const { retry } = await manager.recover(call.session.sessionId, overflow);
-  if (!retry && !learned) return undefined;
   try {
     return await manager.prepare(call.session.sessionId, prepareRequest);
   } catch (error) {
@@ -330,7 +357,7 @@ async function recoverFrom(
 
 async function send(call: CallState, body: Record<string, unknown>): Promise<Response> {
   try {
-    return await call.deps.fetch(call.upstream.url, {
+    return await call.deps.fetch(`${call.upstream.url}${call.input.search}`, {
       method: 'POST',
       headers: call.upstreamHeaders,
       body: JSON.stringify(body),
@@ -397,18 +424,25 @@ async function streamExchange(call: CallState, prepared: PrepareResult): Promise
   const { format } = call.input;
   const { maxReadBackRounds } = call.deps;
   const clientWantsUsage = clientAskedForUsage(call.request);
-  const body = format.upstreamBody(call.request, prepared, {
-    readTool: prepared.pointers.length > 0,
-    rounds: [],
-    includeUsage: true,
-  });
-  const response = await send(call, body);
+  const bodyOf = () =>
+    format.upstreamBody(call.request, prepared, {
+      readTool: prepared.pointers.length > 0,
+      rounds: [],
+      includeUsage: usageAsked(call),
+    });
+  let response = await send(call, bodyOf());
+  let answer: UpstreamAnswer | undefined;
   if (!response.ok || !isEventStream(response)) {
-    const answer: UpstreamAnswer = {
-      status: response.status,
-      headers: response.headers,
-      body: await readUpstreamText(response, call.input.signal),
-    };
+    answer = await readAnswer(call, response);
+    if (refusesStreamOptions(call, answer)) {
+      // An OpenAI-compatible server that does not take `stream_options`: asked again without it, and
+      // never again (the usage is then what its stream carries, if anything).
+      call.deps.withoutStreamOptions.add(call.upstream.base);
+      response = await send(call, bodyOf());
+      answer = response.ok && isEventStream(response) ? undefined : await readAnswer(call, response);
+    }
+  }
+  if (answer !== undefined) {
     if (!response.ok) {
       const error = modelCallErrorFrom(
         format.provider,
@@ -518,7 +552,7 @@ async function* relayRest(
         const body = format.upstreamBody(call.request, prepared, {
           readTool: true,
           rounds,
-          includeUsage: true,
+          includeUsage: usageAsked(call),
         });
         let response: Response;
         try {
@@ -617,6 +651,30 @@ function streamErrorOf(format: WireFormat, error: { event: SseEvent; json: unkno
   return modelCallErrorFrom(format.provider, undefined, error.event.data, error.json);
 }
 
+async function readAnswer(call: CallState, response: Response): Promise<UpstreamAnswer> {
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: await readUpstreamText(response, call.input.signal),
+  };
+}
+
+/** Whether ctxkit asks this upstream for the usage of a stream (`stream_options.include_usage`). */
+function usageAsked(call: CallState): boolean {
+  return !call.deps.withoutStreamOptions.has(call.upstream.base);
+}
+
+/** A 400 that names `stream_options`, to a request where ctxkit added it and the client did not. */
+function refusesStreamOptions(call: CallState, answer: UpstreamAnswer): boolean {
+  return (
+    call.input.format.name === 'openai' &&
+    answer.status === 400 &&
+    usageAsked(call) &&
+    call.request.body.stream_options === undefined &&
+    /stream_options/i.test(answer.body)
+  );
+}
+
 function clientAskedForUsage(request: WireRequest): boolean {
   const options = request.body.stream_options;
   return (
@@ -687,11 +745,21 @@ function passThrough(answer: UpstreamAnswer, headers: Record<string, string>): R
   });
 }
 
-export function errorResponse(format: WireFormat, status: number, message: string): Response {
-  return new Response(JSON.stringify(format.errorBody(status, message)), {
+/** Why each refusal was made, for the request log (a refusal is logged like a call). */
+const refusals = new WeakMap<Response, string>();
+
+export function errorResponse(format: WireFormat, status: number, message: string, field?: string): Response {
+  const response = new Response(JSON.stringify(format.errorBody(status, message, field)), {
     status,
     headers: { 'content-type': 'application/json' },
   });
+  refusals.set(response, message);
+  return response;
+}
+
+/** The reason a response built by `errorResponse` gives, for the log. */
+export function refusalOf(response: Response): string | undefined {
+  return refusals.get(response);
 }
 
 function parseJson(text: string): unknown {

@@ -154,21 +154,36 @@ describe('the OpenAI route', () => {
     });
   });
 
-  it('recovers an overflow the upstream reports and retries once, before the client sees anything', async () => {
+  it('recovers an overflow the upstream reports and retries once, fitted to the limit it names, before the client sees anything', async () => {
     const h = await start({ contextWindow: 128_000, detectWindow: false });
     h.upstream.enqueue(
-      openAIErrors.contextLengthExceeded({ limit: 8_000, requested: 20_000 }),
+      openAIErrors.contextLengthExceeded({ limit: 3_000, requested: 9_000 }),
       openAIReply({ content: 'ok' }),
     );
+    const notes = Array.from({ length: 14 }, (_, index) => [
+      {
+        role: 'user',
+        content: `note ${index}: ${Array.from({ length: 150 }, (_, word) => `w${index}_${word}`).join(' ')}`,
+      },
+      { role: 'assistant', content: `noted ${index}` },
+    ]).flat();
+    const messages = [...notes, { role: 'user', content: 'what was in note 13?' }];
     const response = await postJson(
       `${h.proxy.url}/v1/chat/completions`,
-      { model: 'gpt-4o', messages: bigToolConversation() },
+      { model: 'gpt-4o', messages },
       { authorization: `Bearer ${KEY}` },
     );
     expect(response.status).toBe(200);
     const [first, second] = modelRequests(h);
-    expect(second?.rawBody.length).toBeLessThan(first?.rawBody.length ?? 0);
-    expect(response.headers.get('x-ctxkit-context-window')).toBe('8000');
+    expect(first?.body).toEqual({ model: 'gpt-4o', messages });
+    // The retry fits the named window the way any request does: the newest turns whole, the older ones
+    // summarized (not simply dropped).
+    const retried = second?.body as { messages: Array<{ role: string; content: string }> };
+    expect(second?.rawBody.length).toBeLessThan((first?.rawBody.length ?? 0) / 2);
+    expect(retried.messages.at(-1)?.content).toBe('what was in note 13?');
+    expect(JSON.stringify(retried.messages)).toContain('w13_149');
+    expect(JSON.stringify(retried.messages)).toMatch(/summary/i);
+    expect(response.headers.get('x-ctxkit-context-window')).toBe('3000');
   });
 
   it('recovers an overflow sent as an error event at the start of a stream', async () => {

@@ -36,3 +36,42 @@ export async function readBoundedBytes(request: Request, limit: number): Promise
   }
   return body;
 }
+
+/** Deepest nesting a request body may have: real requests (tool schemas included) stay far below it. */
+export const MAX_JSON_DEPTH = 128;
+
+/**
+ * The path of the first value nested deeper than `maxDepth` (`messages[0].content[0]…`), or undefined.
+ * Iterative, so a body nested a million deep is measured without a stack of that depth.
+ */
+export function pathPastDepth(value: unknown, maxDepth = MAX_JSON_DEPTH): string | undefined {
+  interface Node {
+    value: unknown;
+    depth: number;
+    parent: Node | undefined;
+    key: string | number | undefined;
+  }
+  const stack: Node[] = [{ value, depth: 0, parent: undefined, key: undefined }];
+  while (stack.length > 0) {
+    const node = stack.pop() as Node;
+    if (typeof node.value !== 'object' || node.value === null) continue;
+    if (node.depth >= maxDepth) return pathOf(node);
+    if (Array.isArray(node.value))
+      node.value.forEach((child, index) => {
+        stack.push({ value: child, depth: node.depth + 1, parent: node, key: index });
+      });
+    else
+      for (const [key, child] of Object.entries(node.value))
+        stack.push({ value: child, depth: node.depth + 1, parent: node, key });
+  }
+  return undefined;
+
+  function pathOf(node: Node): string {
+    const keys: Array<string | number> = [];
+    for (let at: Node | undefined = node; at?.key !== undefined; at = at.parent) keys.push(at.key);
+    return keys
+      .reverse()
+      .map((key, index) => (typeof key === 'number' ? `[${key}]` : index === 0 ? key : `.${key}`))
+      .join('');
+  }
+}

@@ -53,10 +53,15 @@ export class SessionResolver {
     this.#index = index;
   }
 
+  /**
+   * `named`: the client's session header. `start`: what every conversation's chain starts from, beside
+   * the owner (the proxy gives the API format and the system prompt, so a conversation in one format
+   * never continues one in the other). `ids`: the history's content ids.
+   */
   async resolve(
     owner: string,
     named: string | undefined,
-    system: string,
+    start: string,
     ids: readonly string[],
   ): Promise<ResolvedSession> {
     if (named !== undefined) {
@@ -78,7 +83,7 @@ export class SessionResolver {
         },
       };
     }
-    const hashes = continueConversationHashes(conversationRoot(owner, system), ids);
+    const hashes = continueConversationHashes(conversationRoot(owner, start), ids);
     // In flight is checked after the lookup's await, and nothing is awaited between the check and taking
     // the session, so of two identical requests at once only one continues it.
     const continued = this.#newestFree(owner, hashes, await this.#index.heads(owner, hashes));
@@ -154,6 +159,9 @@ function headerIdProblem(value: string): string | undefined {
   if (problem) return problem;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (/[\u0000-\u001f\u007f]/.test(value)) return 'must not contain control characters';
+  // A header carries bytes, and clients encode text in them differently: only printable ASCII comes
+  // back as it was sent.
+  if (/[^\u0020-\u007e]/.test(value)) return 'must be printable ASCII';
   return undefined;
 }
 

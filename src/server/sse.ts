@@ -22,32 +22,41 @@ export class SseEventTooLargeError extends Error {
 
 /** Splits text chunks into events; feed `push` with decoded text, then call `end`. */
 export class SseParser {
-  #buffer = '';
+  /** The line being received, in the pieces it came in: only new text is ever searched for its end. */
+  #partial: string[] = [];
+  #partialChars = 0;
   #event: string | undefined;
   #data: string[] = [];
   #dataChars = 0;
 
   push(text: string): SseEvent[] {
-    this.#buffer += text;
     const events: SseEvent[] = [];
     let start = 0;
     for (;;) {
-      const newline = this.#buffer.indexOf('\n', start);
+      const newline = text.indexOf('\n', start);
       if (newline < 0) break;
-      let line = this.#buffer.slice(start, newline);
+      let line = text.slice(start, newline);
+      if (this.#partial.length > 0) {
+        line = this.#partial.join('') + line;
+        this.#partial = [];
+        this.#partialChars = 0;
+      }
       if (line.endsWith('\r')) line = line.slice(0, -1);
       start = newline + 1;
       const event = this.#line(line);
       if (event) events.push(event);
     }
-    this.#buffer = this.#buffer.slice(start);
-    if (this.#buffer.length + this.#dataChars > MAX_SSE_EVENT_CHARS) throw new SseEventTooLargeError();
+    if (start < text.length) {
+      this.#partial.push(text.slice(start));
+      this.#partialChars += text.length - start;
+    }
+    if (this.#partialChars + this.#dataChars > MAX_SSE_EVENT_CHARS) throw new SseEventTooLargeError();
     return events;
   }
 
   /** The stream ended: an event without its closing blank line still counts. */
   end(): SseEvent[] {
-    const events = this.#buffer === '' ? [] : this.push('\n');
+    const events = this.#partial.length === 0 ? [] : this.push('\n');
     const last = this.#dispatch();
     return last ? [...events, last] : events;
   }

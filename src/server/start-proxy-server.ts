@@ -28,10 +28,21 @@ export function startProxyServer(
         resolve({
           url: `http://${shown}:${info.port}`,
           port: info.port,
-          close: () =>
+          close: (graceMs = DEFAULT_CLOSE_GRACE_MS) =>
             new Promise<void>((done) => {
-              server.close(() => done());
-              (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+              // New connections are refused at once, idle ones closed; requests in flight get `graceMs`
+              // to finish before their connections are cut.
+              const http = server as unknown as {
+                closeIdleConnections?: () => void;
+                closeAllConnections?: () => void;
+              };
+              const force = setTimeout(() => http.closeAllConnections?.(), graceMs);
+              force.unref();
+              server.close(() => {
+                clearTimeout(force);
+                done();
+              });
+              http.closeIdleConnections?.();
             }),
         });
       },

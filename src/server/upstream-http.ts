@@ -14,6 +14,8 @@ const NOT_FORWARDED = new Set([
   'trailer',
   'transfer-encoding',
   'upgrade',
+  // `Expect: 100-continue` is between the client and the proxy (fetch refuses to send it on).
+  'expect',
   'content-length',
   'content-encoding',
   // The proxy reads the answer, so it asks for it uncompressed.

@@ -171,19 +171,14 @@ export const openAIWire: WireFormat = {
     };
   },
 
-  errorBody(status, message) {
-    return { error: { message, type: errorType(status), param: null, code: null } };
+  errorBody(status, message, field) {
+    return { error: { message, type: errorType(status), param: field ?? null, code: null } };
   },
 
   errorEvent(status, message) {
     return { data: JSON.stringify(openAIWire.errorBody(status, message)) };
   },
 };
-
-/** The body of a 400 naming the field, as OpenAI writes it (`param`). */
-export function openAIFieldError(message: string, field: string | undefined): unknown {
-  return { error: { message, type: 'invalid_request_error', param: field ?? null, code: null } };
-}
 
 function errorType(status: number): string {
   if (status === 401) return 'authentication_error';
@@ -348,6 +343,9 @@ class OpenAIRelay implements StreamRelay {
   #rewrite(chunk: Record<string, unknown>): Record<string, unknown> | undefined {
     const id = this.#options.continuing?.messageId;
     const out: Record<string, unknown> = id !== undefined ? { ...chunk, id } : { ...chunk };
+    // `include_usage`, which ctxkit asked for, puts `"usage": null` on every chunk: not for a client that
+    // did not ask.
+    if (out.usage === null && !this.#options.clientWantsUsage) delete out.usage;
     if (!Array.isArray(chunk.choices)) return out;
     let dropped = false;
     out.choices = chunk.choices.map((choice) => {

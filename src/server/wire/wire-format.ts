@@ -121,8 +121,8 @@ export interface WireFormat {
   createRelay(options: StreamRelayOptions): StreamRelay;
   /** Where the client's view stands after a relay (for the next round). */
   continuation(relay: StreamRelay, previous: StreamContinuation | undefined): StreamContinuation;
-  /** The error body of this format. */
-  errorBody(status: number, message: string): unknown;
+  /** The error body of this format; `field` is the request field at fault, when there is one. */
+  errorBody(status: number, message: string, field?: string): unknown;
   /** An error as an event inside a stream that has already begun. */
   errorEvent(status: number, message: string): SseEvent;
   /** Label for errors built from upstream answers (`openai-compatible`, `anthropic`). */
