@@ -24,7 +24,6 @@ import {
 import type { MessageInput, ToolCallPart, ToolResultPart, Usage } from '../core/message.ts';
 import { UNBOUNDED_WINDOW } from '../engine/call-context.ts';
 import type { ContextManager, PrepareRequest, PrepareResult } from '../engine/context-manager.ts';
-import { READ_OFFLOADED_TOOL } from '../engine/offload-results.ts';
 import { isContextOverflow, parseOverflowTokens } from '../providers/is-context-overflow.ts';
 import { modelCallErrorFrom } from '../providers/read-provider-error.ts';
 import type { ClientIdentity } from './client-identity.ts';
@@ -422,7 +421,6 @@ async function jsonExchange(call: CallState, prepared: PrepareResult): Promise<E
 
 async function streamExchange(call: CallState, prepared: PrepareResult): Promise<Exchange> {
   const { format } = call.input;
-  const { maxReadBackRounds } = call.deps;
   const clientWantsUsage = clientAskedForUsage(call.request);
   const bodyOf = () =>
     format.upstreamBody(call.request, prepared, {

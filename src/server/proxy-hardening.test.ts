@@ -64,7 +64,8 @@ describe('a client tool named like ctxkit’s', () => {
       .choices[0]?.message;
     expect(message?.tool_calls?.map((call) => call.id)).toEqual(['call_mine']);
     expect(modelRequests(h)).toHaveLength(1);
-    expect((modelRequests(h)[0]?.body as { tools: unknown[] }).tools).toEqual(tools);
+    const sent = modelRequests(h)[0]?.body as { tools: unknown[] } | undefined;
+    expect(sent?.tools).toEqual(tools);
   });
 });
 
