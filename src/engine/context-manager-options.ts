@@ -63,6 +63,15 @@ export interface AppendResult {
   events: ContextEvent[];
 }
 
+export interface SyncOptions {
+  /**
+   * The content ids of `history` as `assignStableIds` gives them, when the caller has computed them
+   * already (the proxy does, to recognize the conversation): not computed a second time. They must be
+   * exactly those ids; a wrong one makes the history look edited.
+   */
+  contentIds?: readonly string[];
+}
+
 export interface SyncResult extends AppendResult {
   diverged: boolean;
 }

@@ -1,6 +1,6 @@
 import { manualCompaction } from '../core/compaction/decide-compaction.ts';
 import type { Edit, LayerName, Summary } from '../core/edit.ts';
-import { MemoryUnavailableError } from '../core/errors/index.ts';
+import { InvalidInputError, MemoryUnavailableError } from '../core/errors/index.ts';
 import type { ContextEvent, ContextEventListener } from '../core/events.ts';
 import type { MemorySink } from '../core/memory-sink.ts';
 import type { Message, MessageInput } from '../core/message.ts';
@@ -38,6 +38,7 @@ import type {
   CompactOptions,
   ContextManagerOptions,
   RecoverResult,
+  SyncOptions,
   SyncResult,
 } from './context-manager-options.ts';
 import { diffHistory } from './diff-history.ts';
@@ -154,15 +155,20 @@ export class ContextManager {
    * messages by content; when the caller dropped or edited messages, hides the log's version of them
    * (a `branch` edit) and carries on from the caller's, never duplicating or losing a message.
    */
-  sync(sessionId: string, history: readonly MessageInput[]): Promise<SyncResult> {
+  sync(sessionId: string, history: readonly MessageInput[], options: SyncOptions = {}): Promise<SyncResult> {
     try {
       validateMessageInputs(history, 'history');
+      if (options.contentIds !== undefined && options.contentIds.length !== history.length)
+        throw new InvalidInputError(`has ${options.contentIds.length} ids for ${history.length} messages`, {
+          field: 'options.contentIds',
+        });
     } catch (error) {
       return Promise.reject(error);
     }
     return this.#exclusive(sessionId, async (runtime) => {
       const events: ContextEvent[] = [];
-      const callerIds = assignStableIds(history.map(withoutId)).map((message) => message.id);
+      const callerIds =
+        options.contentIds ?? assignStableIds(history.map(withoutId)).map((message) => message.id);
       const diff = diffHistory(runtime.branch.ids, callerIds);
       // A retried sync is idempotent by construction: what the first one stored is part of the diff.
       let branch: { edit: Edit; kept: number } | undefined;
@@ -531,5 +537,6 @@ export type {
   RecoverResult,
   SessionStats,
   Summary,
+  SyncOptions,
   SyncResult,
 };

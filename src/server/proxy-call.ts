@@ -126,7 +126,9 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
   try {
     const sessionId = session.sessionId;
     try {
-      await manager.sync(sessionId, withReplyUsage(request, deps.pendingReplies, sessionId));
+      await manager.sync(sessionId, withReplyUsage(request, deps.pendingReplies, sessionId), {
+        contentIds: request.ids,
+      });
     } catch (error) {
       const refusal = inputRefusal(error);
       if (refusal !== undefined) return errorResponse(format, 400, refusal);
