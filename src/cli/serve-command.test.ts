@@ -2,11 +2,21 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import OpenAI from 'openai';
+import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PRESETS } from '../core/policy/index.ts';
+import { createContextManager } from '../engine/context-manager.ts';
+import { createMemoryBlobStore } from '../store/memory-blob-store.ts';
+import { createMemorySessionStore } from '../store/memory-session-store.ts';
+import { DAY_MS } from '../store/retention.ts';
 import { createSqliteSessionStore } from '../store/sqlite-session-store.ts';
+import { createMemoryTraceStore } from '../store/trace-store.ts';
+import { assistant, numbered, user } from '../testing/build-messages.ts';
 import { type FakeProviderServer, startFakeProviderServer } from '../testing/fake-provider-server.ts';
 import { openAIReply } from '../testing/fake-provider-server-replies.ts';
+import { startServeRetention } from './serve-command.ts';
 import { BIN, runCtxkit } from './testing/run-ctxkit.ts';
 
 const dirs: string[] = [];
@@ -121,6 +131,8 @@ describe('ctxkit serve', () => {
       expect.objectContaining({ session, status: 200, origin: 'continued' }),
     ]);
     expect(first.stderr()).not.toContain('sk-cli-test-key');
+    // Retention swept on start (the default policy keeps idle sessions 30 days): nothing was idle.
+    expect(first.stderr()).toMatch(/"removed":0,.*"msg":"retention sweep"/);
 
     // A restarted server still knows the conversation: its next request continues the same session.
     const second = await serve(args);
@@ -154,4 +166,63 @@ describe('ctxkit serve', () => {
       await store.close();
     }
   }, 60_000);
+});
+
+describe('the retention of ctxkit serve', () => {
+  function setUp(maxIdleDays: number) {
+    const store = createMemorySessionStore();
+    const blobs = createMemoryBlobStore();
+    const trace = createMemoryTraceStore();
+    const policy = { ...PRESETS.default, retention: { ...PRESETS.default.retention, maxIdleDays } };
+    const manager = createContextManager({ policy, store, blobs, trace });
+    const lines: string[] = [];
+    const logger = pino(
+      { base: undefined },
+      new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    );
+    return { store, blobs, manager, logger, lines };
+  }
+
+  it('sweeps idle sessions on start, with their blobs, logs what it removed, and stops', async () => {
+    const { store, blobs, manager, logger, lines } = setUp(30);
+    const now = Date.now();
+    await store.appendMessages('idle', numbered([user('old'), assistant('hi')]), 0, now - 40 * DAY_MS);
+    await blobs.put('idle', 'large_tool_results', 'call_1', 'output');
+    await store.appendMessages('fresh', numbered([user('new'), assistant('hi')]), 0, now - DAY_MS);
+    const schedule = startServeRetention(manager, logger);
+    expect(schedule).toBeDefined();
+    const first = await schedule?.first;
+    expect(first?.ok).toBe(true);
+    expect((await store.list()).map((listing) => listing.id)).toEqual(['fresh']);
+    expect(await blobs.list('idle')).toEqual([]);
+    const logged = lines.map((line) => JSON.parse(line) as { msg: string; removed?: number });
+    expect(logged).toContainEqual(
+      expect.objectContaining({ msg: 'retention sweep', removed: 1, maxIdleDays: 30 }),
+    );
+    await schedule?.stop();
+  });
+
+  it('runs again every day until stopped', async () => {
+    const { manager, logger, lines } = setUp(30);
+    const pending: Array<() => void> = [];
+    const schedule = startServeRetention(manager, logger, {
+      timers: { setTimeout: (run) => pending.push(run), clearTimeout: () => {} },
+    });
+    await schedule?.first;
+    expect(pending).toHaveLength(1);
+    pending.shift()?.();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(lines.filter((line) => line.includes('"retention sweep"'))).toHaveLength(2);
+    await schedule?.stop();
+  });
+
+  it('starts nothing when the policy keeps every session (maxIdleDays 0)', () => {
+    const { manager, logger } = setUp(0);
+    expect(startServeRetention(manager, logger)).toBeUndefined();
+  });
 });

@@ -7,10 +7,10 @@
 
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { parseCountFlag } from '../cli/parse-count-flag.ts';
 import { FlagError } from '../core/errors/index.ts';
-import { createContextManager } from '../engine/context-manager.ts';
+import { type ContextManager, createContextManager } from '../engine/context-manager.ts';
 import type { ConversationIndex } from '../server/conversation/conversation-index.ts';
 import { createPostgresConversationIndex } from '../server/conversation/postgres-conversation-index.ts';
 import { createSqliteConversationIndex } from '../server/conversation/sqlite-conversation-index.ts';
@@ -22,6 +22,7 @@ import { createFsBlobStore } from '../store/fs-blob-store.ts';
 import { openEmbeddedStores } from '../store/open-embedded-stores.ts';
 import { createPostgresSessionStore } from '../store/postgres-session-store.ts';
 import { createPostgresTraceStore } from '../store/postgres-trace-store.ts';
+import type { RetentionSchedule, RetentionScheduleOptions } from '../store/retention-schedule.ts';
 import type { SessionStore } from '../store/session-store.ts';
 import { DEFAULT_DATA_DIR, DEFAULT_SQLITE_FILE } from '../store/sqlite-session-store.ts';
 import type { TraceStore } from '../store/trace-store.ts';
@@ -96,6 +97,7 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
     { write: (line: string) => io.log.write(escapeJsonForTerminal(line)) },
   );
   let proxy: RunningProxy | undefined;
+  let retention: RetentionSchedule | undefined;
   try {
     const manager = createContextManager({
       policy,
@@ -114,6 +116,8 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
         ...(io.env.ANTHROPIC_API_KEY && { anthropic: io.env.ANTHROPIC_API_KEY }),
       },
       conversations: stores.conversations,
+      sessions: stores.store,
+      trace: stores.trace,
       maxBodyBytes: maxBodyMb === undefined ? DEFAULT_MAX_BODY_BYTES : maxBodyMb * 1024 * 1024,
       maxReadBackRounds: readBackRounds,
       logger,
@@ -121,6 +125,7 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
       host,
       allowedHosts: [host],
     });
+    retention = startServeRetention(manager, logger);
     // On every interface, clients connect by the machine's name, not by 0.0.0.0.
     const reach = ['0.0.0.0', '::', '[::]'].includes(host)
       ? proxy.url.replace(/\/\/[^/]+:/, `//${hostname()}:`)
@@ -140,12 +145,51 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
     logger.info({ signal }, 'stopping: requests in flight finish first');
     await proxy.close();
     proxy = undefined;
+    await retention?.stop();
+    retention = undefined;
     await manager.flushTrace();
     return 0;
   } finally {
     await proxy?.close();
+    await retention?.stop();
     await stores.close();
   }
+}
+
+/**
+ * Idle sessions past the policy's `retention.maxIdleDays` go on start and once a day (0 keeps
+ * everything): from the store, blobs and trace the server uses, and from the manager's memory. Each sweep
+ * is logged with what it removed.
+ */
+export function startServeRetention(
+  manager: ContextManager,
+  logger: Logger,
+  options: Pick<RetentionScheduleOptions, 'everyMs' | 'timers'> = {},
+): RetentionSchedule | undefined {
+  const maxIdleDays = manager.policy.retention.maxIdleDays;
+  if (maxIdleDays === 0) return undefined;
+  return manager.startRetention({
+    ...options,
+    onSweep: (outcome) => {
+      if (outcome.ok)
+        logger.info(
+          {
+            maxIdleDays,
+            removed: outcome.report.removed.length,
+            failures: outcome.report.failures.length,
+          },
+          'retention sweep',
+        );
+      else
+        logger.warn(
+          {
+            maxIdleDays,
+            err: { message: (outcome.error as Error | undefined)?.message ?? String(outcome.error) },
+          },
+          'retention sweep failed',
+        );
+    },
+  });
 }
 
 /** Starts the server; a port that cannot be had is a flag error, not a bug. */

@@ -1,7 +1,9 @@
 /**
  * The proxy's HTTP surface (Hono): `POST /v1/chat/completions` (OpenAI) and `POST /v1/messages`
  * (Anthropic) manage context; any other `/v1/…` request (the model list, Anthropic's token counting) goes
- * to the upstream as it came; `GET /healthz` says the server is up.
+ * to the upstream as it came; `GET /healthz` says the server is up and its session store answers;
+ * `GET /metrics` serves the counters in Prometheus' text format (with tokens configured, to a client
+ * presenting one).
  */
 
 import type { Context } from 'hono';
@@ -9,6 +11,7 @@ import { Hono } from 'hono';
 import { identifyClient } from './client-identity.ts';
 import { ClientRequestTokens } from './client-request-tokens.ts';
 import { createMemoryConversationIndex } from './conversation/conversation-index.ts';
+import { checkHealth } from './health-check.ts';
 import {
   BoundedMap,
   DEFAULT_MAX_LOADED_SESSIONS,
@@ -16,6 +19,7 @@ import {
   MAX_PENDING_REPLIES,
 } from './loaded-sessions.ts';
 import { browserRefusal } from './loopback.ts';
+import { METRICS_CONTENT_TYPE, ProxyMetrics } from './metrics.ts';
 import {
   errorResponse,
   type PendingReply,
@@ -32,6 +36,7 @@ import {
   readBoundedText,
 } from './read-body.ts';
 import { SessionResolver } from './resolve-session.ts';
+import { createRestRoutes } from './rest/rest-routes.ts';
 import {
   forwardedHeaders,
   responseHeaders,
@@ -52,6 +57,11 @@ export function createProxyApp(options: ProxyOptions): Hono {
     .replace(/\/+$/, '')
     .replace(/\/v1$/, '');
   const pendingReplies = new BoundedMap<string, PendingReply>(MAX_PENDING_REPLIES);
+  const metrics = new ProxyMetrics();
+  options.manager.on((event) => {
+    if (event.type === 'compaction-finished') metrics.compaction(event.layer, event.error !== undefined);
+  });
+  const sessions = options.sessions ?? options.manager.store;
   const deps: ProxyCallDeps = {
     manager: options.manager,
     resolver: new SessionResolver(options.conversations ?? createMemoryConversationIndex()),
@@ -71,10 +81,20 @@ export function createProxyApp(options: ProxyOptions): Hono {
     pendingReplies,
     withoutStreamOptions: new Set(),
     loaded: new LoadedSessions(options.manager, options.maxLoadedSessions ?? DEFAULT_MAX_LOADED_SESSIONS),
+    metrics,
   };
 
   const app = new Hono();
-  app.get('/healthz', (c) => c.json({ ok: true }));
+  // Every request is counted, by route (from a fixed set) and status class.
+  app.use('*', async (c, next) => {
+    await next();
+    metrics.request(c.req.path, c.res.status);
+  });
+  app.get('/healthz', async (c) => {
+    const health = await checkHealth(sessions);
+    if (!health.ok) options.logger?.warn({ error: health.error }, 'health check failed');
+    return c.json(health, health.ok ? 200 : 503);
+  });
   // Every refusal is logged, as every model call is.
   app.use('*', async (c, next) => {
     await next();
@@ -93,6 +113,15 @@ export function createProxyApp(options: ProxyOptions): Hono {
       const format = c.req.path.startsWith('/v1/messages') ? anthropicWire : openAIWire;
       return errorResponse(format, 403, refusal);
     });
+
+  // Open to whoever may reach a token-less proxy (this machine); with tokens, to a client presenting one.
+  app.get('/metrics', (c) => {
+    if (tokens.length > 0) {
+      const identified = identifyClient(c.req.raw.headers, 'openai', tokens, undefined);
+      if ('refused' in identified) return errorResponse(openAIWire, 401, identified.refused);
+    }
+    return c.body(metrics.render(), 200, { 'content-type': METRICS_CONTENT_TYPE });
+  });
 
   const modelRoute = (format: WireFormat) => async (c: Context) => {
     const headers = c.req.raw.headers;
@@ -127,6 +156,20 @@ export function createProxyApp(options: ProxyOptions): Hono {
   // A client whose base URL was set without `/v1` (as some tools document it) reaches the same route.
   app.post('/chat/completions', modelRoute(openAIWire));
   app.post('/v1/messages', modelRoute(anthropicWire));
+  // The REST API over the sessions (`/api/…`, `/openapi.json`), behind the same token check.
+  app.route(
+    '/',
+    createRestRoutes({
+      manager: options.manager,
+      ...(options.sessions && { sessions: options.sessions }),
+      ...(options.trace && { trace: options.trace }),
+      tokens,
+      ...(options.upstreamKeys && { upstreamKeys: options.upstreamKeys }),
+      maxBodyBytes,
+      ...(options.contextWindow !== undefined && { contextWindow: options.contextWindow }),
+      ...(options.logger && { logger: options.logger }),
+    }),
+  );
 
   // Everything else under /v1 reaches the upstream untouched (after the same token check): Anthropic's
   // when the path or the headers say the client speaks Anthropic's API, else the OpenAI-compatible one.
@@ -164,6 +207,7 @@ export function createProxyApp(options: ProxyOptions): Hono {
       if (c.req.raw.signal.aborted) throw error;
       throw new UpstreamUnreachableError(target, error);
     }
+    metrics.upstreamCall(format.name, 'forwarded', upstream.status);
     return new Response(upstream.body, {
       status: upstream.status,
       headers: responseHeaders(upstream.headers),

@@ -29,6 +29,7 @@ import { modelCallErrorFrom } from '../providers/read-provider-error.ts';
 import type { ClientIdentity } from './client-identity.ts';
 import type { ClientRequestTokens } from './client-request-tokens.ts';
 import type { LoadedSessions } from './loaded-sessions.ts';
+import type { ProxyMetrics } from './metrics.ts';
 import { SESSION_HEADER } from './proxy-options.ts';
 import { type ResolvedSession, SessionRequestError, type SessionResolver } from './resolve-session.ts';
 import { formatSseEvent, readSseEvents, type SseEvent, SseEventTooLargeError } from './sse.ts';
@@ -65,6 +66,8 @@ export interface ProxyCallDeps {
   /** Upstreams (base URLs) that refused `stream_options`: ctxkit no longer adds it for them. */
   withoutStreamOptions: Set<string>;
   loaded: LoadedSessions;
+  /** The counters `/metrics` serves. */
+  metrics?: ProxyMetrics;
 }
 
 export interface ProxyCallInput {
@@ -232,6 +235,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
       if ('response' in exchange) {
         handedOff = exchange.relaying === true;
         log(call, exchange.response.status, prepared);
+        if (attempt > 0 && exchange.response.ok) deps.metrics?.overflowRecovered(format.name);
         return exchange.response;
       }
       const retry =
@@ -240,6 +244,8 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
         log(call, exchange.answer.status, prepared);
         return passThrough(exchange.answer, call.headersOf(prepared));
       }
+      // The call that overflowed is logged by nothing else.
+      deps.metrics?.upstreamCall(format.name, 'model', exchange.answer.status);
       prepared = retry;
     }
   } finally {
@@ -404,6 +410,7 @@ async function jsonExchange(call: CallState, prepared: PrepareResult): Promise<E
     if (reply.readCalls.length > 0 && reply.clientCalls === 0 && round < maxReadBackRounds) {
       rounds.push({ reply: reply.full, results: await readBacks(call, prepared, reply.readCalls) });
       call.rounds = rounds.length;
+      call.deps.metrics?.readBackRound(format.name);
       continue;
     }
     await call.finish(withFirstUsage(reply.visible, firstUsage));
@@ -548,6 +555,7 @@ async function* relayRest(
       if (reply.readCalls.length > 0 && reply.clientCalls === 0 && round < maxReadBackRounds) {
         rounds.push({ reply: reply.full, results: await readBacks(call, prepared, reply.readCalls) });
         call.rounds = rounds.length;
+        call.deps.metrics?.readBackRound(format.name);
         continuation = format.continuation(relay, continuation);
         const body = format.upstreamBody(call.request, prepared, {
           readTool: true,
@@ -772,6 +780,12 @@ function parseJson(text: string): unknown {
 
 function log(call: CallState, status: number, prepared: PrepareResult): void {
   const headers = call.headersOf(prepared);
+  call.deps.metrics?.modelCall(
+    call.input.format.name,
+    status,
+    Number(headers[RESPONSE_HEADERS.inputTokens]),
+    Number(headers[RESPONSE_HEADERS.tokensSaved]),
+  );
   call.deps.logger?.info(
     {
       format: call.input.format.name,

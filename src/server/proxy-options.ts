@@ -1,6 +1,8 @@
 /** The proxy's settings, with their defaults. */
 import type { Logger } from 'pino';
 import type { ContextManager } from '../engine/context-manager.ts';
+import type { SessionStore } from '../store/session-store.ts';
+import type { TraceStore } from '../store/trace-store.ts';
 import type { ConversationIndex } from './conversation/conversation-index.ts';
 
 /** Largest request body accepted, in bytes: agents send images and long histories, but not without end. */
@@ -44,4 +46,8 @@ export interface ProxyOptions {
   maxLoadedSessions?: number;
   /** Ask the upstream for the model's served window (Ollama, vLLM, llama.cpp); default true. */
   detectWindow?: boolean;
+  /** The manager's session store, for the REST API and the health check. */
+  sessions?: SessionStore;
+  /** The trace the manager writes to: the REST API exports it and deletes a session's events with it. */
+  trace?: TraceStore;
 }

@@ -67,7 +67,7 @@ export class SessionResolver {
     if (named !== undefined) {
       const problem = headerIdProblem(named);
       if (problem) throw new SessionRequestError(`${SESSION_HEADER} ${problem}`);
-      const sessionId = storeId(owner, named);
+      const sessionId = storeSessionId(owner, named);
       // One request at a time per named session: a second one's history would otherwise be synced
       // between the first one's sync and prepare, and the first would send the second's conversation.
       const unlock = await this.#named.acquire(sessionId);
@@ -101,7 +101,7 @@ export class SessionResolver {
       origin = match ? 'forked' : 'new';
       if (match) forkedFrom = match.sessionId;
     }
-    const sessionId = storeId(owner, publicId);
+    const sessionId = storeSessionId(owner, publicId);
     this.#inFlight.add(sessionId);
     let released = false;
     return {
@@ -135,7 +135,7 @@ export class SessionResolver {
     for (const head of heads) {
       // The index returns only such heads; checked again, since continuing a session the request does
       // not hold would mix two conversations.
-      if (!continuesHead(hashes, head) || this.#inFlight.has(storeId(owner, head.sessionId))) continue;
+      if (!continuesHead(hashes, head) || this.#inFlight.has(storeSessionId(owner, head.sessionId))) continue;
       if (newest === undefined || compareRecency(head, newest) > 0) newest = head;
     }
     return newest;
@@ -149,7 +149,8 @@ function compareRecency(left: ConversationHead, right: ConversationHead): number
   return left.sessionId < right.sessionId ? -1 : left.sessionId > right.sessionId ? 1 : 0;
 }
 
-function storeId(owner: string, publicId: string): string {
+/** The id a session has in the store: its owner's digest and the public id the client sees. */
+export function storeSessionId(owner: string, publicId: string): string {
   return `${owner}:${publicId}`;
 }
 

@@ -59,6 +59,8 @@ export async function startProxyHarness(options: ProxyHarnessOptions = {}): Prom
     upstream: upstream.openAIBaseUrl,
     upstreamAnthropic: upstream.anthropicBaseUrl,
     logger,
+    sessions: store,
+    trace,
     ...proxyOptions,
   });
   return {
