@@ -11,6 +11,8 @@ import { Hono } from 'hono';
 import { identifyClient } from './client-identity.ts';
 import { ClientRequestTokens } from './client-request-tokens.ts';
 import { createMemoryConversationIndex } from './conversation/conversation-index.ts';
+import { CallHistory } from './dashboard/call-history.ts';
+import { createDashboardRoutes } from './dashboard/dashboard-routes.ts';
 import { checkHealth } from './health-check.ts';
 import {
   BoundedMap,
@@ -62,6 +64,8 @@ export function createProxyApp(options: ProxyOptions): Hono {
     if (event.type === 'compaction-finished') metrics.compaction(event.layer, event.error !== undefined);
   });
   const sessions = options.sessions ?? options.manager.store;
+  const maxLoaded = options.maxLoadedSessions ?? DEFAULT_MAX_LOADED_SESSIONS;
+  const calls = new CallHistory(maxLoaded);
   const deps: ProxyCallDeps = {
     manager: options.manager,
     resolver: new SessionResolver(options.conversations ?? createMemoryConversationIndex()),
@@ -80,8 +84,9 @@ export function createProxyApp(options: ProxyOptions): Hono {
         : { base: openAIBase, url: `${openAIBase}/chat/completions` },
     pendingReplies,
     withoutStreamOptions: new Set(),
-    loaded: new LoadedSessions(options.manager, options.maxLoadedSessions ?? DEFAULT_MAX_LOADED_SESSIONS),
+    loaded: new LoadedSessions(options.manager, maxLoaded),
     metrics,
+    calls,
   };
 
   const app = new Hono();
@@ -156,6 +161,16 @@ export function createProxyApp(options: ProxyOptions): Hono {
   // A client whose base URL was set without `/v1` (as some tools document it) reaches the same route.
   app.post('/chat/completions', modelRoute(openAIWire));
   app.post('/v1/messages', modelRoute(anthropicWire));
+  // The dashboard (`GET /`) and its call history and event stream, behind the same token check.
+  app.route(
+    '/',
+    createDashboardRoutes({
+      history: calls,
+      display: options.manager.policy.display,
+      tokens,
+      ...(options.upstreamKeys && { upstreamKeys: options.upstreamKeys }),
+    }),
+  );
   // The REST API over the sessions (`/api/…`, `/openapi.json`), behind the same token check.
   app.route(
     '/',

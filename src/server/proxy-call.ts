@@ -28,6 +28,7 @@ import { isContextOverflow, parseOverflowTokens } from '../providers/is-context-
 import { modelCallErrorFrom } from '../providers/read-provider-error.ts';
 import type { ClientIdentity } from './client-identity.ts';
 import type { ClientRequestTokens } from './client-request-tokens.ts';
+import type { CallHistory } from './dashboard/call-history.ts';
 import type { LoadedSessions } from './loaded-sessions.ts';
 import type { ProxyMetrics } from './metrics.ts';
 import { SESSION_HEADER } from './proxy-options.ts';
@@ -68,6 +69,8 @@ export interface ProxyCallDeps {
   loaded: LoadedSessions;
   /** The counters `/metrics` serves. */
   metrics?: ProxyMetrics;
+  /** The recent calls per session the dashboard shows. */
+  calls?: CallHistory;
 }
 
 export interface ProxyCallInput {
@@ -786,6 +789,16 @@ function log(call: CallState, status: number, prepared: PrepareResult): void {
     Number(headers[RESPONSE_HEADERS.inputTokens]),
     Number(headers[RESPONSE_HEADERS.tokensSaved]),
   );
+  call.deps.calls?.record(call.session.sessionId, call.session.publicId, {
+    at: Date.now(),
+    sent: Number(headers[RESPONSE_HEADERS.inputTokens]),
+    saved: Number(headers[RESPONSE_HEADERS.tokensSaved]),
+    window: prepared.stats.contextWindow === UNBOUNDED_WINDOW ? null : prepared.stats.contextWindow,
+    pressure: prepared.stats.pressure,
+    edits: prepared.stats.edits,
+    status,
+    model: call.request.model,
+  });
   call.deps.logger?.info(
     {
       format: call.input.format.name,

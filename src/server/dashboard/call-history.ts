@@ -1,0 +1,79 @@
+/**
+ * The proxy's recent model calls per session, in memory, for the dashboard: what each call sent, what
+ * ctxkit saved, the window, the time and the edits. Bounded: the last calls of each session, for at most
+ * as many sessions as the proxy keeps loaded (the least recently called is forgotten first).
+ */
+import { BoundedMap } from '../loaded-sessions.ts';
+
+/** Calls kept per session. */
+export const MAX_CALLS_PER_SESSION = 1_000;
+
+export interface CallRecord {
+  /** Milliseconds since the epoch, when the call was logged. */
+  at: number;
+  /** Input tokens sent upstream. */
+  sent: number;
+  /** Tokens the client's request held beyond what was sent. */
+  saved: number;
+  /** The window of the call; null when unbounded (unknown). */
+  window: number | null;
+  /** The pressure stats reported (the policy's measure: a fraction). */
+  pressure: number;
+  /** The session's edit count after the call was prepared. */
+  edits: number;
+  status: number;
+  model: string;
+}
+
+/** A recorded call with the session it belongs to (its store id and the id its client sees). */
+export interface CallEvent {
+  sessionId: string;
+  publicId: string;
+  call: CallRecord;
+}
+
+export type CallListener = (event: CallEvent) => void;
+
+export class CallHistory {
+  readonly #sessions: BoundedMap<string, CallRecord[]>;
+  readonly #listeners = new Set<CallListener>();
+
+  constructor(
+    maxSessions: number,
+    private readonly maxCalls: number = MAX_CALLS_PER_SESSION,
+  ) {
+    this.#sessions = new BoundedMap(Math.max(1, maxSessions));
+  }
+
+  record(sessionId: string, publicId: string, call: CallRecord): void {
+    const calls = this.#sessions.get(sessionId) ?? [];
+    calls.push(call);
+    if (calls.length > this.maxCalls) calls.splice(0, calls.length - this.maxCalls);
+    // Set again: the session becomes the most recent, the last a full map forgets.
+    this.#sessions.set(sessionId, calls);
+    for (const listener of this.#listeners) {
+      try {
+        listener({ sessionId, publicId, call });
+      } catch {
+        // A listener's failure (a closed stream) is its own; the call is recorded.
+      }
+    }
+  }
+
+  /** The session's recorded calls, oldest first (undefined: none recorded, or forgotten). */
+  calls(sessionId: string): readonly CallRecord[] | undefined {
+    return this.#sessions.get(sessionId);
+  }
+
+  /** Calls `listener` with every call recorded from now on; returns the function that stops it. */
+  subscribe(listener: CallListener): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  get listeners(): number {
+    return this.#listeners.size;
+  }
+}
