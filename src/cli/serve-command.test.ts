@@ -168,6 +168,48 @@ describe('ctxkit serve', () => {
   }, 60_000);
 });
 
+describe('ctxkit serve stopping', () => {
+  it('lets a stream in flight finish on SIGTERM, then exits 0', async () => {
+    upstream = await startFakeProviderServer();
+    upstream.enqueue({ ...openAIReply({ content: 'y'.repeat(240) }), eventDelayMs: 40 });
+    const served = await serve([
+      '--data',
+      tempDir(),
+      '--upstream',
+      upstream.openAIBaseUrl,
+      '--window',
+      '16000',
+    ]);
+    const response = await fetch(`${served.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'go' }] }),
+    });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = decoder.decode((await reader.read()).value);
+    // The stream has begun: the server is told to stop while it is still being answered.
+    const exited = served.stop();
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) break;
+      text += decoder.decode(next.value, { stream: true });
+    }
+    expect(text).toContain('data: [DONE]');
+    const content = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map(
+        (line) =>
+          (JSON.parse(line.slice(6)) as { choices: Array<{ delta?: { content?: string } }> }).choices[0]
+            ?.delta?.content ?? '',
+      )
+      .join('');
+    expect(content).toBe('y'.repeat(240));
+    expect(await exited).toBe(0);
+  }, 30_000);
+});
+
 describe('the retention of ctxkit serve', () => {
   function setUp(maxIdleDays: number) {
     const store = createMemorySessionStore();
