@@ -9,6 +9,6 @@ export * from '../server/conversation/conversation-index.ts';
 export * from '../server/conversation/postgres-conversation-index.ts';
 export * from '../server/conversation/sqlite-conversation-index.ts';
 export { createProxyApp } from '../server/proxy-app.ts';
-export { RESPONSE_HEADERS } from '../server/proxy-call.ts';
 export * from '../server/proxy-options.ts';
+export { RESPONSE_HEADERS } from '../server/proxy-responses.ts';
 export { DEFAULT_CLOSE_GRACE_MS, type RunningProxy, startProxyServer } from '../server/start-proxy-server.ts';

@@ -1,26 +1,16 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextLevel } from '../core/budget/context-level.ts';
 import { PRESETS } from '../core/policy/index.ts';
 import { openAIReply } from '../testing/fake-provider-server-replies.ts';
+import { launchTestChromium } from '../testing/test-chromium.ts';
 import type { CallRecord } from './dashboard/call-history.ts';
 import { type ProxyHarness, postJson, startProxyHarness } from './testing/proxy-harness.ts';
 
 /** Debian's Chromium (`apt-get install chromium`; `.ci/run` installs it): never a downloaded browser. */
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const KEY = 'sk-test-DASHBOARD-0123456789';
 const OTHER_KEY = 'sk-test-SOMEONE-ELSE-987654';
 const WINDOW = 16_000;
@@ -56,21 +46,9 @@ describe('the dashboard in Chromium', () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `${CHROMIUM} is missing: the dashboard's browser test needs Debian's Chromium (apt-get install -y chromium; .ci/run installs it)`,
-      );
     h = await startProxyHarness({ contextWindow: WINDOW, detectWindow: false });
     dir = mkdtempSync(join(tmpdir(), 'ctxkit-dashboard-'));
-    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      // The page's own Content-Security-Policy would refuse an external load before the network sees
-      // it; bypassed here so any such load reaches the route below and is recorded.
-      bypassCSP: true,
-      viewport: { width: 1400, height: 900 },
-    });
+    context = await launchTestChromium(join(dir, 'profile'), "the dashboard's browser test");
   });
 
   afterAll(async () => {

@@ -22,14 +22,9 @@ import {
 } from './loaded-sessions.ts';
 import { browserRefusal } from './loopback.ts';
 import { METRICS_CONTENT_TYPE, ProxyMetrics } from './metrics.ts';
-import {
-  errorResponse,
-  type PendingReply,
-  type ProxyCallDeps,
-  proxyModelCall,
-  refusalOf,
-} from './proxy-call.ts';
+import { type PendingReply, type ProxyCallDeps, proxyModelCall } from './proxy-call.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_READ_BACK_ROUNDS, type ProxyOptions } from './proxy-options.ts';
+import { errorResponse, refusalOf } from './proxy-responses.ts';
 import {
   BodyTooLargeError,
   MAX_JSON_DEPTH,

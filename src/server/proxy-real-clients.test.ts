@@ -53,7 +53,7 @@ import type { SessionStore } from '../store/session-store.ts';
 import { createMemoryTraceStore, type TraceStore } from '../store/trace-store.ts';
 import { LONG_SESSION, loadCorpusSession } from '../testing/corpus.ts';
 import { identifyClient } from './client-identity.ts';
-import { RESPONSE_HEADERS } from './proxy-call.ts';
+import { RESPONSE_HEADERS } from './proxy-responses.ts';
 import { type RunningProxy, startProxyServer } from './start-proxy-server.ts';
 import {
   DEFAULT_ANSWER,

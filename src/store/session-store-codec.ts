@@ -22,7 +22,8 @@ const mediaPart = z.object({
   name: z.string().optional(),
 });
 
-const part = z.discriminatedUnion('type', [
+/** A message part as ctxkit stores it (and as its REST API takes it). */
+export const messagePartSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string() }),
   z.object({
     type: z.literal('reasoning'),
@@ -46,7 +47,7 @@ export const storedMessageSchema = z.object({
   id: z.string(),
   seq: z.int().nonnegative(),
   role: z.enum(['user', 'assistant', 'tool']),
-  parts: z.array(part),
+  parts: z.array(messagePartSchema),
   meta: z.object({
     agentVisible: z.boolean().optional(),
     userVisible: z.boolean().optional(),

@@ -1,11 +1,12 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRESETS } from '../../core/policy/presets/index.ts';
 import { loadCorpusSession } from '../../testing/corpus.ts';
+import { launchTestChromium } from '../../testing/test-chromium.ts';
 import { COMPACTING_LAYERS, computeReplayMetrics } from '../compute-replay-metrics.ts';
 import type { SessionReplay } from '../replay-types.ts';
 import { replayWithCtxkit } from '../replay-with-ctxkit.ts';
@@ -13,17 +14,6 @@ import { fixtureReplay, SUMMARY_EVENT } from './fixture-replay.ts';
 import { writeReplayReport } from './write-report.ts';
 
 /** Debian's Chromium (`apt-get install chromium`; `.ci/run` installs it): never a downloaded browser. */
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** Two sessions each policy compacts at this window: default summarizes and clears, cowagent trims. */
 const SESSIONS = ['tau-bench__gpt-4o-airline_task4_trial2.jsonl', 'aider__chat_2024-08-14T095032.jsonl'];
@@ -49,20 +39,8 @@ describe('the replay report in Chromium', () => {
   let context: BrowserContext;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `${CHROMIUM} is missing: the report's browser test needs Debian's Chromium (apt-get install -y chromium; .ci/run installs it)`,
-      );
     dir = mkdtempSync(join(tmpdir(), 'ctxkit-report-'));
-    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      // The page's own Content-Security-Policy would refuse an external load before the network sees
-      // it; bypassed here so any such load reaches the route below and is recorded.
-      bypassCSP: true,
-      viewport: { width: 1400, height: 900 },
-    });
+    context = await launchTestChromium(join(dir, 'profile'), "the report's browser test");
   });
 
   afterAll(async () => {

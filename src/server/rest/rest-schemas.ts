@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { idProblem } from '../../core/session-id.ts';
+import { messagePartSchema } from '../../store/session-store-codec.ts';
 import { MAX_CLIENT_SESSION_ID_LENGTH } from '../resolve-session.ts';
 
 /** A public session id: what `x-ctxkit-session` accepts, so a REST session is reachable from the proxy too. */
@@ -20,41 +21,12 @@ export const sessionIdSchema = z
   })
   .meta({ description: 'A session id: printable ASCII, at most 200 characters.' });
 
-const mediaPartSchema = z.object({
-  type: z.literal('media'),
-  mediaType: z.string(),
-  ref: z.string(),
-  tokens: z.number().optional(),
-  detail: z.string().optional(),
-  name: z.string().optional(),
-});
-
-const partSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('text'), text: z.string() }),
-  z.object({
-    type: z.literal('reasoning'),
-    text: z.string(),
-    signature: z.string().optional(),
-    redactedData: z.string().optional(),
-  }),
-  mediaPartSchema,
-  z.object({ type: z.literal('tool-call'), callId: z.string(), name: z.string(), args: z.string() }),
-  z.object({
-    type: z.literal('tool-result'),
-    callId: z.string(),
-    name: z.string(),
-    content: z.string(),
-    isError: z.boolean(),
-    media: z.array(mediaPartSchema).optional(),
-  }),
-]);
-
 export const messageInputSchema = z
   .object({
     id: z.string().min(1).optional(),
     seq: z.number().int().optional(),
     role: z.enum(['user', 'assistant', 'tool']),
-    parts: z.array(partSchema),
+    parts: z.array(messagePartSchema),
     meta: z
       .object({
         agentVisible: z.boolean().optional(),
