@@ -160,6 +160,7 @@ export function createProxyApp(options: ProxyOptions): Hono {
   app.route(
     '/',
     createDashboardRoutes({
+      manager: options.manager,
       history: calls,
       display: options.manager.policy.display,
       tokens,

@@ -15,13 +15,14 @@
 import type { Logger } from 'pino';
 import { readOffloadedTool } from '../agent/read-offloaded-tool.ts';
 import { ContextBudgetError } from '../core/errors/index.ts';
+import type { ContextEvent } from '../core/events.ts';
 import type { MessageInput, Usage } from '../core/message.ts';
 import { UNBOUNDED_WINDOW } from '../engine/call-context.ts';
 import type { ContextManager, PrepareRequest, PrepareResult } from '../engine/context-manager.ts';
 import { parseOverflowTokens } from '../providers/is-context-overflow.ts';
 import type { ClientIdentity } from './client-identity.ts';
 import type { ClientRequestTokens } from './client-request-tokens.ts';
-import type { CallHistory } from './dashboard/call-history.ts';
+import { type CallHistory, compactionEventsOf } from './dashboard/call-history.ts';
 import type { LoadedSessions } from './loaded-sessions.ts';
 import type { ProxyMetrics } from './metrics.ts';
 import { type CallState, jsonExchange, passThrough } from './proxy-exchange.ts';
@@ -102,10 +103,12 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
   let handedOff = false;
   try {
     const sessionId = session.sessionId;
+    const events: ContextEvent[] = [];
     try {
-      await manager.sync(sessionId, withReplyUsage(request, deps.pendingReplies, sessionId), {
+      const synced = await manager.sync(sessionId, withReplyUsage(request, deps.pendingReplies, sessionId), {
         contentIds: request.ids,
       });
+      events.push(...synced.events);
     } catch (error) {
       const refusal = inputRefusal(error);
       if (refusal !== undefined) return errorResponse(format, 400, refusal);
@@ -154,6 +157,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
       if (refusal !== undefined) return errorResponse(format, 400, refusal);
       throw error;
     }
+    events.push(...prepared.events);
     const clientTokens = deps.tokens.count(request.system, request.tools, request.history, request.ids);
     const headersMemo = new WeakMap<PrepareResult, Record<string, string>>();
 
@@ -167,6 +171,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
       windowQuestion,
       started,
       rounds: 0,
+      events,
       headersOf: (result) => {
         const known = headersMemo.get(result);
         if (known) return known;
@@ -309,11 +314,14 @@ async function recoverFrom(
       return undefined;
     }
   } else {
-    const { retry } = await manager.recover(call.session.sessionId, overflow);
+    const { retry, events } = await manager.recover(call.session.sessionId, overflow);
+    call.events.push(...events);
     if (!retry) return undefined;
   }
   try {
-    return await manager.prepare(call.session.sessionId, prepareRequest);
+    const prepared = await manager.prepare(call.session.sessionId, prepareRequest);
+    call.events.push(...prepared.events);
+    return prepared;
   } catch (error) {
     if (ContextBudgetError.isInstance(error)) return undefined;
     throw error;
@@ -335,6 +343,8 @@ function log(call: CallState, status: number, prepared: PrepareResult): void {
     window: prepared.stats.contextWindow === UNBOUNDED_WINDOW ? null : prepared.stats.contextWindow,
     pressure: prepared.stats.pressure,
     edits: prepared.stats.edits,
+    tokens: prepared.stats.tokens,
+    compactions: compactionEventsOf(call.events),
     status,
     model: call.request.model,
   });

@@ -4,6 +4,7 @@
  */
 
 import { readBackRoom, readOffloadedResultPart } from '../agent/read-offloaded-tool.ts';
+import type { ContextEvent } from '../core/events.ts';
 import type { MessageInput, ToolCallPart, ToolResultPart, Usage } from '../core/message.ts';
 import type { PrepareResult } from '../engine/context-manager.ts';
 import { isContextOverflow } from '../providers/is-context-overflow.ts';
@@ -36,6 +37,8 @@ export interface CallState {
   windowQuestion: WindowQuestion;
   started: number;
   rounds: number;
+  /** Every event the manager emitted for this call (sync, prepare, recovery), in order. */
+  events: ContextEvent[];
   headersOf(prepared: PrepareResult): Record<string, string>;
   /** Keeps the usage of the reply the client got (for its copy in the next request) and frees the session. */
   finish(reply: MessageInput | undefined): Promise<void>;

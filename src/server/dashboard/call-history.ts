@@ -3,10 +3,29 @@
  * ctxkit saved, the window, the time and the edits. Bounded: the last calls of each session, for at most
  * as many sessions as the proxy keeps loaded (the least recently called is forgotten first).
  */
+import type { ContextEvent } from '../../core/events.ts';
+import type { TokenCategories } from '../../engine/session-stats.ts';
 import { BoundedMap } from '../loaded-sessions.ts';
 
 /** Calls kept per session. */
 export const MAX_CALLS_PER_SESSION = 1_000;
+
+/** Compaction events kept per call: a call that fired more has its first ones kept. */
+export const MAX_EVENTS_PER_CALL = 50;
+
+/** The events that changed what the model sees: each is a marker on the dashboard's chart. */
+const COMPACTION_EVENTS: ReadonlySet<ContextEvent['type']> = new Set([
+  'compaction-finished',
+  'tool-results-cleared',
+  'tool-output-spilled',
+  'emergency-compacted',
+  'summary-applied',
+]);
+
+/** The events of a call the dashboard marks, in order, bounded. */
+export function compactionEventsOf(events: readonly ContextEvent[]): ContextEvent[] {
+  return events.filter((event) => COMPACTION_EVENTS.has(event.type)).slice(0, MAX_EVENTS_PER_CALL);
+}
 
 export interface CallRecord {
   /** Milliseconds since the epoch, when the call was logged. */
@@ -21,6 +40,10 @@ export interface CallRecord {
   pressure: number;
   /** The session's edit count after the call was prepared. */
   edits: number;
+  /** ctxkit's count of the prepared request by category (they add up to `input`). */
+  tokens: TokenCategories;
+  /** What compacted the context while this call was prepared (at most `MAX_EVENTS_PER_CALL`). */
+  compactions: ContextEvent[];
   status: number;
   model: string;
 }

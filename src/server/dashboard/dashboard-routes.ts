@@ -8,6 +8,7 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { ContextLevelThresholds } from '../../core/budget/context-level.ts';
+import type { ContextManager } from '../../engine/context-manager.ts';
 import { identifyClient } from '../client-identity.ts';
 import { storeSessionId } from '../resolve-session.ts';
 import { sessionIdSchema } from '../rest/rest-schemas.ts';
@@ -16,6 +17,8 @@ import { renderDashboardPage } from './dashboard-page.ts';
 import { callEventStream } from './sse-hub.ts';
 
 export interface DashboardDeps {
+  /** The sessions' manager: the current view of a session, and what it offloaded, are read from it. */
+  manager: ContextManager;
   history: CallHistory;
   display: ContextLevelThresholds;
   tokens: readonly string[];
