@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,8 @@ import { assistant, numbered, user } from '../testing/build-messages.ts';
 import { type FakeProviderServer, startFakeProviderServer } from '../testing/fake-provider-server.ts';
 import { openAIReply } from '../testing/fake-provider-server-replies.ts';
 import { startServeRetention } from './serve-command.ts';
-import { BIN, runCtxkit } from './testing/run-ctxkit.ts';
+import { runCtxkit } from './testing/run-ctxkit.ts';
+import { type ServeProcess, startServeProcess } from './testing/serve-process.ts';
 
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
@@ -35,46 +36,13 @@ function tempDir(): string {
   return dir;
 }
 
-interface Served {
-  url: string;
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  /** SIGTERM, then the exit status. */
-  stop(): Promise<number | null>;
-}
+type Served = ServeProcess;
 
-/** `ctxkit serve` as a user starts it, on a free port; resolves once it says where it listens. */
+/** `ctxkit serve` as a user starts it, on a free port, in a temporary directory; killed after the test. */
 async function serve(args: readonly string[]): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
-    cwd: tempDir(),
-    env: { ...process.env, NO_COLOR: '1', CTXKIT_CONFIG: '' },
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr += String(chunk);
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (chunk) => {
-      stdout += String(chunk);
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-  });
-  return {
-    url,
-    child,
-    stdout: () => stdout,
-    stderr: () => stderr,
-    stop: () => {
-      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
+  const served = await startServeProcess(args, { cwd: tempDir() });
+  children.push(served.child);
+  return served;
 }
 
 describe('ctxkit serve', () => {

@@ -8,19 +8,23 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
+import postgres from 'postgres';
 import { parseCountFlag } from '../cli/parse-count-flag.ts';
 import { FlagError } from '../core/errors/index.ts';
 import { type ContextManager, createContextManager } from '../engine/context-manager.ts';
+import { compactionLogger } from '../server/compaction-log.ts';
 import type { ConversationIndex } from '../server/conversation/conversation-index.ts';
 import { createPostgresConversationIndex } from '../server/conversation/postgres-conversation-index.ts';
 import { createSqliteConversationIndex } from '../server/conversation/sqlite-conversation-index.ts';
 import { isLoopback } from '../server/loopback.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_READ_BACK_ROUNDS } from '../server/proxy-options.ts';
+import { createPostgresSessionLocks } from '../server/session-locks/postgres-session-locks.ts';
+import type { SessionLocks } from '../server/session-locks/session-locks.ts';
 import { type RunningProxy, startProxyServer } from '../server/start-proxy-server.ts';
 import type { BlobStore } from '../store/blob-store.ts';
-import { createFsBlobStore } from '../store/fs-blob-store.ts';
 import { openEmbeddedStores } from '../store/open-embedded-stores.ts';
-import { createPostgresSessionStore } from '../store/postgres-session-store.ts';
+import { createPostgresBlobStore } from '../store/postgres-blob-store.ts';
+import { createPostgresSessionStore, DEFAULT_POSTGRES_POOL_SIZE } from '../store/postgres-session-store.ts';
 import { createPostgresTraceStore } from '../store/postgres-trace-store.ts';
 import type { RetentionSchedule, RetentionScheduleOptions } from '../store/retention-schedule.ts';
 import type { SessionStore } from '../store/session-store.ts';
@@ -105,6 +109,7 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
       blobs: stores.blobs,
       trace: stores.trace,
     });
+    manager.on(compactionLogger(logger));
     proxy = await listen({
       manager,
       upstream,
@@ -116,6 +121,7 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
         ...(io.env.ANTHROPIC_API_KEY && { anthropic: io.env.ANTHROPIC_API_KEY }),
       },
       conversations: stores.conversations,
+      ...(stores.sessionLocks && { sessionLocks: stores.sessionLocks }),
       sessions: stores.store,
       trace: stores.trace,
       maxBodyBytes: maxBodyMb === undefined ? DEFAULT_MAX_BODY_BYTES : maxBodyMb * 1024 * 1024,
@@ -251,6 +257,8 @@ interface ServeStores {
   blobs: BlobStore;
   trace: TraceStore;
   conversations: ConversationIndex;
+  /** Shared by the instances on one database; undefined: this process only. */
+  sessionLocks?: SessionLocks;
   where: string;
   close(): Promise<void>;
 }
@@ -272,10 +280,14 @@ async function openStores(dataDir: string, storeUrl: string | undefined): Promis
   }
   if (!/^postgres(ql)?:\/\//.test(storeUrl))
     throw new FlagError('--store', 'must be a postgres:// URL (SQLite in --data is the default)', storeUrl);
+  // One pool for the stores (sessions, blobs, trace, conversations); the session locks keep their own,
+  // since a held lock keeps its connection for the length of a model call.
+  const sql = postgres(storeUrl, { max: DEFAULT_POSTGRES_POOL_SIZE, onnotice: () => {} });
   let store: SessionStore;
   try {
-    store = await createPostgresSessionStore({ url: storeUrl });
+    store = await createPostgresSessionStore({ sql });
   } catch (error) {
+    await sql.end({ timeout: 5 });
     // A database that cannot be reached is the flag's problem; the URL is not repeated (it may hold a password).
     const code = (error as { code?: unknown }).code;
     throw new FlagError(
@@ -283,17 +295,28 @@ async function openStores(dataDir: string, storeUrl: string | undefined): Promis
       `cannot open the PostgreSQL database${typeof code === 'string' ? ` (${code})` : ''}: ${(error as Error).message.replaceAll(storeUrl, '<url>')}`,
     );
   }
-  const trace = await createPostgresTraceStore({ url: storeUrl });
-  const conversations = await createPostgresConversationIndex({ url: storeUrl });
-  const blobs = createFsBlobStore({ dataDir });
-  return {
-    store,
-    blobs,
-    trace,
-    conversations,
-    where: `PostgreSQL (blobs in ${dataDir})`,
-    async close() {
-      await Promise.all([store.close(), trace.close(), blobs.close(), conversations.close()]);
-    },
-  };
+  try {
+    // Offloaded content too: any instance on the database reads what another offloaded.
+    const [trace, conversations, blobs] = await Promise.all([
+      createPostgresTraceStore({ sql }),
+      createPostgresConversationIndex({ sql }),
+      createPostgresBlobStore({ sql }),
+    ]);
+    const sessionLocks = createPostgresSessionLocks({ url: storeUrl });
+    return {
+      store,
+      blobs,
+      trace,
+      conversations,
+      sessionLocks,
+      where: 'PostgreSQL',
+      async close() {
+        await sessionLocks.close();
+        await sql.end({ timeout: 5 });
+      },
+    };
+  } catch (error) {
+    await sql.end({ timeout: 5 });
+    throw error;
+  }
 }

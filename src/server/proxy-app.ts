@@ -6,7 +6,7 @@
  * presenting one).
  */
 
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { Hono } from 'hono';
 import { identifyClient } from './client-identity.ts';
 import { ClientRequestTokens } from './client-request-tokens.ts';
@@ -32,8 +32,10 @@ import {
   readBoundedBytes,
   readBoundedText,
 } from './read-body.ts';
-import { SessionResolver } from './resolve-session.ts';
+import { SessionResolver, storeSessionId } from './resolve-session.ts';
 import { createRestRoutes } from './rest/rest-routes.ts';
+import { sessionIdSchema } from './rest/rest-schemas.ts';
+import { createMemorySessionLocks, type SessionLocks } from './session-locks/session-locks.ts';
 import {
   forwardedHeaders,
   responseHeaders,
@@ -61,9 +63,10 @@ export function createProxyApp(options: ProxyOptions): Hono {
   const sessions = options.sessions ?? options.manager.store;
   const maxLoaded = options.maxLoadedSessions ?? DEFAULT_MAX_LOADED_SESSIONS;
   const calls = new CallHistory(maxLoaded);
+  const locks = options.sessionLocks ?? createMemorySessionLocks();
   const deps: ProxyCallDeps = {
     manager: options.manager,
-    resolver: new SessionResolver(options.conversations ?? createMemoryConversationIndex()),
+    resolver: new SessionResolver(options.conversations ?? createMemoryConversationIndex(), locks),
     windows: new UpstreamWindows({
       fetch: fetcher,
       detect: options.detectWindow !== false,
@@ -167,6 +170,11 @@ export function createProxyApp(options: ProxyOptions): Hono {
       ...(options.upstreamKeys && { upstreamKeys: options.upstreamKeys }),
     }),
   );
+  // A REST call on a session holds it as a model call does, so neither sees the other half-done; a read
+  // needs it only in a fleet, where the session is read again from the store.
+  const holdSession = sessionHolder(options, locks, tokens);
+  app.use('/api/sessions/:id', holdSession);
+  app.use('/api/sessions/:id/*', holdSession);
   // The REST API over the sessions (`/api/…`, `/openapi.json`), behind the same token check.
   app.route(
     '/',
@@ -242,4 +250,36 @@ export function createProxyApp(options: ProxyOptions): Hono {
     return errorResponse(format, 500, 'ctxkit proxy: internal error (see the server log)');
   });
   return app;
+}
+
+/** Routes that read what only this process keeps, or what never changes: they never wait for a session. */
+const UNHELD_READS = /\/(calls|offloaded)$/;
+
+/**
+ * Middleware holding the session a REST route names for the route's length. A request the route will
+ * refuse (no identity, a bad id) passes unheld: the route answers it.
+ */
+function sessionHolder(
+  options: ProxyOptions,
+  locks: SessionLocks,
+  tokens: readonly string[],
+): MiddlewareHandler {
+  return async (c, next) => {
+    const read = c.req.method === 'GET' || c.req.method === 'HEAD';
+    if ((read && !locks.shared) || (read && UNHELD_READS.test(c.req.path))) return next();
+    const headers = c.req.raw.headers;
+    const format = headers.has('anthropic-version') ? 'anthropic' : 'openai';
+    const identified = identifyClient(headers, format, tokens, options.upstreamKeys?.[format]);
+    const publicId = c.req.param('id');
+    if ('refused' in identified || !sessionIdSchema.safeParse(publicId).success) return next();
+    const sessionId = storeSessionId(identified.identity.owner, publicId ?? '');
+    const release = await locks.acquire(sessionId);
+    try {
+      // Another instance may have changed the session since this one last read it.
+      if (locks.shared) options.manager.unload(sessionId);
+      await next();
+    } finally {
+      await release();
+    }
+  };
 }

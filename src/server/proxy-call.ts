@@ -103,6 +103,8 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
   let handedOff = false;
   try {
     const sessionId = session.sessionId;
+    // In a fleet, another instance may have advanced the session since this one last held it.
+    if (deps.resolver.shared) manager.unload(sessionId);
     const events: ContextEvent[] = [];
     try {
       const synced = await manager.sync(sessionId, withReplyUsage(request, deps.pendingReplies, sessionId), {
@@ -198,8 +200,10 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
             ...(reply.meta?.model !== undefined && { model: reply.meta.model }),
           });
           // The turn is over when the model answered without tool calls: a background summary, if one
-          // is due, is ready by the next call.
-          if (!reply.parts.some((part) => part.type === 'tool-call'))
+          // is due, is ready by the next call. Not in a fleet: it would run after the session is freed,
+          // beside another instance's call, and the next call may be served elsewhere (prepare compacts
+          // what must be compacted, holding the session).
+          if (!deps.resolver.shared && !reply.parts.some((part) => part.type === 'tool-call'))
             manager.afterTurn(sessionId).catch((error: unknown) => {
               deps.logger?.warn({ err: { message: (error as Error).message } }, 'afterTurn failed');
             });

@@ -4,6 +4,7 @@ import type { ContextManager } from '../engine/context-manager.ts';
 import type { SessionStore } from '../store/session-store.ts';
 import type { TraceStore } from '../store/trace-store.ts';
 import type { ConversationIndex } from './conversation/conversation-index.ts';
+import type { SessionLocks } from './session-locks/session-locks.ts';
 
 /** Largest request body accepted, in bytes: agents send images and long histories, but not without end. */
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -38,6 +39,11 @@ export interface ProxyOptions {
   allowedHosts?: readonly string[];
   /** Where recognized conversations are looked up; default in memory. */
   conversations?: ConversationIndex;
+  /**
+   * Who may hold a session at once; default this process only. Several instances on one database share
+   * PostgreSQL's (`createPostgresSessionLocks`): then every request reads its session from the store.
+   */
+  sessionLocks?: SessionLocks;
   maxBodyBytes?: number;
   maxReadBackRounds?: number;
   fetch?: typeof fetch;

@@ -1,9 +1,10 @@
 /**
  * Finds the session of a request. A client that names one (`x-ctxkit-session`) gets it. Otherwise the
  * conversation is recognized: a request continues a session whose whole conversation (as last recorded:
- * the history its last request sent) it begins with, while no other request is on it. Of several (the
- * same conversation sent again, as a re-run against a deterministic model does), the one recorded last
- * is continued: a re-run's own session, not the first run's, which the re-run passes on its way. Anything
+ * the history its last request sent) it begins with, while no other request is on it (in this process,
+ * or in any instance sharing its session locks). Of several (the same conversation sent again, as a
+ * re-run against a deterministic model does), the one recorded last is continued: a re-run's own
+ * session, not the first run's, which the re-run passes on its way. Anything
  * else (a new conversation, one edited or forked from an earlier point, or a second request on a
  * conversation already being answered) gets a new session that starts from the client's history, so two
  * conversations never share a session.
@@ -21,6 +22,11 @@ import {
   conversationRoot,
 } from './conversation/conversation-index.ts';
 import { SESSION_HEADER } from './proxy-options.ts';
+import {
+  createMemorySessionLocks,
+  type ReleaseLock,
+  type SessionLocks,
+} from './session-locks/session-locks.ts';
 
 /** Longest session id a client may send: the rest of the 512 a store takes is the owner's prefix. */
 export const MAX_CLIENT_SESSION_ID_LENGTH = 200;
@@ -47,10 +53,20 @@ export class SessionRequestError extends Error {}
 export class SessionResolver {
   readonly #index: ConversationIndex;
   readonly #inFlight = new Set<string>();
-  readonly #named = new KeyedQueue();
+  readonly #locks: SessionLocks;
 
-  constructor(index: ConversationIndex) {
+  /**
+   * `locks`: who may hold a session besides this process. By default only this process: a shared lock
+   * (PostgreSQL's, for a fleet) also keeps other instances off a session while a request is on it.
+   */
+  constructor(index: ConversationIndex, locks: SessionLocks = createMemorySessionLocks()) {
     this.#index = index;
+    this.#locks = locks;
+  }
+
+  /** Whether other processes serve these sessions too: a session's state here may be stale when taken. */
+  get shared(): boolean {
+    return this.#locks.shared;
   }
 
   /**
@@ -70,29 +86,33 @@ export class SessionResolver {
       const sessionId = storeSessionId(owner, named);
       // One request at a time per named session: a second one's history would otherwise be synced
       // between the first one's sync and prepare, and the first would send the second's conversation.
-      const unlock = await this.#named.acquire(sessionId);
-      let released = false;
-      return {
-        sessionId,
-        publicId: named,
-        origin: 'named',
-        release: async () => {
-          if (released) return;
-          released = true;
-          unlock();
-        },
-      };
+      const unlock = await this.#locks.acquire(sessionId);
+      return { sessionId, publicId: named, origin: 'named', release: unlock };
     }
     const hashes = continueConversationHashes(conversationRoot(owner, start), ids);
-    // In flight is checked after the lookup's await, and nothing is awaited between the check and taking
-    // the session, so of two identical requests at once only one continues it.
-    const continued = this.#newestFree(owner, hashes, await this.#index.heads(owner, hashes));
+    const heads = await this.#index.heads(owner, hashes);
+    let taken: { head: ConversationHead; unlock: ReleaseLock } | undefined;
+    for (const head of newestFirst(hashes, heads)) {
+      const sessionId = storeSessionId(owner, head.sessionId);
+      // Marked in flight before the claim is awaited, so of two identical requests in this process only
+      // one tries a session; a session another instance's request claims is left as one of ours is.
+      if (this.#inFlight.has(sessionId)) continue;
+      this.#inFlight.add(sessionId);
+      const unlock = await this.#claim(sessionId);
+      if (unlock) {
+        taken = { head, unlock };
+        break;
+      }
+      this.#inFlight.delete(sessionId);
+    }
     let publicId: string;
     let origin: SessionOrigin;
     let forkedFrom: string | undefined;
-    if (continued) {
-      publicId = continued.sessionId;
+    let unlock: ReleaseLock;
+    if (taken) {
+      publicId = taken.head.sessionId;
       origin = 'continued';
+      unlock = taken.unlock;
     } else {
       publicId = `conv_${randomBytes(12).toString('hex')}`;
       // Nothing to continue: `find` only labels the new session, a fork when some prefix of it was sent
@@ -100,9 +120,10 @@ export class SessionResolver {
       const match = await this.#index.find(owner, hashes);
       origin = match ? 'forked' : 'new';
       if (match) forkedFrom = match.sessionId;
+      this.#inFlight.add(storeSessionId(owner, publicId));
+      unlock = await this.#claimNew(storeSessionId(owner, publicId));
     }
     const sessionId = storeSessionId(owner, publicId);
-    this.#inFlight.add(sessionId);
     let released = false;
     return {
       sessionId,
@@ -113,33 +134,44 @@ export class SessionResolver {
         if (released) return;
         released = true;
         try {
+          // Recorded before the session is freed: whoever takes it next, here or on another instance,
+          // finds the conversation as this request left it.
           await this.#index.record(owner, publicId, hashes);
         } finally {
           this.#inFlight.delete(sessionId);
+          await unlock();
         }
       },
     };
   }
 
-  /**
-   * The session the request continues: of those whose whole conversation it begins with and that no
-   * request of this process is on, the one recorded last (a re-run's own session over the first run's),
-   * then the longest, then by id, so the choice never depends on the order an index returns them in.
-   */
-  #newestFree(
-    owner: string,
-    hashes: readonly string[],
-    heads: readonly ConversationHead[],
-  ): ConversationHead | undefined {
-    let newest: ConversationHead | undefined;
-    for (const head of heads) {
-      // The index returns only such heads; checked again, since continuing a session the request does
-      // not hold would mix two conversations.
-      if (!continuesHead(hashes, head) || this.#inFlight.has(storeSessionId(owner, head.sessionId))) continue;
-      if (newest === undefined || compareRecency(head, newest) > 0) newest = head;
+  async #claim(sessionId: string): Promise<ReleaseLock | undefined> {
+    try {
+      return await this.#locks.claim(sessionId);
+    } catch (error) {
+      this.#inFlight.delete(sessionId);
+      throw error;
     }
-    return newest;
   }
+
+  /** A new session's id is random: nobody else claims it. */
+  async #claimNew(sessionId: string): Promise<ReleaseLock> {
+    const unlock = await this.#claim(sessionId);
+    if (unlock) return unlock;
+    this.#inFlight.delete(sessionId);
+    throw new Error(`session ${sessionId} is claimed already`);
+  }
+}
+
+/**
+ * The sessions a request may continue, best first: of those whose whole conversation it begins with, the
+ * one recorded last (a re-run's own session over the first run's), then the longest, then by id, so the
+ * choice never depends on the order an index returns them in.
+ */
+function newestFirst(hashes: readonly string[], heads: readonly ConversationHead[]): ConversationHead[] {
+  // The index returns only such heads; checked again, since continuing a session the request does not
+  // hold would mix two conversations.
+  return heads.filter((head) => continuesHead(hashes, head)).sort((a, b) => compareRecency(b, a));
 }
 
 /** Positive when `left` was recorded after `right` (then: is longer, then: has the greater id). */
@@ -164,25 +196,4 @@ function headerIdProblem(value: string): string | undefined {
   // back as it was sent.
   if (/[^\u0020-\u007e]/.test(value)) return 'must be printable ASCII';
   return undefined;
-}
-
-/** Runs holders of one key one after another, in arrival order. */
-class KeyedQueue {
-  readonly #tails = new Map<string, Promise<void>>();
-
-  /** Resolves when the key is free for the caller; call the returned function to free it. */
-  async acquire(key: string): Promise<() => void> {
-    const previous = this.#tails.get(key) ?? Promise.resolve();
-    let free = () => {};
-    const held = new Promise<void>((resolve) => {
-      free = resolve;
-    });
-    const tail = previous.then(() => held);
-    this.#tails.set(key, tail);
-    await previous;
-    return () => {
-      free();
-      if (this.#tails.get(key) === tail) this.#tails.delete(key);
-    };
-  }
 }

@@ -1,0 +1,264 @@
+/**
+ * A fleet: three `ctxkit serve` processes on one PostgreSQL (the run's embedded server), each with its
+ * own data directory, one upstream. One session is advanced through all three in turn, then many
+ * sessions (named and recognized) through all of them at once while REST calls compact them from any
+ * instance. Checked: no message lost or duplicated, every instance serves the same view of a session,
+ * no two instances compacting one session at once (from the compaction lines of the three logs), and
+ * each process ends cleanly on SIGTERM.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usePostgresTestDatabases } from '../store/postgres-test-databases.ts';
+import { type FakeProviderServer, startFakeProviderServer } from '../testing/fake-provider-server.ts';
+import { openAIReply } from '../testing/fake-provider-server-replies.ts';
+import { type ServeProcess, startServeProcess } from './testing/serve-process.ts';
+
+const databases = usePostgresTestDatabases();
+const KEY = 'sk-test-FLEET-0123456789abcdef';
+/** Small enough that a session compacts within a few turns. */
+const WINDOW = 6_000;
+const INSTANCES = 3;
+
+interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+interface Conversation {
+  /** The header id of a named session; undefined: the proxy recognizes the conversation. */
+  named: string | undefined;
+  /** The id the proxy answers with (a recognized conversation's is learned from its first answer). */
+  id: string | undefined;
+  messages: ChatMessage[];
+  /** What this test sent as user messages, in order. */
+  sent: string[];
+}
+
+interface CompactionLine {
+  instance: number;
+  session: string;
+  layer: string;
+  startedAt: number;
+  finishedAt: number;
+}
+
+/** A deterministic choice of instance, so a failure replays the same way. */
+function chooser(seed: number): (n: number) => number {
+  let state = seed;
+  return (n) => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state % n;
+  };
+}
+
+describe('a fleet of three ctxkit serve processes on one PostgreSQL', () => {
+  let upstream: FakeProviderServer;
+  let fleet: ServeProcess[] = [];
+  const dirs: string[] = [];
+  const statuses: number[] = [];
+
+  beforeAll(async () => {
+    const database = await databases.create();
+    // The reply names the user message it answers, so a reply in the wrong session would show.
+    upstream = await startFakeProviderServer({
+      fallback: (request) => {
+        const messages = (request.body as { messages?: ChatMessage[] }).messages ?? [];
+        const last = [...messages].reverse().find((message) => message.role === 'user');
+        const tag = /^(\S+)/.exec(String(last?.content ?? ''))?.[1] ?? 'none';
+        return openAIReply(
+          { content: `ack ${tag}`, usage: { promptTokens: 1_000, completionTokens: 5 } },
+          { delayMs: 5 },
+        );
+      },
+    });
+    fleet = await Promise.all(
+      Array.from({ length: INSTANCES }, async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'ctxkit-fleet-'));
+        dirs.push(dir);
+        return startServeProcess(
+          [
+            '--store',
+            database.url,
+            '--data',
+            join(dir, 'data'),
+            '--upstream',
+            upstream.openAIBaseUrl,
+            '--window',
+            String(WINDOW),
+            '--token',
+            KEY,
+          ],
+          { cwd: dir },
+        );
+      }),
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const served of fleet) served.child.kill('SIGKILL');
+    await upstream?.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+
+  /** One turn of a conversation on instance `at`: a long user message, the reply kept as the client keeps it. */
+  async function turn(conversation: Conversation, at: number, tag: string): Promise<void> {
+    const text = `${tag} ${`fleet context for ${tag} `.repeat(60)}`;
+    conversation.messages.push({ role: 'user', content: text });
+    conversation.sent.push(text);
+    const response = await fetch(`${fleet[at]?.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: {
+        ...headers,
+        ...(conversation.named !== undefined && { 'x-ctxkit-session': conversation.named }),
+      },
+      body: JSON.stringify({ model: 'fleet-model', messages: conversation.messages }),
+    });
+    statuses.push(response.status);
+    const body = (await response.json()) as { choices?: Array<{ message: { content: string } }> };
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    const reply = body.choices?.[0]?.message.content ?? '';
+    expect(reply).toBe(`ack ${tag}`);
+    conversation.messages.push({ role: 'assistant', content: reply });
+    const id = response.headers.get('x-ctxkit-session') ?? '';
+    if (conversation.id === undefined) conversation.id = id;
+    // A recognized conversation stays one session whichever instance recognizes it.
+    expect(id).toBe(conversation.id);
+  }
+
+  async function getJson(at: number, path: string): Promise<unknown> {
+    const response = await fetch(`${fleet[at]?.url}${path}`, { headers });
+    expect(response.status, path).toBe(200);
+    return response.json();
+  }
+
+  /** The session's log as exported by instance `at`: its messages in order. */
+  async function exportedLog(at: number, id: string): Promise<Array<{ role: string; text: string }>> {
+    const response = await fetch(`${fleet[at]?.url}/api/sessions/${encodeURIComponent(id)}/export`, {
+      headers,
+    });
+    expect(response.status).toBe(200);
+    return (await response.text())
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { kind: string; role: string; parts: Array<{ text?: string }> })
+      .filter((record) => record.kind === 'message')
+      .map((record) => ({ role: record.role, text: record.parts.map((part) => part.text ?? '').join('') }));
+  }
+
+  /** The same view and statistics of the session from every instance. */
+  async function expectSameViewEverywhere(id: string): Promise<unknown> {
+    const views = await Promise.all(
+      fleet.map((_, at) => getJson(at, `/api/sessions/${encodeURIComponent(id)}/context`)),
+    );
+    for (const view of views.slice(1)) expect(view).toEqual(views[0]);
+    return views[0];
+  }
+
+  /** No message lost, none twice: the log holds what was sent and answered, in order, once each. */
+  async function expectWholeLog(conversation: Conversation, at: number): Promise<void> {
+    const log = await exportedLog(at, conversation.id ?? '');
+    expect(log.filter((message) => message.role === 'user').map((message) => message.text)).toEqual(
+      conversation.sent,
+    );
+    // The last reply enters the session with the client's next request, as the client holds it.
+    const replies = conversation.messages.filter((message) => message.role === 'assistant').slice(0, -1);
+    expect(log.filter((message) => message.role === 'assistant').map((message) => message.text)).toEqual(
+      replies.map((message) => message.content),
+    );
+  }
+
+  function compactionLines(): CompactionLine[] {
+    return fleet.flatMap((served, instance) =>
+      served
+        .stderr()
+        .split('\n')
+        .filter((line) => line.includes('"msg":"compaction"'))
+        .map((line) => ({ instance, ...(JSON.parse(line) as Omit<CompactionLine, 'instance'>) })),
+    );
+  }
+
+  it('advances one session through all three instances in turn, each serving the same view', async () => {
+    const conversation: Conversation = {
+      named: 'fleet-walk',
+      id: undefined,
+      messages: [{ role: 'system', content: 'You are a fleet test.' }],
+      sent: [],
+    };
+    for (let index = 0; index < 18; index++) {
+      await turn(conversation, index % INSTANCES, `walk${index}`);
+      await expectSameViewEverywhere('fleet-walk');
+    }
+    await expectWholeLog(conversation, 2);
+    const view = (await expectSameViewEverywhere('fleet-walk')) as { stats: { edits: number } };
+    // The window is small: the session was compacted on the way, and the view shows it.
+    expect(view.stats.edits).toBeGreaterThan(0);
+    const compacted = new Set(
+      compactionLines()
+        .filter((line) => line.session.endsWith(':fleet-walk'))
+        .map((line) => line.instance),
+    );
+    expect(
+      compacted.size,
+      JSON.stringify(compactionLines().filter((line) => line.session.endsWith(':fleet-walk'))),
+    ).toBeGreaterThan(1);
+  }, 120_000);
+
+  it('advances many sessions through all instances at once, with REST compactions from any instance', async () => {
+    const choose = chooser(17);
+    const conversations: Conversation[] = Array.from({ length: 12 }, (_, index) => ({
+      // Two in three name their session; the rest are recognized from their history.
+      named: index % 3 === 2 ? undefined : `fleet-${index}`,
+      id: undefined,
+      messages: [{ role: 'system', content: `You are fleet agent ${index}.` }],
+      sent: [],
+    }));
+    const compactions: Array<Promise<number>> = [];
+    await Promise.all(
+      conversations.map(async (conversation, index) => {
+        for (let step = 0; step < 8; step++) {
+          await turn(conversation, choose(INSTANCES), `c${index}s${step}`);
+          // Now and then an operator compacts the session from some instance, while its next turn runs.
+          if (step % 3 === 1 && conversation.id !== undefined)
+            compactions.push(
+              fetch(
+                `${fleet[choose(INSTANCES)]?.url}/api/sessions/${encodeURIComponent(conversation.id)}/compact`,
+                { method: 'POST', headers, body: JSON.stringify({ mode: 'emergency' }) },
+              ).then((response) => response.status),
+            );
+        }
+      }),
+    );
+    expect(await Promise.all(compactions)).toEqual(compactions.map(() => 200));
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    for (const conversation of conversations) {
+      await expectWholeLog(conversation, choose(INSTANCES));
+      await expectSameViewEverywhere(conversation.id ?? '');
+    }
+  }, 240_000);
+
+  it('never had two instances compacting one session at once', () => {
+    const lines = compactionLines();
+    const bySession = new Map<string, CompactionLine[]>();
+    for (const line of lines) bySession.set(line.session, [...(bySession.get(line.session) ?? []), line]);
+    let compared = 0;
+    for (const [session, compactionsOfSession] of bySession) {
+      for (const a of compactionsOfSession)
+        for (const b of compactionsOfSession) {
+          if (a.instance >= b.instance) continue;
+          compared++;
+          const apart = a.finishedAt <= b.startedAt || b.finishedAt <= a.startedAt;
+          expect(apart, `${session}: ${JSON.stringify(a)} overlaps ${JSON.stringify(b)}`).toBe(true);
+        }
+    }
+    // Not vacuous: sessions were compacted by more than one instance.
+    expect(compared, fleet[0]?.stderr().slice(0, 2_000)).toBeGreaterThan(10);
+  });
+
+  it('stops every instance cleanly on SIGTERM', async () => {
+    expect(await Promise.all(fleet.map((served) => served.stop()))).toEqual(fleet.map(() => 0));
+  });
+});
