@@ -240,6 +240,40 @@ describe('a fleet of three ctxkit serve processes on one PostgreSQL', () => {
     }
   }, 240_000);
 
+  it('reads what one instance offloaded from every other instance', async () => {
+    // A tool output over the 20,000-token limit is offloaded as it arrives, by the instance that syncs it.
+    const output = Array.from({ length: 3_000 }, (_, line) => `fleet row ${line}: value_${line * 7} ok`).join(
+      '\n',
+    );
+    const messages = [
+      { role: 'system', content: 'You are a fleet test.' },
+      { role: 'user', content: 'read the file' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: output },
+    ];
+    const response = await fetch(`${fleet[0]?.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...headers, 'x-ctxkit-session': 'fleet-offload' },
+      body: JSON.stringify({ model: 'fleet-model', messages }),
+    });
+    expect(response.status).toBe(200);
+    const view = (await getJson(1, '/api/sessions/fleet-offload/view')) as {
+      items: Array<{ mark: string; blobRef?: string }>;
+    };
+    const ref = view.items.find((item) => item.mark === 'offloaded')?.blobRef;
+    expect(ref).toBeDefined();
+    const read = await fetch(
+      `${fleet[2]?.url}/api/sessions/fleet-offload/offloaded?ref=${encodeURIComponent(ref ?? '')}`,
+      { headers },
+    );
+    expect(read.status).toBe(200);
+    expect(await read.text()).toBe(output);
+  });
+
   it('never had two instances compacting one session at once', () => {
     const lines = compactionLines();
     const bySession = new Map<string, CompactionLine[]>();
