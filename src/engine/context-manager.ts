@@ -1,11 +1,11 @@
 import { manualCompaction } from '../core/compaction/decide-compaction.ts';
 import type { Edit, LayerName, Summary } from '../core/edit.ts';
-import { InvalidInputError, MemoryUnavailableError } from '../core/errors/index.ts';
+import { InvalidInputError, InvalidPolicyError, MemoryUnavailableError } from '../core/errors/index.ts';
 import type { ContextEvent, ContextEventListener } from '../core/events.ts';
 import type { MemorySink } from '../core/memory-sink.ts';
 import type { Message, MessageInput } from '../core/message.ts';
 import { validatePolicy } from '../core/policy/merge-policy.ts';
-import type { Policy } from '../core/policy/policy-schema.ts';
+import type { Policy, PolicyOverride } from '../core/policy/policy-schema.ts';
 import { assertValidSessionId } from '../core/session-id.ts';
 import type { SkillSource } from '../core/skills/skill-source.ts';
 import { assignStableIds } from '../core/stable-id.ts';
@@ -47,12 +47,18 @@ import { type PrepareResult, prepareCall } from './prepare-call.ts';
 import { recognizeRetries, turnInProgress } from './recognize-retries.ts';
 import { recoverFromOverflow } from './recover-from-overflow.ts';
 import { restoreEdits } from './restore-session.ts';
+import { applyMergePatch, resolveSessionPolicy, type SessionPolicy } from './session-policy.ts';
 import { SessionRuntime } from './session-runtime.ts';
 import { type SessionStats, sessionStats } from './session-stats.ts';
 import { validateMessageInputs } from './validate-message-input.ts';
 import { validatePrepareRequest } from './validate-prepare-request.ts';
 
-/** The ContextManager: decides what the model sees. One per process, any number of sessions. */
+/**
+ * The ContextManager: decides what the model sees. One per process, any number of sessions.
+ *
+ * `policy` is the manager's; a session may have an override of its own (`setPolicyOverride`), kept in the
+ * session store, and then every call on it runs under `mergePolicy(policy, override)` (see `policyOf`).
+ */
 export class ContextManager {
   readonly policy: Policy;
   readonly store: SessionStore;
@@ -264,7 +270,7 @@ export class ContextManager {
       const compactor = this.#compactor(runtime, call);
       // Asked for explicitly: when everything fits the usual recent window, keep just the current turn.
       const compacted = await compactor.carryOut(
-        manualCompaction(this.policy, compactor.budget.window(), options),
+        manualCompaction(runtime.policy, compactor.budget.window(), options),
       );
       return { compacted, events: this.#emit(compactor.events) };
     });
@@ -308,10 +314,67 @@ export class ContextManager {
     return this.#exclusive(sessionId, async (runtime) => {
       const call = await this.#callContext(runtime, request);
       const compactor = this.#compactor(runtime, call);
-      return sessionStats(runtime, call, this.policy, {
+      return sessionStats(runtime, call, runtime.policy, {
         ...compactor.budget.countedRegions(),
         memory: compactor.budget.memoryTokens(),
       });
+    });
+  }
+
+  /**
+   * The policy the session runs under, and its override (`{}` when it has none): what every call on it
+   * uses. Read from the store when this manager loaded the session; an override another process set since
+   * shows once the session is reloaded (`unload`). A stored override that no longer fits the manager's
+   * policy (the manager's changed under it) is an `InvalidPolicyError` naming the key, here and on every
+   * call, until the override is changed.
+   */
+  policyOf(sessionId: string): Promise<SessionPolicy> {
+    return this.#exclusive(sessionId, async (runtime) =>
+      structuredClone({ override: runtime.policyOverride, policy: runtime.policy }),
+    );
+  }
+
+  /**
+   * Gives the session a policy override of its own (`null` removes it), replacing the one it had: every
+   * later call on it runs under the manager's policy with this override applied field by field. Kept in
+   * the session store (a session with no messages yet is created by it), so it holds after a restart and
+   * for every process sharing the store. Returns the override as kept and the session's policy.
+   *
+   * Checked first, storing nothing when refused: an `InvalidPolicyError` lists every problem with its key
+   * path (`details.issues`): unknown keys, bad values, rules that tie fields together once merged, and keys
+   * a session cannot change because the manager sets them up once for all its sessions (the token
+   * counters, the summarizer, retention, the display: `MANAGER_WIDE_POLICY_KEYS`; `details.scope` is
+   * `'manager'` when those are the only problem). Such a key set to the manager's own value is accepted
+   * and dropped, as it changes nothing.
+   */
+  setPolicyOverride(sessionId: string, override: PolicyOverride | null): Promise<SessionPolicy> {
+    let resolved: SessionPolicy;
+    try {
+      resolved =
+        override === null
+          ? { override: {}, policy: this.policy }
+          : resolveSessionPolicy(this.policy, override);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#serialized(sessionId, () => this.#keepPolicy(sessionId, resolved));
+  }
+
+  /**
+   * Changes the session's override by a JSON merge patch (RFC 7396: objects merge, `null` removes a key,
+   * arrays and values replace) applied to the override as stored now, then as `setPolicyOverride`.
+   * Calls on one session are serialized in this manager; two processes patching one session at once
+   * each apply their patch to what they read, and the later write wins.
+   */
+  patchPolicyOverride(sessionId: string, patch: Readonly<Record<string, unknown>>): Promise<SessionPolicy> {
+    if (patch === null || typeof patch !== 'object' || Array.isArray(patch))
+      return Promise.reject(
+        new InvalidPolicyError('patch', 'must be an object (a JSON merge patch of the override)'),
+      );
+    return this.#serialized(sessionId, async () => {
+      const stored = await this.store.loadPolicyOverride(sessionId);
+      const patched = applyMergePatch(stored?.override ?? {}, patch);
+      return this.#keepPolicy(sessionId, resolveSessionPolicy(this.policy, patched));
     });
   }
 
@@ -392,11 +455,35 @@ export class ContextManager {
     this.#runtimes.delete(sessionId);
   }
 
+  /** Stores a checked override and puts it to use in the loaded session, if there is one. */
+  async #keepPolicy(sessionId: string, resolved: SessionPolicy): Promise<SessionPolicy> {
+    const empty = Object.keys(resolved.override).length === 0;
+    await this.store.setPolicyOverride(sessionId, empty ? null : resolved.override, this.clock());
+    this.#runtimes.get(sessionId)?.usePolicy(resolved);
+    return structuredClone(resolved);
+  }
+
+  /** The session's policy from its stored override, refused as the session's when it no longer fits. */
+  #storedPolicy(sessionId: string, override: PolicyOverride | undefined): SessionPolicy {
+    if (override === undefined) return { override: {}, policy: this.policy };
+    try {
+      return resolveSessionPolicy(this.policy, override);
+    } catch (error) {
+      if (!InvalidPolicyError.isInstance(error)) throw error;
+      const { key: _key, reason, ...details } = error.details;
+      throw new InvalidPolicyError(
+        error.key,
+        `${String(reason)} (in the stored policy override of session ${JSON.stringify(sessionId)}: change it with setPolicyOverride)`,
+        { ...details, sessionId },
+      );
+    }
+  }
+
   #compactor(runtime: SessionRuntime, call: CallContext, summarizer = this.summarizer): Compactor {
     return new Compactor({
       runtime,
       call,
-      policy: this.policy,
+      policy: runtime.policy,
       summarizer,
       blobs: this.blobs,
       memory: this.memory,
@@ -417,8 +504,8 @@ export class ContextManager {
 
   async #callContext(runtime: SessionRuntime, request: PrepareRequest): Promise<CallContext> {
     // Read before every call: a skill added or a memory note written shows in the next request.
-    const indexes = await readIndexSources(this.policy, { memory: this.memory, skills: this.skills });
-    const call = resolveCallContext(this.policy, request, runtime.memo, this.#counters, indexes);
+    const indexes = await readIndexSources(runtime.policy, { memory: this.memory, skills: this.skills });
+    const call = resolveCallContext(runtime.policy, request, runtime.memo, this.#counters, indexes);
     runtime.useCounter(call.counter);
     return call;
   }
@@ -428,7 +515,7 @@ export class ContextManager {
       runtime,
       store: this.store,
       blobs: this.blobs,
-      policy: this.policy,
+      policy: runtime.policy,
       clock: this.clock,
       newId: () => this.#newId(),
       forget: () => this.#runtimes.delete(runtime.id),
@@ -452,11 +539,14 @@ export class ContextManager {
   async #runtime(sessionId: string): Promise<SessionRuntime> {
     const existing = this.#runtimes.get(sessionId);
     if (existing) return existing;
-    const counter = this.#counters.counterFor(this.policy.model);
-    const runtime = new SessionRuntime(sessionId, counter, new MessageTokenCache(this.#tokenCacheOptions));
+    // The override is read with the session, every time it is loaded: another process may have set it.
+    const policy = this.#storedPolicy(sessionId, (await this.store.loadPolicyOverride(sessionId))?.override);
+    const counter = this.#counters.counterFor(policy.policy.model);
+    const cache = new MessageTokenCache(this.#tokenCacheOptions);
+    const runtime = new SessionRuntime(sessionId, counter, cache, policy);
     const restored = await this.#readStored(runtime);
     if (restored) {
-      const edits = restoreEdits(runtime, this.policy, this.clock(), () => this.#newId());
+      const edits = restoreEdits(runtime, runtime.policy, this.clock(), () => this.#newId());
       if (edits.length > 0) {
         this.#runtimes.set(sessionId, runtime);
         await this.#commitEdits(runtime, edits);
@@ -489,8 +579,16 @@ export class ContextManager {
     return { edits: stored.edits.length };
   }
 
-  /** Calls on one session run one at a time, in order; different sessions run concurrently. */
+  /** Work on the session, loaded, under its lock (see `#serialized`). */
   #exclusive<T>(sessionId: string, work: (runtime: SessionRuntime) => Promise<T>): Promise<T> {
+    return this.#serialized(sessionId, async () => work(await this.#runtime(sessionId)));
+  }
+
+  /**
+   * Calls on one session run one at a time, in order; different sessions run concurrently. Setting an
+   * override takes the lock without loading the session: one that no longer fits can still be replaced.
+   */
+  #serialized<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
     try {
       // Refused before anything is read or written: see `MAX_SESSION_ID_LENGTH`.
       assertValidSessionId(sessionId);
@@ -498,10 +596,7 @@ export class ContextManager {
       return Promise.reject(error);
     }
     const previous = this.#locks.get(sessionId) ?? Promise.resolve();
-    const next = previous.then(
-      async () => work(await this.#runtime(sessionId)),
-      async () => work(await this.#runtime(sessionId)),
-    );
+    const next = previous.then(work, work);
     const settled = next.catch(() => undefined);
     this.#locks.set(sessionId, settled);
     void settled.then(() => {
@@ -535,6 +630,7 @@ export type {
   PrepareRequest,
   PrepareResult,
   RecoverResult,
+  SessionPolicy,
   SessionStats,
   Summary,
   SyncOptions,

@@ -15,6 +15,20 @@ export class LayerProgress {
   readonly truncateOld = new TruncateOldProgress();
   readonly clearing = new ClearingProgress();
   readonly summaries = new SummaryProgress();
+
+  /**
+   * The session's policy changed: what the cheap layers settled under the old settings (results checked
+   * against the old cap, clearings found not worth it under the old minimum) is looked at again, as it is
+   * after a reload. Counts since the last compaction, the overflow record and the background summary stay.
+   */
+  policyChanged(): void {
+    this.truncateOld.checkedTurns = -1;
+    this.truncateOld.checkedThroughSeq = undefined;
+    this.clearing.settledBelowSeq = 0;
+    this.clearing.blocked = undefined;
+    this.clearing.argsChecked = { viewVersion: -1, through: 0 };
+    this.clearing.argsLookedAt.clear();
+  }
 }
 
 /** The figures count-based hook conditions read: activity since the last compaction, and when hooks fired. */

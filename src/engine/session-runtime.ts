@@ -2,6 +2,7 @@ import type { BudgetRegions } from '../core/budget/context-budget.ts';
 import { type Edit, type EvictEdit, lowestSeqTouched, type Summary } from '../core/edit.ts';
 import type { Message, Usage } from '../core/message.ts';
 import { isAgentVisible } from '../core/message.ts';
+import type { Policy, PolicyOverride } from '../core/policy/policy-schema.ts';
 import { assignStableIds } from '../core/stable-id.ts';
 import { CalibratedTokenCounter } from '../core/tokens/calibrated-counter.ts';
 import { calibrationAnchor, measureRequest } from '../core/tokens/measure-request.ts';
@@ -14,6 +15,7 @@ import type { RecentSession } from '../store/session-store.ts';
 import type { FixedRegionMemo } from './call-context.ts';
 import { CallerBranch } from './caller-branch.ts';
 import { LayerProgress } from './layer-progress.ts';
+import type { SessionPolicy } from './session-policy.ts';
 import { ShortTextCounts, SUMMARY_ITEM_MAX_CHARS } from './short-text-counts.ts';
 
 /**
@@ -47,6 +49,14 @@ export class SessionRuntime {
   visibleResults = 0;
   counter: TokenCounter;
   readonly tokenCache: MessageTokenCache;
+  /**
+   * The policy every step of this session runs under: the manager's, with `policyOverride` applied. Read
+   * from the store when the runtime is made (so a reload sees what another process set), and changed in
+   * place when this manager sets a new override (what the session remembers of its calls is kept).
+   */
+  policy: Policy;
+  /** The session's own override (`{}` when it has none). */
+  policyOverride: PolicyOverride;
 
   /** What each engine step remembers between calls, one record per step (see LayerProgress). */
   readonly progress = new LayerProgress();
@@ -78,10 +88,12 @@ export class SessionRuntime {
       }
     | undefined;
 
-  constructor(id: string, counter: TokenCounter, tokenCache: MessageTokenCache) {
+  constructor(id: string, counter: TokenCounter, tokenCache: MessageTokenCache, policy: SessionPolicy) {
     this.id = id;
     this.counter = counter;
     this.tokenCache = tokenCache;
+    this.policy = policy.policy;
+    this.policyOverride = policy.override;
     this.view = projectView([], [], { leaveCallsOpen: true });
   }
 
@@ -269,6 +281,13 @@ export class SessionRuntime {
 
   tokensOf(message: Message): number {
     return this.tokenCache.estimate(message, this.counter).total;
+  }
+
+  /** The session's policy changed (a new override): the next step uses it. */
+  usePolicy(policy: SessionPolicy): void {
+    this.policy = policy.policy;
+    this.policyOverride = policy.override;
+    this.progress.policyChanged();
   }
 
   /** Switches the counter (a different model): every figure is recounted. */

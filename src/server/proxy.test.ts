@@ -774,3 +774,57 @@ describe('read-back rounds', () => {
     expect(modelRequests(h)).toHaveLength(1);
   });
 });
+
+describe('a session policy set through the REST API', () => {
+  it('is the policy the model routes manage that session with; another session keeps the server’s', async () => {
+    const h = await start({ contextWindow: 32_000, detectWindow: false });
+    h.upstream.setFallback(openAIReply({ content: 'ok' }));
+    const auth = { authorization: `Bearer ${KEY}` };
+    // Summarize before each call at 10 % of the window (the server's: 85 % after a turn).
+    const patched = await fetch(`${h.proxy.url}/api/sessions/tuned/policy`, {
+      method: 'PATCH',
+      headers: { ...auth, 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({
+        summarize: { trigger: 0.1, keepRecentTokens: 1_000, runOn: 'before_call' },
+        clearing: { trigger: 0.05 },
+      }),
+    });
+    // The session must exist first: created empty, then configured.
+    expect(patched.status).toBe(404);
+    for (const id of ['tuned', 'plain']) await postJson(`${h.proxy.url}/api/sessions`, { id }, auth);
+    const configured = await fetch(`${h.proxy.url}/api/sessions/tuned/policy`, {
+      method: 'PATCH',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        summarize: { trigger: 0.1, keepRecentTokens: 1_000, runOn: 'before_call' },
+        clearing: { trigger: 0.05 },
+      }),
+    });
+    expect(configured.status).toBe(200);
+
+    const messages: unknown[] = [];
+    for (let turn = 0; turn < 12; turn++)
+      messages.push(
+        { role: 'user', content: `question ${turn}: ${'lorem ipsum dolor '.repeat(60)}` },
+        { role: 'assistant', content: `answer ${turn}: ${'sit amet consectetur '.repeat(60)}` },
+      );
+    messages.push({ role: 'user', content: 'and now?' });
+    const sent: Record<string, number> = {};
+    for (const id of ['tuned', 'plain']) {
+      const before = modelRequests(h).length;
+      const response = await postJson(
+        `${h.proxy.url}/v1/chat/completions`,
+        // A model no profile knows: the server's window (32k) is its window.
+        { model: 'house-model', messages },
+        { ...auth, 'x-ctxkit-session': id },
+      );
+      expect(response.status, id).toBe(200);
+      expect(response.headers.get('x-ctxkit-context-window'), id).toBe('32000');
+      const request = modelRequests(h)[before];
+      if (!request) throw new Error(`no model request for ${id}`);
+      sent[id] = (request.body as { messages: unknown[] }).messages.length;
+    }
+    expect(sent.plain).toBe(messages.length);
+    expect(sent.tuned).toBeLessThan(messages.length / 2);
+  });
+});

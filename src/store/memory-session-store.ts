@@ -2,11 +2,14 @@ import type {
   RecentSession,
   SessionListing,
   SessionStore,
+  StoredPolicyOverride,
   StoredSession,
   StoredTokenCount,
 } from './session-store.ts';
 import {
   assertPositions,
+  assertSessionId,
+  assertTimestamp,
   assertWritable,
   contentIdAt,
   editsWrite,
@@ -17,6 +20,13 @@ import {
   recentStart,
 } from './session-store.ts';
 import { checkEdit, checkMessage } from './session-store-codec.ts';
+import { checkPolicyOverrideShape } from './stored-policy-override.ts';
+
+type HeldSession = StoredSession & {
+  contentIds: (string | null)[];
+  tokens: (StoredTokenCount | null)[];
+  policy?: StoredPolicyOverride;
+};
 
 /**
  * Sessions in process memory: the default for tests and for a library user who persists nothing.
@@ -24,10 +34,16 @@ import { checkEdit, checkMessage } from './session-store-codec.ts';
  * it is given exactly as the durable stores do, so code tested against it behaves the same on disk.
  */
 export function createMemorySessionStore(): SessionStore {
-  const sessions = new Map<
-    string,
-    StoredSession & { contentIds: (string | null)[]; tokens: (StoredTokenCount | null)[] }
-  >();
+  const sessions = new Map<string, HeldSession>();
+  const emptySession = (sessionId: string, at: number): HeldSession => ({
+    id: sessionId,
+    log: [],
+    edits: [],
+    contentIds: [],
+    tokens: [],
+    createdAt: at,
+    updatedAt: at,
+  });
   const write = async (sessionId: string, change: PositionedWrite, at: number): Promise<void> => {
     assertWritable(sessionId, change, at);
     for (const message of change.messages) checkMessage(sessionId, message);
@@ -40,15 +56,7 @@ export function createMemorySessionStore(): SessionStore {
       edits: existing?.edits.length ?? 0,
     });
     if (change.messages.length === 0 && change.edits.length === 0) return;
-    const target = existing ?? {
-      id: sessionId,
-      log: [],
-      edits: [],
-      contentIds: [],
-      tokens: [],
-      createdAt: at,
-      updatedAt: at,
-    };
+    const target = existing ?? emptySession(sessionId, at);
     change.messages.forEach((message, offset) => {
       target.log.push(structuredClone(message));
       target.contentIds.push(contentIdAt(change, offset));
@@ -62,7 +70,7 @@ export function createMemorySessionStore(): SessionStore {
     async load(sessionId) {
       const session = sessions.get(sessionId);
       if (!session) return undefined;
-      const { contentIds: _contentIds, tokens: _tokens, ...stored } = session;
+      const { contentIds: _contentIds, tokens: _tokens, policy: _policy, ...stored } = session;
       return structuredClone(stored);
     },
     async loadRecent(sessionId): Promise<RecentSession | undefined> {
@@ -99,6 +107,26 @@ export function createMemorySessionStore(): SessionStore {
         }))
         .sort((a, b) => a.updatedAt - b.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       return filter.limit === undefined ? listings : listings.slice(0, filter.limit);
+    },
+    async loadPolicyOverride(sessionId) {
+      const policy = sessions.get(sessionId)?.policy;
+      return policy === undefined ? undefined : structuredClone(policy);
+    },
+    async setPolicyOverride(sessionId, override, at) {
+      assertSessionId(sessionId);
+      assertTimestamp(sessionId, at);
+      const checked = override === null ? undefined : checkPolicyOverrideShape(override);
+      const existing = sessions.get(sessionId);
+      if (checked === undefined) {
+        if (!existing) return;
+        delete existing.policy;
+        existing.updatedAt = at;
+        return;
+      }
+      const target = existing ?? emptySession(sessionId, at);
+      target.policy = { override: structuredClone(checked), updatedAt: at };
+      target.updatedAt = at;
+      sessions.set(sessionId, target);
     },
     async delete(sessionId) {
       sessions.delete(sessionId);

@@ -81,6 +81,12 @@ async function freshSchema(): Promise<SessionDatabase & { schema: string }> {
           [body, sessionId, position],
         );
       },
+      async setPolicyOverride(sessionId, text) {
+        await adminSql().unsafe(
+          `UPDATE ${schema}.${TABLE_PREFIX}sessions SET policy_override = $1 WHERE id = $2`,
+          [text, sessionId],
+        );
+      },
       async setSchemaVersion(version) {
         await adminSql().unsafe(
           `INSERT INTO ${schema}.${MIGRATIONS_TABLE} (version, name, applied_at) VALUES ($1, $2, $3)`,

@@ -21,6 +21,8 @@ import {
 } from '../core/errors/index.ts';
 import {
   assertPositions,
+  assertSessionId,
+  assertTimestamp,
   assertWritable,
   editsWrite,
   fullWrite,
@@ -32,6 +34,7 @@ import {
   type SessionListFilter,
   type SessionListing,
   type SessionStore,
+  type StoredPolicyOverride,
   type StoredSession,
 } from './session-store.ts';
 import {
@@ -52,6 +55,7 @@ import {
   toListing,
   type WriteRows,
 } from './session-store-rows.ts';
+import { decodePolicyOverride, encodePolicyOverride } from './stored-policy-override.ts';
 
 /** Connections in the pool a store opens from a URL. */
 export const DEFAULT_POSTGRES_POOL_SIZE = 10;
@@ -293,6 +297,35 @@ function openStore(sql: postgres.Sql, location: string, owned: boolean): Session
         ORDER BY updated_at, id COLLATE "C"
         LIMIT ${filter.limit ?? null}::bigint`.values();
       return rows.map((row) => toListing(sessionRowObject(row)));
+    },
+    async loadPolicyOverride(sessionId: string): Promise<StoredPolicyOverride | undefined> {
+      open();
+      if (!isStorableSessionId(sessionId)) return undefined;
+      const [row] =
+        await sql`SELECT policy_override, policy_updated_at FROM ${sql(`${T}sessions`)} WHERE id = ${sessionId}`.values();
+      return row === undefined ? undefined : decodePolicyOverride(sessionId, row[0], row[1]);
+    },
+    async setPolicyOverride(sessionId, override, at): Promise<void> {
+      open();
+      assertSessionId(sessionId);
+      assertTimestamp(sessionId, at);
+      if (override === null) {
+        await sql`
+          UPDATE ${sql(`${T}sessions`)}
+          SET policy_override = NULL, policy_updated_at = NULL, updated_at = ${at}
+          WHERE id = ${sessionId}`;
+        return;
+      }
+      const text = encodePolicyOverride(override);
+      // One statement: the row of a session with no message yet is created with the override, and an
+      // append racing it finds a row either way (its positions untouched here).
+      await sql`
+        INSERT INTO ${sql(`${T}sessions`)} (id, created_at, updated_at, message_count, edit_count, policy_override, policy_updated_at)
+        VALUES (${sessionId}, ${at}, ${at}, 0, 0, ${text}, ${at})
+        ON CONFLICT (id) DO UPDATE SET
+          policy_override = EXCLUDED.policy_override,
+          policy_updated_at = EXCLUDED.policy_updated_at,
+          updated_at = EXCLUDED.updated_at`;
     },
     async delete(sessionId: string): Promise<void> {
       open();

@@ -132,6 +132,19 @@ function describeRetention(name: string, open: (dataDir: string) => Promise<Stor
       await memory.close();
     });
 
+    it("removes an idle session's policy override with it; setting one is using the session", async () => {
+      const override = { summarize: { trigger: 0.5 } };
+      await stores.sessions.setPolicyOverride('old', override, NOW - 35 * DAY_MS);
+      // Configured a day ago (its last message 30 days ago): not idle.
+      await stores.sessions.setPolicyOverride('edge', override, NOW - DAY_MS);
+      const report = await sweepIdleSessions({ ...stores, now: NOW });
+      expect(report.removed.map((entry) => entry.sessionId)).toEqual(['old']);
+      expect(await stores.sessions.loadPolicyOverride('old')).toBeUndefined();
+      expect((await stores.sessions.loadPolicyOverride('edge'))?.override).toEqual(override);
+      await stores.sessions.appendMessages('old', numbered([user('back')]), 0, NOW);
+      expect(await stores.sessions.loadPolicyOverride('old')).toBeUndefined();
+    });
+
     it('reports a session it could not remove, keeps it for the next sweep, and removes the rest', async () => {
       // `edge`'s blob directory replaced by a symlink to `fresh`'s: refused, never followed.
       const sessionsDir = path.join(stores.dataDir, 'sessions');

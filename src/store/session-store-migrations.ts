@@ -84,6 +84,17 @@ export const SESSION_STORE_MIGRATIONS: readonly SessionStoreMigration[] = [
       `CREATE INDEX ${TABLE_PREFIX}edits_reach ON ${TABLE_PREFIX}edits (session_id, reach)`,
     ],
   },
+  {
+    version: 3,
+    name: "a session's policy override",
+    // The override is the session's (DESIGN: "its policy overrides"), one value beside its positions, so
+    // it lives on the session row and goes with it on delete. JSON text, as the bodies are. Rows from
+    // before this version have none (NULL): their sessions run under the manager's policy, as before.
+    statements: [
+      `ALTER TABLE ${TABLE_PREFIX}sessions ADD COLUMN policy_override TEXT`,
+      `ALTER TABLE ${TABLE_PREFIX}sessions ADD COLUMN policy_updated_at DOUBLE PRECISION`,
+    ],
+  },
 ];
 
 export const SESSION_STORE_SCHEMA_VERSION: number = latestVersion(SESSION_STORE_MIGRATIONS);

@@ -11,6 +11,7 @@ import type { SessionDatabase, SessionStoreHarness } from './testing/session-sto
 export type { SessionDatabase, SessionStoreHarness } from './testing/session-store-harness.ts';
 
 import { SESSION_STORE_SCHEMA_VERSION } from './session-store-migrations.ts';
+import { describePolicyOverrideConformance } from './session-store-policy.conformance.ts';
 import { describeRecentReadConformance } from './session-store-recent.conformance.ts';
 import { appendWithRetries, checkConcurrentLog } from './testing/session-store-append-with-retries.ts';
 import {
@@ -587,6 +588,7 @@ export function describeSessionStoreConformance(
   });
 
   describeRecentReadConformance(name, harness);
+  describePolicyOverrideConformance(name, harness);
 }
 
 function needTamper(db: SessionDatabase): NonNullable<SessionDatabase['tamper']> {

@@ -1,9 +1,12 @@
 import { type Edit, editReach, firstVisibleSeq } from '../core/edit.ts';
 import { InvalidAppendError, SequenceConflictError } from '../core/errors/index.ts';
 import type { Message } from '../core/message.ts';
+import type { PolicyOverride } from '../core/policy/policy-schema.ts';
 import { idProblem, MAX_SESSION_ID_LENGTH } from '../core/session-id.ts';
+import type { StoredPolicyOverride } from './stored-policy-override.ts';
 import { isStoredTokenCount, type StoredTokenCount } from './stored-token-count.ts';
 
+export type { StoredPolicyOverride } from './stored-policy-override.ts';
 export type { StoredTokenCount } from './stored-token-count.ts';
 
 /** A session as stored: the append-only log and the append-only list of edits over it. */
@@ -109,6 +112,17 @@ export interface SessionStore {
   append(sessionId: string, write: SessionWrite, at: number): Promise<void>;
   /** Sessions ordered by `updatedAt`, then id (the least recently updated first). */
   list(filter?: SessionListFilter): Promise<SessionListing[]>;
+  /** The session's policy override and when it was set; undefined when it has none (or no such session). */
+  loadPolicyOverride(sessionId: string): Promise<StoredPolicyOverride | undefined>;
+  /**
+   * Records the session's policy override (`null` removes it) and the time, which also moves the
+   * session's `updatedAt` on (configuring a session is using it: retention must not take it as idle).
+   * Last writer wins: the override is one value, not a log. A session with no messages yet is created by
+   * it, with no messages and no edits (an override may come before the first message); removing the
+   * override of a session that does not exist writes nothing. An override the store could not read back
+   * is an `InvalidPolicyError` naming the key, and nothing is stored. `delete` removes it with the session.
+   */
+  setPolicyOverride(sessionId: string, override: PolicyOverride | null, at: number): Promise<void>;
   delete(sessionId: string): Promise<void>;
   close(): Promise<void>;
 }

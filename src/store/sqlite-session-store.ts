@@ -21,6 +21,8 @@ import {
 } from '../core/errors/index.ts';
 import {
   assertPositions,
+  assertSessionId,
+  assertTimestamp,
   assertWritable,
   editsWrite,
   fullWrite,
@@ -32,6 +34,7 @@ import {
   type SessionListFilter,
   type SessionListing,
   type SessionStore,
+  type StoredPolicyOverride,
   type StoredSession,
 } from './session-store.ts';
 import {
@@ -53,6 +56,7 @@ import {
   type WriteRows,
 } from './session-store-rows.ts';
 import { enableWal } from './sqlite-wal.ts';
+import { decodePolicyOverride, encodePolicyOverride } from './stored-policy-override.ts';
 
 /** Where ctxkit keeps its files when nothing else is configured, relative to the working directory. */
 export const DEFAULT_DATA_DIR = '.ctxkit';
@@ -167,6 +171,15 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
     deleteMessages: db.prepare(`DELETE FROM ${T}messages WHERE session_id = ?`),
     deleteEdits: db.prepare(`DELETE FROM ${T}edits WHERE session_id = ?`),
     deleteSession: db.prepare(`DELETE FROM ${T}sessions WHERE id = ?`),
+    policyOverride: db
+      .prepare(`SELECT policy_override, policy_updated_at FROM ${T}sessions WHERE id = ?`)
+      .raw(),
+    updatePolicyOverride: db.prepare(
+      `UPDATE ${T}sessions SET policy_override = ?, policy_updated_at = ?, updated_at = ? WHERE id = ?`,
+    ),
+    insertWithPolicyOverride: db.prepare(
+      `INSERT INTO ${T}sessions (id, created_at, updated_at, message_count, edit_count, policy_override, policy_updated_at) VALUES (?, ?, ?, 0, 0, ?, ?)`,
+    ),
   };
 
   const readPositions = (sessionId: string): { messages: number; edits: number } | undefined => {
@@ -236,6 +249,13 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
     };
   });
 
+  const writePolicyOverride = db.transaction((sessionId: string, text: string | null, at: number) => {
+    const policyAt = text === null ? null : at;
+    if (readPositions(sessionId) !== undefined)
+      statements.updatePolicyOverride.run(text, policyAt, at, sessionId);
+    else if (text !== null) statements.insertWithPolicyOverride.run(sessionId, at, at, text, at);
+  });
+
   const removeSession = db.transaction((sessionId: string) => {
     statements.deleteMessages.run(sessionId);
     statements.deleteEdits.run(sessionId);
@@ -289,6 +309,21 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
         statements.list.all(filter.updatedBefore ?? Number.POSITIVE_INFINITY, filter.limit ?? -1),
       );
       return rows.map((row) => toListing(row));
+    },
+    async loadPolicyOverride(sessionId: string): Promise<StoredPolicyOverride | undefined> {
+      open();
+      if (!isStorableSessionId(sessionId)) return undefined;
+      const row = guard(location, busyTimeoutMs, () => statements.policyOverride.get(sessionId)) as
+        | unknown[]
+        | undefined;
+      return row === undefined ? undefined : decodePolicyOverride(sessionId, row[0], row[1]);
+    },
+    async setPolicyOverride(sessionId, override, at): Promise<void> {
+      open();
+      assertSessionId(sessionId);
+      assertTimestamp(sessionId, at);
+      const text = override === null ? null : encodePolicyOverride(override);
+      guard(location, busyTimeoutMs, () => writePolicyOverride.immediate(sessionId, text, at));
     },
     async delete(sessionId: string): Promise<void> {
       open();

@@ -3,7 +3,7 @@
  * zod schemas the routes validate with (`z.toJSONSchema`, JSON Schema 2020-12 as OpenAPI 3.1 uses).
  */
 import { z } from 'zod';
-import { appendBody, compactBody, countBody, createSessionBody } from './rest-schemas.ts';
+import { appendBody, compactBody, countBody, createSessionBody, policyPatchBody } from './rest-schemas.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -73,6 +73,8 @@ export const REST_ROUTES = [
   ['get', '/api/sessions/{id}/context'],
   ['delete', '/api/sessions/{id}/context'],
   ['post', '/api/sessions/{id}/compact'],
+  ['get', '/api/sessions/{id}/policy'],
+  ['patch', '/api/sessions/{id}/policy'],
   ['post', '/api/sessions/{id}/count'],
   ['get', '/api/sessions/{id}/export'],
 ] as const;
@@ -156,6 +158,26 @@ export function buildOpenApiDocument(): JsonObject {
           summary: 'Compact now: emergency (no model call) or summarize (with instructions)',
           requestBody: jsonBody(compactBody),
           responses: { '200': ok('`{compacted, events}`') },
+        }),
+      },
+      '/api/sessions/{id}/policy': {
+        get: session({
+          operationId: 'getPolicy',
+          summary: "The session's policy override and the policy it runs under (the manager's, overridden)",
+          responses: { '200': ok('`{id, override, policy}`') },
+        }),
+        patch: session({
+          operationId: 'patchPolicy',
+          summary:
+            "Change the session's policy override by a JSON merge patch (null removes a key); every bad key is listed with its path",
+          requestBody: {
+            required: true,
+            content: {
+              'application/merge-patch+json': { schema: schemaOf(policyPatchBody) },
+              'application/json': { schema: schemaOf(policyPatchBody) },
+            },
+          },
+          responses: { '200': ok('`{id, override, policy}`') },
         }),
       },
       '/api/sessions/{id}/count': {

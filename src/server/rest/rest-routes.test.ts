@@ -123,6 +123,8 @@ describe('REST sessions', () => {
       ['POST', '/api/sessions/mine/messages', { messages: [user('intruder')] }],
       ['POST', '/api/sessions/mine/compact', { mode: 'emergency' }],
       ['POST', '/api/sessions/mine/count', {}],
+      ['GET', '/api/sessions/mine/policy', undefined],
+      ['PATCH', '/api/sessions/mine/policy', { summarize: { trigger: 0.5 } }],
       ['DELETE', '/api/sessions/mine/context', undefined],
       ['DELETE', '/api/sessions/mine', undefined],
     ] as const) {
@@ -262,6 +264,117 @@ describe('REST context', () => {
   });
 });
 
+describe('REST policy', () => {
+  const lower = { summarize: { trigger: 0.5, keepRecentTokens: 1_000 }, clearing: { trigger: 0.3 } };
+  const storedOverride = async (h: ProxyHarness, publicId: string) => {
+    const listing = (await h.store.list()).find((entry) => entry.id.endsWith(`:${publicId}`));
+    return listing && (await h.store.loadPolicyOverride(listing.id))?.override;
+  };
+
+  it('patches a session policy by JSON merge patch, keeps it in the store, and reads it back', async () => {
+    const h = await start();
+    await call(h, 'POST', '/api/sessions', { id: 'p' });
+    const initial = await call(h, 'GET', '/api/sessions/p/policy');
+    expect(initial.status).toBe(200);
+    expect(initial.json).toEqual({ id: 'p', override: {}, policy: h.manager.policy });
+
+    // A session with no message yet takes a policy, and is stored by it.
+    const patched = await call(h, 'PATCH', '/api/sessions/p/policy', lower);
+    expect(patched.status).toBe(200);
+    expect(patched.json.override).toEqual(lower);
+    expect(patched.json.policy.summarize.trigger).toBe(0.5);
+    expect(patched.json.policy.summarize.strategy).toBe(h.manager.policy.summarize.strategy);
+    expect(await storedOverride(h, 'p')).toEqual(lower);
+    expect((await call(h, 'GET', '/api/sessions')).json.sessions).toEqual([
+      expect.objectContaining({ id: 'p', messages: 0 }),
+    ]);
+    expect((await call(h, 'GET', '/api/sessions/p/policy')).json).toEqual(patched.json);
+
+    // null removes a key; the merge-patch media type is accepted as JSON.
+    const removed = await fetch(`${h.proxy.url}/api/sessions/p/policy`, {
+      method: 'PATCH',
+      headers: { 'x-ctxkit-token': TOKEN_A, 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ summarize: { keepRecentTokens: null }, budget: { maxContextTokens: 50_000 } }),
+    });
+    expect(removed.status).toBe(200);
+    const removedJson = (await removed.json()) as {
+      override: unknown;
+      policy: { summarize: { keepRecentTokens: number } };
+    };
+    expect(removedJson.override).toEqual({
+      summarize: { trigger: 0.5 },
+      clearing: { trigger: 0.3 },
+      budget: { maxContextTokens: 50_000 },
+    });
+    expect(removedJson.policy.summarize.keepRecentTokens).toBe(h.manager.policy.summarize.keepRecentTokens);
+    const cleared = await call(h, 'PATCH', '/api/sessions/p/policy', {
+      summarize: null,
+      clearing: null,
+      budget: null,
+    });
+    expect(cleared.json.override).toEqual({});
+    expect(await storedOverride(h, 'p')).toBeUndefined();
+  });
+
+  it('refuses a bad patch with 400 listing each bad key by its path, changing nothing', async () => {
+    const h = await start();
+    await call(h, 'POST', '/api/sessions', { id: 'v' });
+    await call(h, 'PATCH', '/api/sessions/v/policy', lower);
+
+    const bad = await call(h, 'PATCH', '/api/sessions/v/policy', {
+      summarize: { trigger: 2, triger: 0.5 },
+      budget: { contextWindow: 'big' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.code).toBe('invalid_policy');
+    const issues = bad.json.error.issues as { path: string; message: string }[];
+    expect(issues.map((issue) => issue.path).sort()).toEqual([
+      'budget.contextWindow',
+      'summarize.triger',
+      'summarize.trigger',
+    ]);
+    expect(issues.find((issue) => issue.path === 'summarize.trigger')?.message).toMatch(/^must be ≤ 1/);
+    expect(issues.find((issue) => issue.path === 'summarize.triger')?.message).toMatch(
+      /did you mean "trigger"/,
+    );
+
+    // A key the server sets for every session is refused, naming it.
+    const managerWide = await call(h, 'PATCH', '/api/sessions/v/policy', {
+      tokens: { counter: 'heuristic' },
+    });
+    expect(managerWide.status).toBe(400);
+    expect(managerWide.json.error.issues).toEqual([
+      { path: 'tokens.counter', message: expect.stringMatching(/cannot be overridden per session/) },
+    ]);
+    // Rules between fields are checked on the merged policy: clearing must start below summarizing.
+    const crossed = await call(h, 'PATCH', '/api/sessions/v/policy', { clearing: { trigger: null } });
+    expect(crossed.status).toBe(400);
+    expect(crossed.json.error.issues[0].path).toBe('clearing.trigger');
+    // The body must be an object.
+    const notObject = await call(h, 'PATCH', '/api/sessions/v/policy', [{ summarize: {} }]);
+    expect(notObject.status).toBe(400);
+
+    expect((await call(h, 'GET', '/api/sessions/v/policy')).json.override).toEqual(lower);
+    expect((await call(h, 'PATCH', '/api/sessions/nope/policy', lower)).status).toBe(404);
+  });
+
+  it("shows the session's policy in its context statistics, another session keeping the server's", async () => {
+    const h = await start();
+    for (const id of ['own', 'plain']) {
+      await call(h, 'POST', '/api/sessions', { id });
+      await call(h, 'POST', `/api/sessions/${id}/messages`, { messages: conversation(4) });
+    }
+    await call(h, 'PATCH', '/api/sessions/own/policy', lower);
+    const own = (await call(h, 'GET', '/api/sessions/own/context')).json.stats.thresholds;
+    const plain = (await call(h, 'GET', '/api/sessions/plain/context')).json.stats.thresholds;
+    expect(own.summarize.pressure).toBe(0.5);
+    expect(own.clearing.pressure).toBe(0.3);
+    expect(plain.summarize.pressure).toBe(h.manager.policy.summarize.trigger);
+    expect(plain.clearing.pressure).toBe(h.manager.policy.clearing.trigger);
+    expect(own.summarize.tokens).toBeLessThan(plain.summarize.tokens);
+  });
+});
+
 describe('REST without tokens', () => {
   it('is refused to a cross-site browser request, as the model routes are', async () => {
     harness = await startProxyHarness({ contextWindow: 100_000 });
@@ -310,6 +423,9 @@ describe('OpenAPI', () => {
     const compact =
       document.paths['/api/sessions/{id}/compact'].post.requestBody.content['application/json'].schema;
     expect(compact.properties.mode.enum).toEqual(['emergency', 'summarize']);
+    const policyPatch = document.paths['/api/sessions/{id}/policy'].patch.requestBody.content;
+    expect(policyPatch['application/merge-patch+json'].schema.type).toBe('object');
+    expect(policyPatch['application/json'].schema.type).toBe('object');
     // No reference points outside the document.
     for (const match of answer.text.matchAll(/"\$ref":"([^"]+)"/g))
       expect(match[1]).toMatch(/^#\/components\//);

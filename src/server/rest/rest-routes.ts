@@ -4,14 +4,19 @@
  * is stored as `owner:publicId`, so another token's session is a 404 whatever id is guessed.
  *
  * A session created empty (`POST /api/sessions`) is kept in this process until its first message: a
- * store creates no session for an append of nothing.
+ * store creates no session for an append of nothing. Giving it a policy (`PATCH …/policy`) stores it.
  */
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { CtxkitError, InvalidInputError, InvalidMessageError } from '../../core/errors/index.ts';
+import {
+  CtxkitError,
+  InvalidInputError,
+  InvalidMessageError,
+  InvalidPolicyError,
+} from '../../core/errors/index.ts';
 import { isAgentVisible, type Message, type MessageInput } from '../../core/message.ts';
 import { contentId } from '../../core/stable-id.ts';
 import { projectView } from '../../core/view/project-view.ts';
@@ -33,6 +38,7 @@ import {
   countBody,
   createSessionBody,
   issuesOf,
+  policyPatchBody,
   type RestIssue,
   sessionIdSchema,
 } from './rest-schemas.ts';
@@ -128,11 +134,9 @@ export function createRestRoutes(deps: RestDeps): Hono {
     return { publicId, sessionId };
   };
 
-  const exists = async (sessionId: string): Promise<boolean> => {
-    if (empty.has(sessionId)) return true;
-    const recent = await sessions.loadRecent(sessionId);
-    return recent !== undefined && (recent.messageIds.length > 0 || recent.editCount > 0);
-  };
+  // A stored session may have no message yet: one given a policy override before its first message.
+  const exists = async (sessionId: string): Promise<boolean> =>
+    empty.has(sessionId) || (await sessions.loadRecent(sessionId)) !== undefined;
 
   /**
    * The statistics of the session's next request. The window is the one the session's last request had;
@@ -262,6 +266,20 @@ export function createRestRoutes(deps: RestDeps): Hono {
     return c.json({ id: publicId, mode: body.mode, compacted: result.compacted, events: result.events });
   });
 
+  // The session's policy: its override, and the policy every call on it runs under.
+  app.get('/api/sessions/:id/policy', async (c) => {
+    const { publicId, sessionId } = await sessionOf(c);
+    const { override, policy } = await manager.policyOf(sessionId);
+    return c.json({ id: publicId, override, policy });
+  });
+
+  app.patch('/api/sessions/:id/policy', async (c) => {
+    const { publicId, sessionId } = await sessionOf(c);
+    const patch = await readBody(c, policyPatchBody);
+    const { override, policy } = await manager.patchPolicyOverride(sessionId, patch);
+    return c.json({ id: publicId, override, policy });
+  });
+
   app.post('/api/sessions/:id/count', async (c) => {
     const { publicId, sessionId } = await sessionOf(c);
     const body = await readBody(c, countBody);
@@ -331,6 +349,17 @@ export function createRestRoutes(deps: RestDeps): Hono {
   return app;
 }
 
+/** Each problem the policy validator found, by key path (`summarize.trigger`), in its own words. */
+function policyIssuesOf(error: InvalidPolicyError): RestIssue[] {
+  const listed = error.details.issues;
+  if (Array.isArray(listed) && listed.length > 0)
+    return listed.map((issue: { key?: unknown; reason?: unknown }) => ({
+      path: String(issue.key ?? error.key),
+      message: String(issue.reason ?? ''),
+    }));
+  return [{ path: error.key, message: String(error.details.reason ?? error.message) }];
+}
+
 function hasBlobName(sessionId: string): boolean {
   try {
     validateBlobName('sessionId', sessionId);
@@ -373,6 +402,11 @@ export function errorBody(error: unknown): {
           issues: [{ path: error.field ?? '', message: String(error.details.reason ?? error.message) }],
         },
       },
+    };
+  if (InvalidPolicyError.isInstance(error))
+    return {
+      status: 400,
+      body: { error: { message: error.message, code: error.code, issues: policyIssuesOf(error) } },
     };
   if (CtxkitError.isInstance(error)) {
     if (error.code === 'unknown_model')

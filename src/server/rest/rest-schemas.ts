@@ -67,6 +67,16 @@ export const countBody = z.object({
   model: z.string().min(1).optional(),
 });
 
+/**
+ * `PATCH …/policy`: a JSON merge patch (RFC 7396) of the session's policy override. Its fields are
+ * checked by the policy's own validator once applied (every bad key named with its path), not here: the
+ * edge only asks for an object.
+ */
+export const policyPatchBody = z.record(z.string(), z.unknown()).meta({
+  description:
+    "A JSON merge patch (RFC 7396) of the session's policy override, in ctxkit's policy names: objects merge, null removes a key, arrays and values replace.",
+});
+
 export type RestIssue = { path: string; message: string };
 
 /** `messages[0].parts[1].text` from zod's path. */

@@ -21,4 +21,12 @@ export async function expectMigratedV1Session(store: SessionStore): Promise<void
   if (!next) throw new Error('no message');
   await store.append('s1', { messages: [next], contentIds: ['c3'], expectedSeq: 3, expectedEditCount: 0 }, 2);
   expect((await store.loadRecent('s1'))?.contentIds).toEqual([null, null, null, 'c3']);
+  // Schema v3: a session from before it has no policy override, and can be given one.
+  expect(await store.loadPolicyOverride('s1')).toBeUndefined();
+  await store.setPolicyOverride('s1', { summarize: { trigger: 0.5 } }, 3);
+  expect(await store.loadPolicyOverride('s1')).toEqual({
+    override: { summarize: { trigger: 0.5 } },
+    updatedAt: 3,
+  });
+  expect((await store.load('s1'))?.log).toHaveLength(4);
 }

@@ -12,6 +12,8 @@ export interface SessionDatabase {
   tamper?: {
     setMessageBody(sessionId: string, seq: number, body: string): Promise<void>;
     setEditBody(sessionId: string, position: number, body: string): Promise<void>;
+    /** Writes `text` as the session's stored policy override (`ctxkit_sessions.policy_override`). */
+    setPolicyOverride(sessionId: string, text: string): Promise<void>;
     setSchemaVersion(version: number): Promise<void>;
   };
   dispose(): Promise<void>;

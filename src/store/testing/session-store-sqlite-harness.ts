@@ -37,6 +37,13 @@ export const sqliteHarness: SessionStoreHarness = {
               .run(body, sessionId, position),
           );
         },
+        async setPolicyOverride(sessionId, text) {
+          raw((db) =>
+            db
+              .prepare(`UPDATE ${TABLE_PREFIX}sessions SET policy_override = ? WHERE id = ?`)
+              .run(text, sessionId),
+          );
+        },
         async setSchemaVersion(version) {
           raw((db) =>
             db
