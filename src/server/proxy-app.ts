@@ -165,6 +165,7 @@ export function createProxyApp(options: ProxyOptions): Hono {
     createDashboardRoutes({
       manager: options.manager,
       history: calls,
+      ...(options.logger && { logger: options.logger }),
       display: options.manager.policy.display,
       tokens,
       ...(options.upstreamKeys && { upstreamKeys: options.upstreamKeys }),
@@ -173,7 +174,7 @@ export function createProxyApp(options: ProxyOptions): Hono {
   // A REST call on a session holds it as a model call does, so neither sees the other half-done; a read
   // needs it only in a fleet, where the session is read again from the store.
   const holdSession = sessionHolder(options, locks, tokens);
-  app.use('/api/sessions/:id', holdSession);
+  // `/:id/*` matches `/:id` itself too: one registration, or the second would wait for the first.
   app.use('/api/sessions/:id/*', holdSession);
   // The REST API over the sessions (`/api/…`, `/openapi.json`), behind the same token check.
   app.route(

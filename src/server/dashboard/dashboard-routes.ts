@@ -9,6 +9,7 @@
  */
 import type { Context } from 'hono';
 import { Hono } from 'hono';
+import type { Logger } from 'pino';
 import type { ContextLevelThresholds } from '../../core/budget/context-level.ts';
 import { CtxkitError } from '../../core/errors/index.ts';
 import type { ContextManager } from '../../engine/context-manager.ts';
@@ -24,6 +25,8 @@ import { sessionThresholds } from './session-thresholds.ts';
 import { callEventStream } from './sse-hub.ts';
 
 export interface DashboardDeps {
+  /** Where a request that fails unexpectedly is logged. */
+  logger?: Logger;
   /** The sessions' manager: the current view of a session, and what it offloaded, are read from it. */
   manager: ContextManager;
   history: CallHistory;
@@ -86,6 +89,8 @@ export function createDashboardRoutes(deps: DashboardDeps): Hono {
   const app = new Hono();
   app.onError((thrown, c) => {
     if (thrown instanceof RouteError) return error(c, thrown.status, thrown.message);
+    const { name, message, stack } = thrown;
+    deps.logger?.error({ err: { name, message, stack }, path: c.req.path }, 'dashboard request failed');
     return error(c, 500, 'the dashboard could not read the session');
   });
 
