@@ -22,6 +22,8 @@ import { createPostgresSessionLocks } from '../server/session-locks/postgres-ses
 import type { SessionLocks } from '../server/session-locks/session-locks.ts';
 import { type RunningProxy, startProxyServer } from '../server/start-proxy-server.ts';
 import type { BlobStore } from '../store/blob-store.ts';
+import { createFallbackBlobStore } from '../store/fallback-blob-store.ts';
+import { createFsBlobStore } from '../store/fs-blob-store.ts';
 import { openEmbeddedStores } from '../store/open-embedded-stores.ts';
 import { createPostgresBlobStore } from '../store/postgres-blob-store.ts';
 import { createPostgresSessionStore, DEFAULT_POSTGRES_POOL_SIZE } from '../store/postgres-session-store.ts';
@@ -94,11 +96,16 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
   // The window flag is the fallback for unknown models, not a policy override for every model.
   const { policy } = await loadConfigFromFlags({ ...flags, window: undefined });
   const dataDir = flags.data ?? DEFAULT_DATA_DIR;
-  const stores = await openStores(dataDir, flags.store);
   // Log lines quote client input (model names, ids, messages): escaped for the terminal they may reach.
   const logger = pino(
     { base: undefined },
     { write: (line: string) => io.log.write(escapeJsonForTerminal(line)) },
+  );
+  const stores = await openStores(dataDir, flags.store, (sessionId, error) =>
+    logger.warn(
+      { session: sessionId, err: { message: (error as Error).message } },
+      'a session lock was lost with its database connection',
+    ),
   );
   let proxy: RunningProxy | undefined;
   let retention: RetentionSchedule | undefined;
@@ -263,7 +270,11 @@ interface ServeStores {
   close(): Promise<void>;
 }
 
-async function openStores(dataDir: string, storeUrl: string | undefined): Promise<ServeStores> {
+async function openStores(
+  dataDir: string,
+  storeUrl: string | undefined,
+  onLockLost: (sessionId: string, error: unknown) => void,
+): Promise<ServeStores> {
   if (storeUrl === undefined) {
     const embedded = await openEmbeddedStores({ dataDir });
     const conversations = createSqliteConversationIndex({ filename: join(dataDir, DEFAULT_SQLITE_FILE) });
@@ -297,12 +308,14 @@ async function openStores(dataDir: string, storeUrl: string | undefined): Promis
   }
   try {
     // Offloaded content too: any instance on the database reads what another offloaded.
-    const [trace, conversations, blobs] = await Promise.all([
+    const [trace, conversations, sharedBlobs] = await Promise.all([
       createPostgresTraceStore({ sql }),
       createPostgresConversationIndex({ sql }),
       createPostgresBlobStore({ sql }),
     ]);
-    const sessionLocks = createPostgresSessionLocks({ url: storeUrl });
+    // Blobs an earlier version kept in --data stay readable through the pointers that name them.
+    const blobs = createFallbackBlobStore(sharedBlobs, createFsBlobStore({ dataDir }));
+    const sessionLocks = createPostgresSessionLocks({ url: storeUrl, onLost: onLockLost });
     return {
       store,
       blobs,
@@ -311,7 +324,7 @@ async function openStores(dataDir: string, storeUrl: string | undefined): Promis
       sessionLocks,
       where: 'PostgreSQL',
       async close() {
-        await sessionLocks.close();
+        await Promise.all([sessionLocks.close(), blobs.close()]);
         await sql.end({ timeout: 5 });
       },
     };

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { manualCompaction } from '../core/compaction/decide-compaction.ts';
 import type { Edit, LayerName, Summary } from '../core/edit.ts';
 import { InvalidInputError, InvalidPolicyError, MemoryUnavailableError } from '../core/errors/index.ts';
@@ -447,6 +448,31 @@ export class ContextManager {
         if (outcome.ok) for (const removed of outcome.report.removed) this.unload(removed.sessionId);
         options.onSweep?.(outcome);
       },
+    });
+  }
+
+  /**
+   * Reads the session again from the store when another process changed it there since this manager last
+   * read or wrote it (its log or its edits grew, its policy override changed), and keeps what this manager
+   * learned of it otherwise (usage anchors, the overflow scale, a summary in progress). For processes
+   * sharing one store that each hold a session while they work on it (ctxkit serve's session locks): call
+   * it once the session is held. True when the session will be read again.
+   */
+  refresh(sessionId: string): Promise<boolean> {
+    return this.#serialized(sessionId, async () => {
+      const runtime = this.#runtimes.get(sessionId);
+      // Not loaded: read from the store when first used anyway.
+      if (!runtime) return false;
+      const [recent, policy] = await Promise.all([
+        this.store.loadRecent(sessionId),
+        this.store.loadPolicyOverride(sessionId),
+      ]);
+      const stale =
+        (recent?.messageIds.length ?? 0) !== runtime.nextSeq ||
+        (recent?.editCount ?? 0) !== runtime.editCount ||
+        !isDeepStrictEqual(policy?.override ?? {}, runtime.policyOverride);
+      if (stale && this.#runtimes.get(sessionId) === runtime) this.#runtimes.delete(sessionId);
+      return stale;
     });
   }
 

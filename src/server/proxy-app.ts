@@ -159,6 +159,12 @@ export function createProxyApp(options: ProxyOptions): Hono {
   // A client whose base URL was set without `/v1` (as some tools document it) reaches the same route.
   app.post('/chat/completions', modelRoute(openAIWire));
   app.post('/v1/messages', modelRoute(anthropicWire));
+  // A REST or dashboard call on a session holds it as a model call does, so neither sees the other
+  // half-done; a read needs it only in a fleet, where the session is read again from the store. Before
+  // the routes it guards, which answer without calling on.
+  const holdSession = sessionHolder(options, locks, tokens, maxBodyBytes);
+  // `/:id/*` matches `/:id` itself too: one registration, or the second would wait for the first.
+  app.use('/api/sessions/:id/*', holdSession);
   // The dashboard (`GET /`) and its call history and event stream, behind the same token check.
   app.route(
     '/',
@@ -171,11 +177,6 @@ export function createProxyApp(options: ProxyOptions): Hono {
       ...(options.upstreamKeys && { upstreamKeys: options.upstreamKeys }),
     }),
   );
-  // A REST call on a session holds it as a model call does, so neither sees the other half-done; a read
-  // needs it only in a fleet, where the session is read again from the store.
-  const holdSession = sessionHolder(options, locks, tokens);
-  // `/:id/*` matches `/:id` itself too: one registration, or the second would wait for the first.
-  app.use('/api/sessions/:id/*', holdSession);
   // The REST API over the sessions (`/api/…`, `/openapi.json`), behind the same token check.
   app.route(
     '/',
@@ -254,7 +255,7 @@ export function createProxyApp(options: ProxyOptions): Hono {
 }
 
 /** Routes that read what only this process keeps, or what never changes: they never wait for a session. */
-const UNHELD_READS = /\/(calls|offloaded)$/;
+const UNHELD_READS = /^\/api\/sessions\/[^/]+\/(calls|offloaded)$/;
 
 /**
  * Middleware holding the session a REST route names for the route's length. A request the route will
@@ -264,6 +265,7 @@ function sessionHolder(
   options: ProxyOptions,
   locks: SessionLocks,
   tokens: readonly string[],
+  maxBodyBytes: number,
 ): MiddlewareHandler {
   return async (c, next) => {
     const read = c.req.method === 'GET' || c.req.method === 'HEAD';
@@ -273,11 +275,27 @@ function sessionHolder(
     const identified = identifyClient(headers, format, tokens, options.upstreamKeys?.[format]);
     const publicId = c.req.param('id');
     if ('refused' in identified || !sessionIdSchema.safeParse(publicId).success) return next();
+    if (!read && c.req.raw.body !== null) {
+      // The body is read whole before the session is taken: a client sending it slowly holds nothing.
+      let bytes: Uint8Array;
+      try {
+        bytes = await readBoundedBytes(c.req.raw, maxBodyBytes);
+      } catch (error) {
+        if (error instanceof BodyTooLargeError) return c.json({ error: { message: error.message } }, 413);
+        throw error;
+      }
+      c.req.raw = new Request(c.req.raw.url, {
+        method: c.req.method,
+        headers: c.req.raw.headers,
+        body: bytes,
+        signal: c.req.raw.signal,
+      });
+    }
     const sessionId = storeSessionId(identified.identity.owner, publicId ?? '');
     const release = await locks.acquire(sessionId);
     try {
       // Another instance may have changed the session since this one last read it.
-      if (locks.shared) options.manager.unload(sessionId);
+      if (locks.shared) await options.manager.refresh(sessionId);
       await next();
     } finally {
       await release();

@@ -104,7 +104,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
   try {
     const sessionId = session.sessionId;
     // In a fleet, another instance may have advanced the session since this one last held it.
-    if (deps.resolver.shared) manager.unload(sessionId);
+    if (deps.resolver.shared) await manager.refresh(sessionId);
     const events: ContextEvent[] = [];
     try {
       const synced = await manager.sync(sessionId, withReplyUsage(request, deps.pendingReplies, sessionId), {
@@ -127,7 +127,9 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
     };
     let window: CallWindow;
     try {
-      window = await deps.windows.windowFor(windowQuestion, manager.policy.budget);
+      // The session's own budget: its policy override may set the window or the reply reserve.
+      const { policy } = await manager.policyOf(sessionId);
+      window = await deps.windows.windowFor(windowQuestion, policy.budget);
     } catch (error) {
       const refusal = requestRefusal(error, request);
       if (refusal !== undefined) return errorResponse(format, 400, refusal);
@@ -216,8 +218,9 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
         ? await streamExchange(call, prepared)
         : await jsonExchange(call, prepared);
       if ('response' in exchange) {
-        handedOff = exchange.relaying === true;
         log(call, exchange.response.status, prepared);
+        // Set after the log: a relay never handed back leaves the session to the finally below.
+        handedOff = exchange.relaying === true;
         if (attempt > 0 && exchange.response.ok) deps.metrics?.overflowRecovered(format.name);
         return exchange.response;
       }
@@ -310,7 +313,8 @@ async function recoverFrom(
     // offloading, summarizing, every pointer readable), not cut by the emergency path.
     windows.learn(call.upstream.base, call.request.model, limit);
     try {
-      const window = await windows.windowFor(call.windowQuestion, call.deps.manager.policy.budget);
+      const { policy } = await manager.policyOf(call.session.sessionId);
+      const window = await windows.windowFor(call.windowQuestion, policy.budget);
       prepareRequest.contextWindow = window.contextWindow;
       prepareRequest.maxOutputTokens = window.maxOutputTokens;
     } catch {

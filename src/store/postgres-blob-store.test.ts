@@ -5,7 +5,9 @@
  */
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
+import { MAX_SESSION_ID_LENGTH } from '../core/session-id.ts';
 import { describeBlobStoreConformance } from './blob-store.conformance.ts';
+import { MAX_BLOB_ID_LENGTH } from './blob-store-ids.ts';
 import { BLOBS_TABLE, createPostgresBlobStore } from './postgres-blob-store.ts';
 import { usePostgresTestDatabases } from './postgres-test-databases.ts';
 
@@ -32,6 +34,22 @@ describeBlobStoreConformance('postgres', async () => {
 });
 
 describe('PostgreSQL blob store', () => {
+  it('keeps the longest ids of many-byte characters (past what one index entry holds)', async () => {
+    const database = await databases.create();
+    const store = await createPostgresBlobStore({ url: database.url });
+    try {
+      const sessionId = '会'.repeat(MAX_SESSION_ID_LENGTH);
+      const id = '話'.repeat(MAX_BLOB_ID_LENGTH);
+      const info = await store.put(sessionId, 'large_tool_results', id, 'whole');
+      expect(await store.get(sessionId, info.ref)).toBe('whole');
+      expect((await store.list(sessionId)).map((blob) => blob.ref)).toEqual([info.ref]);
+      expect(await store.deleteSession(sessionId)).toBe(1);
+    } finally {
+      await store.close();
+      await database.drop();
+    }
+  });
+
   it('shares blobs between two stores on one database, and keeps NUL and non-ASCII content whole', async () => {
     const database = await databases.create();
     const [first, second] = await Promise.all([

@@ -5,6 +5,7 @@
  * ref means the same in every backend; the content is kept as its UTF-8 bytes (`bytea`: PostgreSQL text
  * cannot hold NUL) with the sha256 recorded at `put`, and checked on every read.
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { BlobIntegrityError, BlobNotFoundError, StoredDataInvalidError } from '../core/errors/index.ts';
 import { sha256OfText } from '../core/sha256-of-text.ts';
@@ -14,18 +15,28 @@ import { migratePostgres, openPostgres, type PostgresSource } from './postgres-s
 
 export const BLOBS_TABLE = 'ctxkit_blobs';
 
+/**
+ * Keyed by a digest of session and ref, not by the two: a B-tree entry holds at most 2,704 bytes, and a
+ * session id and a ref may be 2,048 and 4,096 bytes of UTF-8 (the longest ids any store accepts).
+ */
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS ${BLOBS_TABLE} (
+    key TEXT PRIMARY KEY,
     session_id TEXT NOT NULL,
     ref TEXT NOT NULL,
     kind TEXT NOT NULL,
     id TEXT NOT NULL,
     sha256 TEXT NOT NULL,
     bytes BIGINT NOT NULL,
-    content BYTEA NOT NULL,
-    PRIMARY KEY (session_id, ref)
+    content BYTEA NOT NULL
   )`,
+  `CREATE INDEX IF NOT EXISTS ${BLOBS_TABLE}_session ON ${BLOBS_TABLE} (md5(session_id))`,
 ];
+
+/** A blob's row key: the sha256 of its session id and ref, apart. */
+function blobKey(sessionId: string, ref: string): string {
+  return createHash('sha256').update(`${sessionId.length}:${sessionId}\n${ref}`, 'utf8').digest('hex');
+}
 
 /** Rows are read by position, so a caller's client with column-name transforms reads them the same. */
 const infoRowSchema = z.tuple([
@@ -72,9 +83,9 @@ export async function createPostgresBlobStore(source: PostgresSource): Promise<B
       const bytes = Buffer.from(content, 'utf8');
       const info: BlobInfo = { ref, kind, id, sha256: sha256OfText(content), bytes: bytes.length };
       await sql`
-        insert into ${table} (session_id, ref, kind, id, sha256, bytes, content)
-        values (${sessionId}, ${ref}, ${kind}, ${id}, ${info.sha256}, ${info.bytes}, ${bytes})
-        on conflict (session_id, ref) do update
+        insert into ${table} (key, session_id, ref, kind, id, sha256, bytes, content)
+        values (${blobKey(sessionId, ref)}, ${sessionId}, ${ref}, ${kind}, ${id}, ${info.sha256}, ${info.bytes}, ${bytes})
+        on conflict (key) do update
         set sha256 = excluded.sha256, bytes = excluded.bytes, content = excluded.content`;
       return info;
     },
@@ -82,7 +93,7 @@ export async function createPostgresBlobStore(source: PostgresSource): Promise<B
     async get(sessionId, ref, expectedSha256) {
       checked(sessionId, ref);
       const [row] = await sql`
-        select sha256, content from ${table} where session_id = ${sessionId} and ref = ${ref}`.values();
+        select sha256, content from ${table} where key = ${blobKey(sessionId, ref)}`.values();
       if (row === undefined) throw new BlobNotFoundError(sessionId, ref);
       const [recorded, bytes] = parseRow(contentRowSchema, row);
       const content = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
@@ -96,8 +107,7 @@ export async function createPostgresBlobStore(source: PostgresSource): Promise<B
     async stat(sessionId, ref) {
       checked(sessionId, ref);
       const [row] = await sql`
-        select ref, kind, id, sha256, bytes from ${table}
-        where session_id = ${sessionId} and ref = ${ref}`.values();
+        select ref, kind, id, sha256, bytes from ${table} where key = ${blobKey(sessionId, ref)}`.values();
       return row === undefined ? undefined : infoOf(row);
     },
 
@@ -108,7 +118,8 @@ export async function createPostgresBlobStore(source: PostgresSource): Promise<B
       // ASCII refs are made of.
       const rows = await sql`
         select ref, kind, id, sha256, bytes from ${table}
-        where session_id = ${sessionId} ${kind === undefined ? sql`` : sql`and kind = ${kind}`}
+        where md5(session_id) = md5(${sessionId}) and session_id = ${sessionId}
+          ${kind === undefined ? sql`` : sql`and kind = ${kind}`}
         order by ref collate "C"`.values();
       return rows.map(infoOf).sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
     },
@@ -116,14 +127,17 @@ export async function createPostgresBlobStore(source: PostgresSource): Promise<B
     async delete(sessionId, ref) {
       checked(sessionId, ref);
       const rows = await sql`
-        delete from ${table} where session_id = ${sessionId} and ref = ${ref} returning 1`.values();
+        delete from ${table} where key = ${blobKey(sessionId, ref)} returning 1`.values();
       return rows.length > 0;
     },
 
     async deleteSession(sessionId) {
       validateBlobName('sessionId', sessionId);
       const [row] = await sql`
-        with deleted as (delete from ${table} where session_id = ${sessionId} returning 1)
+        with deleted as (
+          delete from ${table} where md5(session_id) = md5(${sessionId}) and session_id = ${sessionId}
+          returning 1
+        )
         select count(*) from deleted`.values();
       return parseRow(countSchema, row)[0];
     },

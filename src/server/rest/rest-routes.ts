@@ -3,8 +3,8 @@
  * route is scoped to the caller's owner, found as the model routes find it (`identifyClient`): a session
  * is stored as `owner:publicId`, so another token's session is a 404 whatever id is guessed.
  *
- * A session created empty (`POST /api/sessions`) is kept in this process until its first message: a
- * store creates no session for an append of nothing. Giving it a policy (`PATCH …/policy`) stores it.
+ * A session created empty (`POST /api/sessions`) is stored at once, with an empty policy override (a
+ * store creates no session for an append of nothing): every instance sharing the store finds it.
  */
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'hono';
@@ -27,7 +27,6 @@ import type { SessionStore } from '../../store/session-store.ts';
 import type { TraceStore } from '../../store/trace-store.ts';
 import { identifyClient } from '../client-identity.ts';
 import { ClientRequestTokens } from '../client-request-tokens.ts';
-import { BoundedMap } from '../loaded-sessions.ts';
 import { DEFAULT_MAX_BODY_BYTES } from '../proxy-options.ts';
 import { BodyTooLargeError, MAX_JSON_DEPTH, pathPastDepth, readBoundedText } from '../read-body.ts';
 import { storeSessionId } from '../resolve-session.ts';
@@ -63,9 +62,6 @@ export interface RestDeps {
   logger?: Logger;
 }
 
-/** Empty sessions remembered until their first message. */
-const MAX_EMPTY_SESSIONS = 10_000;
-
 class RestError extends Error {
   constructor(
     readonly status: 400 | 401 | 404 | 409 | 413,
@@ -84,7 +80,6 @@ export function createRestRoutes(deps: RestDeps): Hono {
   const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const counts = new ClientRequestTokens();
   /** Store id → creation time, for sessions created with no message yet. */
-  const empty = new BoundedMap<string, number>(MAX_EMPTY_SESSIONS);
 
   const ownerOf = (c: Context): string => {
     const headers = c.req.raw.headers;
@@ -136,7 +131,7 @@ export function createRestRoutes(deps: RestDeps): Hono {
 
   // A stored session may have no message yet: one given a policy override before its first message.
   const exists = async (sessionId: string): Promise<boolean> =>
-    empty.has(sessionId) || (await sessions.loadRecent(sessionId)) !== undefined;
+    (await sessions.loadRecent(sessionId)) !== undefined;
 
   /**
    * The statistics of the session's next request. The window is the one the session's last request had;
@@ -169,7 +164,7 @@ export function createRestRoutes(deps: RestDeps): Hono {
     if (await exists(sessionId))
       throw new RestError(409, `session ${JSON.stringify(publicId)} exists already`);
     const now = manager.clock();
-    empty.set(sessionId, now);
+    await sessions.setPolicyOverride(sessionId, {}, now);
     return c.json({ id: publicId, messages: 0, edits: 0, createdAt: now, updatedAt: now }, 201);
   });
 
@@ -184,25 +179,18 @@ export function createRestRoutes(deps: RestDeps): Hono {
         createdAt: listing.createdAt,
         updatedAt: listing.updatedAt,
       }));
-    const stored = new Set(listed.map((listing) => listing.id));
-    for (const [sessionId, at] of empty) {
-      const id = sessionId.slice(prefix.length);
-      if (sessionId.startsWith(prefix) && !stored.has(id))
-        listed.push({ id, messages: 0, edits: 0, createdAt: at, updatedAt: at });
-    }
     return c.json({ sessions: listed });
   });
 
   app.get('/api/sessions/:id', async (c) => {
     const { publicId, sessionId } = await sessionOf(c);
     const recent = await sessions.loadRecent(sessionId);
-    const at = empty.get(sessionId) ?? 0;
     return c.json({
       id: publicId,
       messages: recent?.messageIds.length ?? 0,
       edits: recent?.editCount ?? 0,
-      createdAt: recent?.createdAt ?? at,
-      updatedAt: recent?.updatedAt ?? at,
+      createdAt: recent?.createdAt ?? 0,
+      updatedAt: recent?.updatedAt ?? 0,
     });
   });
 
@@ -215,7 +203,6 @@ export function createRestRoutes(deps: RestDeps): Hono {
     await manager.flushTrace();
     const traceEvents = deps.trace ? await deps.trace.deleteSession(sessionId) : 0;
     await sessions.delete(sessionId);
-    empty.delete(sessionId);
     manager.unload(sessionId);
     return c.json({ id: publicId, deleted: true, blobs: blobCount, traceEvents });
   });

@@ -16,24 +16,58 @@ describeSessionLocksConformance('postgres', async () => {
 });
 
 describe('PostgreSQL session locks', () => {
-  it('frees the lock of a holder whose connection dies, as when its process is killed', async () => {
+  it('frees the lock of a holder whose connection dies, says it was lost, and survives its release', async () => {
     const database = await databases.create();
-    const dying = createPostgresSessionLocks({ url: database.url });
+    const lost: string[] = [];
+    const dying = createPostgresSessionLocks({
+      url: database.url,
+      onLost: (sessionId) => lost.push(sessionId),
+    });
     const survivor = createPostgresSessionLocks({ url: database.url });
     const admin = postgres(database.url, { onnotice: () => {}, max: 1 });
     try {
-      await dying.claim('owner:orphaned');
+      const release = await dying.claim('owner:orphaned');
       expect(await survivor.claim('owner:orphaned')).toBeUndefined();
       const holders = await admin`
         select distinct pid from pg_locks
         where locktype = 'advisory' and classid = ${SESSION_LOCK_CLASS}::oid and granted`;
       expect(holders).toHaveLength(1);
       await admin`select pg_terminate_backend(${holders[0]?.pid as number})`;
-      const release = await survivor.claim('owner:orphaned');
-      expect(release).toBeDefined();
+      const taken = await survivor.claim('owner:orphaned');
+      expect(taken).toBeDefined();
+      await expect.poll(() => lost).toEqual(['owner:orphaned']);
+      // The dead holder's release sends nothing on its closed connection (postgres.js would crash).
       await release?.();
+      await taken?.();
+      // The pool that lost a connection still takes locks.
+      const again = await dying.acquire('owner:orphaned');
+      await again();
     } finally {
       await Promise.all([dying.close().catch(() => undefined), survivor.close(), admin.end({ timeout: 5 })]);
+      await database.drop();
+    }
+  });
+
+  it('keeps one connection per busy session: its waiters queue here, other sessions still get in', async () => {
+    const database = await databases.create();
+    const locks = createPostgresSessionLocks({ url: database.url, maxHeld: 2 });
+    try {
+      const busy = await locks.acquire('owner:busy');
+      const order: number[] = [];
+      const waiters = [1, 2, 3].map((n) =>
+        locks.acquire('owner:busy').then(async (release) => {
+          order.push(n);
+          await release();
+        }),
+      );
+      // Three waiters on one session, two connections: another session is not starved.
+      const other = await locks.acquire('owner:other');
+      await other();
+      await busy();
+      await Promise.all(waiters);
+      expect(order).toEqual([1, 2, 3]);
+    } finally {
+      await locks.close();
       await database.drop();
     }
   });

@@ -5,13 +5,20 @@
  * its process) frees the lock, so an instance that crashes never leaves a session locked, and there is
  * no unlock statement that could fail and leave it held.
  *
+ * Callers in this process queue here first (`KeyedQueue`, in arrival order), so at most one connection
+ * per session waits in PostgreSQL and a busy session never takes the connections other sessions need.
  * The pool is the locks' own, never the store's: a holder waits on its upstream with a connection taken,
  * and its work needs store connections, which a shared pool full of holders would never give it.
  * `maxHeld` bounds the sessions this instance holds at once (more callers wait for a connection).
+ *
+ * A held lock's connection can die (a database restart, an administrator's `pg_terminate_backend`): the
+ * lock is gone then, and `onLost` says so. Nothing is sent on that connection again (postgres.js 3.4
+ * crashes the process writing to a closed connection inside a transaction); the store's own check of
+ * every write (the expected message and edit counts) keeps a second holder from overwriting the first.
  */
 import { createHash } from 'node:crypto';
 import postgres from 'postgres';
-import type { ReleaseLock, SessionLocks } from './session-locks.ts';
+import { KeyedQueue, type ReleaseLock, type SessionLocks } from './session-locks.ts';
 
 /** The advisory lock space of ctxkit's sessions ("ctxs"): the two-key form, apart from one-key locks. */
 export const SESSION_LOCK_CLASS = 0x63747873;
@@ -23,9 +30,15 @@ export const DEFAULT_MAX_HELD_SESSIONS = 32;
 export interface PostgresSessionLockOptions {
   url: string;
   maxHeld?: number;
+  /** Called when a held lock's connection died: the session was no longer held from then on. */
+  onLost?: (sessionId: string, error: unknown) => void;
 }
 
-/** A session's key in the lock space: 32 bits of its id's sha256 (a collision only serializes two sessions). */
+/**
+ * A session's key in a lock space: 32 bits of its id's sha256. Two sessions with one key are held one at
+ * a time (and a claim on one refuses the other's, which then gets a session of its own): one pair in
+ * four billion.
+ */
 export function sessionLockKey(sessionId: string): number {
   return createHash('sha256').update(sessionId, 'utf8').digest().readInt32BE(0);
 }
@@ -35,7 +48,11 @@ export function createPostgresSessionLocks(options: PostgresSessionLockOptions):
     max: options.maxHeld ?? DEFAULT_MAX_HELD_SESSIONS,
     onnotice: () => {},
     idle_timeout: 60,
+    // A held lock is an open transaction left idle on purpose: no server timeout may end it.
+    connection: { idle_in_transaction_session_timeout: 0, statement_timeout: 0, lock_timeout: 0 },
   });
+  const local = new KeyedQueue();
+  const claims = new KeyedQueue();
 
   /**
    * Runs a transaction that takes the session's lock, first its claim when `claim` (only if free), and
@@ -49,6 +66,7 @@ export function createPostgresSessionLocks(options: PostgresSessionLockOptions):
         free = resolveHeld;
       });
       let acquired = false;
+      let lost = false;
       const transaction = sql.begin(async (tx) => {
         if (claim) {
           const [row] = await tx`
@@ -64,6 +82,8 @@ export function createPostgresSessionLocks(options: PostgresSessionLockOptions):
         resolve(async () => {
           if (released) return;
           released = true;
+          // A dead connection is never written to again: its transaction, and the lock, ended with it.
+          if (lost) return;
           free();
           // The lock is free once the transaction ends; a failed commit ended it too.
           await transaction.catch(() => undefined);
@@ -72,17 +92,64 @@ export function createPostgresSessionLocks(options: PostgresSessionLockOptions):
       });
       transaction.catch((error: unknown) => {
         if (!acquired) reject(error);
+        else if (!lost) {
+          lost = true;
+          options.onLost?.(sessionId, error);
+        }
       });
     });
+
+  /** Holds `queue`'s turn for the session in this process, then `take`; releases both together. */
+  const inTurn = async (
+    queue: KeyedQueue,
+    sessionId: string,
+    take: () => Promise<ReleaseLock | undefined>,
+  ): Promise<ReleaseLock | undefined> => {
+    const turn = await queue.acquire(sessionId);
+    let release: ReleaseLock | undefined;
+    try {
+      release = await take();
+    } finally {
+      if (!release) await turn();
+    }
+    if (!release) return undefined;
+    const held = release;
+    return async () => {
+      try {
+        await held();
+      } finally {
+        await turn();
+      }
+    };
+  };
 
   return {
     shared: true,
     acquire: async (sessionId) => {
-      const release = await hold(sessionId, false);
+      const release = await inTurn(local, sessionId, () => hold(sessionId, false));
       if (!release) throw new Error('unreachable: a lock without a claim is always taken');
       return release;
     },
-    claim: (sessionId) => hold(sessionId, true),
+    claim: async (sessionId) => {
+      // A claim this process holds refuses at once, without asking the database.
+      const unclaim = claims.tryAcquire(sessionId);
+      if (!unclaim) return undefined;
+      let release: ReleaseLock | undefined;
+      try {
+        release = await inTurn(local, sessionId, () => hold(sessionId, true));
+      } finally {
+        if (!release) await unclaim();
+      }
+      if (!release) return undefined;
+      const held = release;
+      return async () => {
+        try {
+          await held();
+        } finally {
+          await unclaim();
+        }
+      };
+    },
     close: () => sql.end({ timeout: 5 }),
   };
 }
