@@ -18,7 +18,7 @@
  */
 import { createHash } from 'node:crypto';
 import postgres from 'postgres';
-import { KeyedQueue, type ReleaseLock, type SessionLocks } from './session-locks.ts';
+import { KeyedQueue, type ReleaseLock, type SessionLocks, withHeld } from './session-locks.ts';
 
 /** The advisory lock space of ctxkit's sessions ("ctxs"): the two-key form, apart from one-key locks. */
 export const SESSION_LOCK_CLASS = 0x63747873;
@@ -99,57 +99,19 @@ export function createPostgresSessionLocks(options: PostgresSessionLockOptions):
       });
     });
 
-  /** Holds `queue`'s turn for the session in this process, then `take`; releases both together. */
-  const inTurn = async (
-    queue: KeyedQueue,
-    sessionId: string,
-    take: () => Promise<ReleaseLock | undefined>,
-  ): Promise<ReleaseLock | undefined> => {
-    const turn = await queue.acquire(sessionId);
-    let release: ReleaseLock | undefined;
-    try {
-      release = await take();
-    } finally {
-      if (!release) await turn();
-    }
-    if (!release) return undefined;
-    const held = release;
-    return async () => {
-      try {
-        await held();
-      } finally {
-        await turn();
-      }
-    };
-  };
-
   return {
     shared: true,
     acquire: async (sessionId) => {
-      const release = await inTurn(local, sessionId, () => hold(sessionId, false));
+      // This process's callers queue here: only the first of them waits in PostgreSQL.
+      const release = await withHeld(await local.acquire(sessionId), () => hold(sessionId, false));
       if (!release) throw new Error('unreachable: a lock without a claim is always taken');
       return release;
     },
-    claim: async (sessionId) => {
-      // A claim this process holds refuses at once, without asking the database.
-      const unclaim = claims.tryAcquire(sessionId);
-      if (!unclaim) return undefined;
-      let release: ReleaseLock | undefined;
-      try {
-        release = await inTurn(local, sessionId, () => hold(sessionId, true));
-      } finally {
-        if (!release) await unclaim();
-      }
-      if (!release) return undefined;
-      const held = release;
-      return async () => {
-        try {
-          await held();
-        } finally {
-          await unclaim();
-        }
-      };
-    },
+    // A claim this process holds refuses at once, without asking the database.
+    claim: (sessionId) =>
+      withHeld(claims.tryAcquire(sessionId), async () =>
+        withHeld(await local.acquire(sessionId), () => hold(sessionId, true)),
+      ),
     close: () => sql.end({ timeout: 5 }),
   };
 }

@@ -32,22 +32,34 @@ export function createMemorySessionLocks(): SessionLocks {
   return {
     shared: false,
     acquire: (sessionId) => sessions.acquire(sessionId),
-    claim: async (sessionId) => {
-      const unclaim = claims.tryAcquire(sessionId);
-      if (!unclaim) return undefined;
-      let release: ReleaseLock;
-      try {
-        release = await sessions.acquire(sessionId);
-      } catch (error) {
-        await unclaim();
-        throw error;
-      }
-      return async () => {
-        await release();
-        await unclaim();
-      };
-    },
+    claim: (sessionId) => withHeld(claims.tryAcquire(sessionId), () => sessions.acquire(sessionId)),
     close: async () => {},
+  };
+}
+
+/**
+ * With `outer` held (undefined: not held, so nothing is taken), takes the inner lock; one release frees
+ * both, the inner first. When the inner is not taken (undefined, or an error), `outer` is freed at once.
+ */
+export async function withHeld(
+  outer: ReleaseLock | undefined,
+  take: () => Promise<ReleaseLock | undefined>,
+): Promise<ReleaseLock | undefined> {
+  if (!outer) return undefined;
+  let inner: ReleaseLock | undefined;
+  try {
+    inner = await take();
+  } finally {
+    if (!inner) await outer();
+  }
+  if (!inner) return undefined;
+  const held = inner;
+  return async () => {
+    try {
+      await held();
+    } finally {
+      await outer();
+    }
   };
 }
 
