@@ -19,7 +19,9 @@ import type { IndexSources, IndexUnavailable } from './context-indexes.ts';
  * What a caller says about the model call it is about to make. The session remembers it: a field left
  * out keeps the value the session's last call gave (the system prompt, the tools, the model, the window),
  * so `stats`, `compact` and `recover`, which take no request, measure the call the agent is making. To
- * change one, pass the new value; to send no tools or no system prompt, pass `[]` or `''`.
+ * change one, pass the new value; to send no tools or no system prompt, pass `[]` or `''`. It is kept in
+ * the session store with the session (`setLastRequest`), so a restart or another process sharing the
+ * store measures the same call.
  */
 export interface PrepareRequest {
   system?: string;

@@ -44,6 +44,7 @@ import type {
 } from './context-manager-options.ts';
 import { diffHistory } from './diff-history.ts';
 import { emergencyCompact } from './emergency-compact.ts';
+import { keepLastRequest, readLastRequest } from './last-request-record.ts';
 import { type PrepareResult, prepareCall } from './prepare-call.ts';
 import { recognizeRetries, turnInProgress } from './recognize-retries.ts';
 import { recoverFromOverflow } from './recover-from-overflow.ts';
@@ -453,24 +454,26 @@ export class ContextManager {
 
   /**
    * Reads the session again from the store when another process changed it there since this manager last
-   * read or wrote it (its log or its edits grew, its policy override changed), and keeps what this manager
-   * learned of it otherwise (usage anchors, the overflow scale, a summary in progress). For processes
-   * sharing one store that each hold a session while they work on it (ctxkit serve's session locks): call
-   * it once the session is held. True when the session will be read again.
+   * read or wrote it (its log or its edits grew, its policy override or its last request changed), and
+   * keeps what this manager learned of it otherwise (usage anchors, the overflow scale, a summary in
+   * progress). For processes sharing one store that each hold a session while they work on it (ctxkit
+   * serve's session locks): call it once the session is held. True when the session will be read again.
    */
   refresh(sessionId: string): Promise<boolean> {
     return this.#serialized(sessionId, async () => {
       const runtime = this.#runtimes.get(sessionId);
       // Not loaded: read from the store when first used anyway.
       if (!runtime) return false;
-      const [recent, policy] = await Promise.all([
+      const [recent, policy, lastRequest] = await Promise.all([
         this.store.loadRecent(sessionId),
         this.store.loadPolicyOverride(sessionId),
+        readLastRequest(this.store, sessionId),
       ]);
       const stale =
         (recent?.messageIds.length ?? 0) !== runtime.nextSeq ||
         (recent?.editCount ?? 0) !== runtime.editCount ||
-        !isDeepStrictEqual(policy?.override ?? {}, runtime.policyOverride);
+        !isDeepStrictEqual(policy?.override ?? {}, runtime.policyOverride) ||
+        lastRequest.stored !== runtime.lastRequest.stored;
       if (stale && this.#runtimes.get(sessionId) === runtime) this.#runtimes.delete(sessionId);
       return stale;
     });
@@ -533,6 +536,8 @@ export class ContextManager {
     const indexes = await readIndexSources(runtime.policy, { memory: this.memory, skills: this.skills });
     const call = resolveCallContext(runtime.policy, request, runtime.memo, this.#counters, indexes);
     runtime.useCounter(call.counter);
+    // The session's last request is part of its stored state: every process measures its next call alike.
+    await keepLastRequest(this.store, runtime.id, runtime.lastRequest, runtime.memo.request);
     return call;
   }
 
@@ -565,11 +570,18 @@ export class ContextManager {
   async #runtime(sessionId: string): Promise<SessionRuntime> {
     const existing = this.#runtimes.get(sessionId);
     if (existing) return existing;
-    // The override is read with the session, every time it is loaded: another process may have set it.
-    const policy = this.#storedPolicy(sessionId, (await this.store.loadPolicyOverride(sessionId))?.override);
+    // The override and the last request are read with the session, every time it is loaded: another
+    // process may have set them.
+    const [override, lastRequest] = await Promise.all([
+      this.store.loadPolicyOverride(sessionId),
+      readLastRequest(this.store, sessionId),
+    ]);
+    const policy = this.#storedPolicy(sessionId, override?.override);
     const counter = this.#counters.counterFor(policy.policy.model);
     const cache = new MessageTokenCache(this.#tokenCacheOptions);
     const runtime = new SessionRuntime(sessionId, counter, cache, policy);
+    if (lastRequest.request) runtime.memo.request = lastRequest.request;
+    runtime.lastRequest.stored = lastRequest.stored;
     const restored = await this.#readStored(runtime);
     if (restored) {
       const edits = restoreEdits(runtime, runtime.policy, this.clock(), () => this.#newId());

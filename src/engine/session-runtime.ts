@@ -14,6 +14,7 @@ import { projectMessage, projectView } from '../core/view/project-view.ts';
 import type { RecentSession } from '../store/session-store.ts';
 import type { FixedRegionMemo } from './call-context.ts';
 import { CallerBranch } from './caller-branch.ts';
+import { LastRequestRecord } from './last-request-record.ts';
 import { LayerProgress } from './layer-progress.ts';
 import type { SessionPolicy } from './session-policy.ts';
 import { ShortTextCounts, SUMMARY_ITEM_MAX_CHARS } from './short-text-counts.ts';
@@ -65,8 +66,13 @@ export class SessionRuntime {
   /** The newest evict edit of each log seq held (a result spilled on arrival keeps its blob here). */
   readonly evictions = new Map<number, EvictEdit>();
   turnCount = 0;
-  /** Token counts of the system prompt and tools, and the last request's settings. */
+  /**
+   * Token counts of the system prompt and tools, and the last request's settings (`memo.request`: seeded
+   * from the store when the runtime is made, kept there as it changes; see `lastRequest`).
+   */
   readonly memo: FixedRegionMemo = {};
+  /** What the session store holds of `memo.request`, as this manager last read or wrote it. */
+  readonly lastRequest = new LastRequestRecord();
   /** The caller's logical history (log minus branch-hidden messages), as content ids and seqs, for sync(). */
   readonly branch = new CallerBranch();
   /** Counts of the short texts planners ask for again and again. */

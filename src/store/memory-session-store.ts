@@ -20,12 +20,15 @@ import {
   recentStart,
 } from './session-store.ts';
 import { checkEdit, checkMessage } from './session-store-codec.ts';
+import { decodeLastRequest, encodeLastRequest } from './stored-last-request.ts';
 import { checkPolicyOverrideShape } from './stored-policy-override.ts';
 
 type HeldSession = StoredSession & {
   contentIds: (string | null)[];
   tokens: (StoredTokenCount | null)[];
   policy?: StoredPolicyOverride;
+  /** The last request's JSON text, as the SQL stores keep it. */
+  lastRequest?: string;
 };
 
 /**
@@ -70,7 +73,13 @@ export function createMemorySessionStore(): SessionStore {
     async load(sessionId) {
       const session = sessions.get(sessionId);
       if (!session) return undefined;
-      const { contentIds: _contentIds, tokens: _tokens, policy: _policy, ...stored } = session;
+      const {
+        contentIds: _contentIds,
+        tokens: _tokens,
+        policy: _policy,
+        lastRequest: _lastRequest,
+        ...stored
+      } = session;
       return structuredClone(stored);
     },
     async loadRecent(sessionId): Promise<RecentSession | undefined> {
@@ -127,6 +136,18 @@ export function createMemorySessionStore(): SessionStore {
       target.policy = { override: structuredClone(checked), updatedAt: at };
       target.updatedAt = at;
       sessions.set(sessionId, target);
+    },
+    async loadLastRequest(sessionId) {
+      return decodeLastRequest(sessionId, sessions.get(sessionId)?.lastRequest);
+    },
+    async setLastRequest(sessionId, request) {
+      assertSessionId(sessionId);
+      const text = request === null ? undefined : encodeLastRequest(sessionId, request);
+      const existing = sessions.get(sessionId);
+      if (!existing) return false;
+      if (text === undefined) delete existing.lastRequest;
+      else existing.lastRequest = text;
+      return true;
     },
     async delete(sessionId) {
       sessions.delete(sessionId);

@@ -87,6 +87,12 @@ async function freshSchema(): Promise<SessionDatabase & { schema: string }> {
           [text, sessionId],
         );
       },
+      async setLastRequest(sessionId, text) {
+        await adminSql().unsafe(
+          `UPDATE ${schema}.${TABLE_PREFIX}sessions SET last_request = $1 WHERE id = $2`,
+          [text, sessionId],
+        );
+      },
       async setSchemaVersion(version) {
         await adminSql().unsafe(
           `INSERT INTO ${schema}.${MIGRATIONS_TABLE} (version, name, applied_at) VALUES ($1, $2, $3)`,

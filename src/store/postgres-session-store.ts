@@ -55,6 +55,7 @@ import {
   toListing,
   type WriteRows,
 } from './session-store-rows.ts';
+import { decodeLastRequest, encodeLastRequest, type StoredLastRequest } from './stored-last-request.ts';
 import { decodePolicyOverride, encodePolicyOverride } from './stored-policy-override.ts';
 
 /** Connections in the pool a store opens from a URL. */
@@ -326,6 +327,22 @@ function openStore(sql: postgres.Sql, location: string, owned: boolean): Session
           policy_override = EXCLUDED.policy_override,
           policy_updated_at = EXCLUDED.policy_updated_at,
           updated_at = EXCLUDED.updated_at`;
+    },
+    async loadLastRequest(sessionId: string): Promise<StoredLastRequest | undefined> {
+      open();
+      if (!isStorableSessionId(sessionId)) return undefined;
+      const [row] =
+        await sql`SELECT last_request FROM ${sql(`${T}sessions`)} WHERE id = ${sessionId}`.values();
+      return row === undefined ? undefined : decodeLastRequest(sessionId, row[0]);
+    },
+    async setLastRequest(sessionId, request): Promise<boolean> {
+      open();
+      assertSessionId(sessionId);
+      const text = request === null ? null : encodeLastRequest(sessionId, request);
+      // Not activity: updated_at stays, and a session with no row gets none.
+      const result = await sql`
+        UPDATE ${sql(`${T}sessions`)} SET last_request = ${text}::text WHERE id = ${sessionId}`;
+      return result.count > 0;
     },
     async delete(sessionId: string): Promise<void> {
       open();

@@ -95,6 +95,15 @@ export const SESSION_STORE_MIGRATIONS: readonly SessionStoreMigration[] = [
       `ALTER TABLE ${TABLE_PREFIX}sessions ADD COLUMN policy_updated_at DOUBLE PRECISION`,
     ],
   },
+  {
+    version: 4,
+    name: "the shape of a session's last request",
+    // What the session's last call gave (system prompt, tools, model, window settings; see
+    // stored-last-request.ts), so every process sharing the store measures its next call alike. JSON
+    // text on the session row, gone with it on delete. Rows from before this version have none (NULL):
+    // their next call says it again, as after a restart before.
+    statements: [`ALTER TABLE ${TABLE_PREFIX}sessions ADD COLUMN last_request TEXT`],
+  },
 ];
 
 export const SESSION_STORE_SCHEMA_VERSION: number = latestVersion(SESSION_STORE_MIGRATIONS);

@@ -10,6 +10,7 @@ import type { SessionDatabase, SessionStoreHarness } from './testing/session-sto
 
 export type { SessionDatabase, SessionStoreHarness } from './testing/session-store-harness.ts';
 
+import { describeLastRequestConformance } from './session-store-last-request.conformance.ts';
 import { SESSION_STORE_SCHEMA_VERSION } from './session-store-migrations.ts';
 import { describePolicyOverrideConformance } from './session-store-policy.conformance.ts';
 import { describeRecentReadConformance } from './session-store-recent.conformance.ts';
@@ -589,6 +590,7 @@ export function describeSessionStoreConformance(
 
   describeRecentReadConformance(name, harness);
   describePolicyOverrideConformance(name, harness);
+  describeLastRequestConformance(name, harness);
 }
 
 function needTamper(db: SessionDatabase): NonNullable<SessionDatabase['tamper']> {

@@ -3,9 +3,11 @@ import { InvalidAppendError, SequenceConflictError } from '../core/errors/index.
 import type { Message } from '../core/message.ts';
 import type { PolicyOverride } from '../core/policy/policy-schema.ts';
 import { idProblem, MAX_SESSION_ID_LENGTH } from '../core/session-id.ts';
+import type { StoredLastRequest } from './stored-last-request.ts';
 import type { StoredPolicyOverride } from './stored-policy-override.ts';
 import { isStoredTokenCount, type StoredTokenCount } from './stored-token-count.ts';
 
+export type { StoredLastRequest } from './stored-last-request.ts';
 export type { StoredPolicyOverride } from './stored-policy-override.ts';
 export type { StoredTokenCount } from './stored-token-count.ts';
 
@@ -123,6 +125,20 @@ export interface SessionStore {
    * is an `InvalidPolicyError` naming the key, and nothing is stored. `delete` removes it with the session.
    */
   setPolicyOverride(sessionId: string, override: PolicyOverride | null, at: number): Promise<void>;
+  /**
+   * The shape of the session's last request (system prompt, tools, model, window settings) as last
+   * recorded; undefined when it has none (or no such session).
+   */
+  loadLastRequest(sessionId: string): Promise<StoredLastRequest | undefined>;
+  /**
+   * Records the shape of the session's last request (`null` removes it), replacing the one it had, so
+   * every process measures the session's next call alike. Not activity: `updatedAt` stays where it was
+   * (retention must not keep a session alive for it), and a session with no row yet gets none: nothing
+   * is written and the answer is false (true when the session holds it now). Fields the request should
+   * not have are left out; a value the store could not read back is an `InvalidAppendError`, and nothing
+   * is stored. `delete` removes it with the session.
+   */
+  setLastRequest(sessionId: string, request: StoredLastRequest | null): Promise<boolean>;
   delete(sessionId: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -56,6 +56,7 @@ import {
   type WriteRows,
 } from './session-store-rows.ts';
 import { enableWal } from './sqlite-wal.ts';
+import { decodeLastRequest, encodeLastRequest, type StoredLastRequest } from './stored-last-request.ts';
 import { decodePolicyOverride, encodePolicyOverride } from './stored-policy-override.ts';
 
 /** Where ctxkit keeps its files when nothing else is configured, relative to the working directory. */
@@ -180,6 +181,9 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
     insertWithPolicyOverride: db.prepare(
       `INSERT INTO ${T}sessions (id, created_at, updated_at, message_count, edit_count, policy_override, policy_updated_at) VALUES (?, ?, ?, 0, 0, ?, ?)`,
     ),
+    lastRequest: db.prepare(`SELECT last_request FROM ${T}sessions WHERE id = ?`).raw(),
+    // Not activity: updated_at stays, and a session with no row gets none.
+    updateLastRequest: db.prepare(`UPDATE ${T}sessions SET last_request = ? WHERE id = ?`),
   };
 
   const readPositions = (sessionId: string): { messages: number; edits: number } | undefined => {
@@ -324,6 +328,23 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
       assertTimestamp(sessionId, at);
       const text = override === null ? null : encodePolicyOverride(override);
       guard(location, busyTimeoutMs, () => writePolicyOverride.immediate(sessionId, text, at));
+    },
+    async loadLastRequest(sessionId: string): Promise<StoredLastRequest | undefined> {
+      open();
+      if (!isStorableSessionId(sessionId)) return undefined;
+      const row = guard(location, busyTimeoutMs, () => statements.lastRequest.get(sessionId)) as
+        | unknown[]
+        | undefined;
+      return row === undefined ? undefined : decodeLastRequest(sessionId, row[0]);
+    },
+    async setLastRequest(sessionId, request): Promise<boolean> {
+      open();
+      assertSessionId(sessionId);
+      const text = request === null ? null : encodeLastRequest(sessionId, request);
+      const { changes } = guard(location, busyTimeoutMs, () =>
+        statements.updateLastRequest.run(text, sessionId),
+      );
+      return changes > 0;
     },
     async delete(sessionId: string): Promise<void> {
       open();

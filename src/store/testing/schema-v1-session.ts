@@ -1,5 +1,5 @@
 /**
- * Test support for the schema v1 → v2 migration: the session both SQL stores' tests write with v1's
+ * Test support for the schema v1 → current migrations: the session both SQL stores' tests write with v1's
  * statements, and what opening it with the current schema must give back.
  */
 import { expect } from 'vitest';
@@ -28,5 +28,10 @@ export async function expectMigratedV1Session(store: SessionStore): Promise<void
     override: { summarize: { trigger: 0.5 } },
     updatedAt: 3,
   });
+  // Schema v4: nor a last request, and it can be given one (not activity: updatedAt stays).
+  expect(await store.loadLastRequest('s1')).toBeUndefined();
+  expect(await store.setLastRequest('s1', { system: 'v4', contextWindow: 8_000 })).toBe(true);
+  expect(await store.loadLastRequest('s1')).toEqual({ system: 'v4', contextWindow: 8_000 });
+  expect(await store.load('s1')).toMatchObject({ updatedAt: 3 });
   expect((await store.load('s1'))?.log).toHaveLength(4);
 }

@@ -14,6 +14,8 @@ export interface SessionDatabase {
     setEditBody(sessionId: string, position: number, body: string): Promise<void>;
     /** Writes `text` as the session's stored policy override (`ctxkit_sessions.policy_override`). */
     setPolicyOverride(sessionId: string, text: string): Promise<void>;
+    /** Writes `text` as the session's stored last request (`ctxkit_sessions.last_request`). */
+    setLastRequest(sessionId: string, text: string): Promise<void>;
     setSchemaVersion(version: number): Promise<void>;
   };
   dispose(): Promise<void>;

@@ -44,6 +44,13 @@ export const sqliteHarness: SessionStoreHarness = {
               .run(text, sessionId),
           );
         },
+        async setLastRequest(sessionId, text) {
+          raw((db) =>
+            db
+              .prepare(`UPDATE ${TABLE_PREFIX}sessions SET last_request = ? WHERE id = ?`)
+              .run(text, sessionId),
+          );
+        },
         async setSchemaVersion(version) {
           raw((db) =>
             db
