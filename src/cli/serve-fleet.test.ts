@@ -51,6 +51,21 @@ function streamedText(raw: string): string {
   return text;
 }
 
+/** What `GET /api/sessions/:id/context` answers, as far as this test reads it. */
+interface ContextAnswer {
+  view: unknown;
+  stats: {
+    messages: unknown;
+    roles: unknown;
+    turns: number;
+    edits: number;
+    contextWindow: number;
+    maxOutputTokens: number;
+    thresholds: { clearing?: { pressure: number }; summarize?: { pressure: number } };
+    summary?: { throughSeq: number };
+  };
+}
+
 interface CompactionLine {
   instance: number;
   session: string;
@@ -170,12 +185,30 @@ describe('a fleet of three ctxkit serve processes on one PostgreSQL', () => {
   }
 
   /** The same view and statistics of the session from every instance. */
-  async function expectSameViewEverywhere(id: string): Promise<unknown> {
-    const views = await Promise.all(
+  /**
+   * The same view of the session from every instance: the messages the model sees, the summary and the
+   * reminder, and what the statistics say of them (messages, roles, turns, edits, window, reserve,
+   * thresholds as pressure, the summary's reach). Token estimates are left out: each process calibrates
+   * its count per model from the usage the upstream reports to it, so they differ by that ratio.
+   */
+  async function expectSameViewEverywhere(id: string): Promise<ContextAnswer> {
+    const answers = (await Promise.all(
       fleet.map((_, at) => getJson(at, `/api/sessions/${encodeURIComponent(id)}/context`)),
-    );
-    for (const view of views.slice(1)) expect(view).toEqual(views[0]);
-    return views[0];
+    )) as ContextAnswer[];
+    const shown = answers.map(({ view, stats }) => ({
+      view,
+      messages: stats.messages,
+      roles: stats.roles,
+      turns: stats.turns,
+      edits: stats.edits,
+      contextWindow: stats.contextWindow,
+      maxOutputTokens: stats.maxOutputTokens,
+      clearingAt: stats.thresholds.clearing?.pressure,
+      summarizeAt: stats.thresholds.summarize?.pressure,
+      summaryThrough: stats.summary?.throughSeq,
+    }));
+    for (const other of shown.slice(1)) expect(other).toEqual(shown[0]);
+    return answers[0] as ContextAnswer;
   }
 
   /** No message lost, none twice: the log holds what was sent and answered, in order, once each. */
@@ -213,7 +246,7 @@ describe('a fleet of three ctxkit serve processes on one PostgreSQL', () => {
       await expectSameViewEverywhere('fleet-walk');
     }
     await expectWholeLog(conversation, 2);
-    const view = (await expectSameViewEverywhere('fleet-walk')) as { stats: { edits: number } };
+    const view = await expectSameViewEverywhere('fleet-walk');
     // The window is small: the session was compacted on the way, and the view shows it.
     expect(view.stats.edits).toBeGreaterThan(0);
     const compacted = new Set(
