@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -175,6 +176,49 @@ describe('ctxkit serve stopping', () => {
       .join('');
     expect(content).toBe('y'.repeat(240));
     expect(await exited).toBe(0);
+  }, 30_000);
+});
+
+describe('ctxkit serve closing', () => {
+  it('answers a request in flight at SIGTERM with Connection: close, so a kept-alive client does not reuse it', async () => {
+    upstream = await startFakeProviderServer();
+    upstream.enqueue({ ...openAIReply({ content: 'late' }), delayMs: 800 });
+    const served = await serve([
+      '--data',
+      tempDir(),
+      '--upstream',
+      upstream.openAIBaseUrl,
+      '--window',
+      '16000',
+    ]);
+    const agent = new Agent({ keepAlive: true });
+    const answer = new Promise<{ status: number; connection: string | undefined; body: string }>(
+      (resolve, reject) => {
+        const request = httpRequest(
+          `${served.url}/v1/chat/completions`,
+          { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+          (response) => {
+            let body = '';
+            response.on('data', (chunk) => {
+              body += String(chunk);
+            });
+            response.on('end', () =>
+              resolve({ status: response.statusCode ?? 0, connection: response.headers.connection, body }),
+            );
+          },
+        );
+        request.on('error', reject);
+        request.end(JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'go' }] }));
+      },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const exited = served.stop();
+    const { status, connection, body } = await answer;
+    expect(status).toBe(200);
+    expect(body).toContain('late');
+    expect(connection).toBe('close');
+    expect(await exited).toBe(0);
+    agent.destroy();
   }, 30_000);
 });
 

@@ -479,6 +479,18 @@ export class ContextManager {
     });
   }
 
+  /**
+   * Resolves once the session's work in this manager is over: calls queued on it, and a summary a turn
+   * scheduled in the background (applied or not). Before deleting a session: nothing of it is written
+   * after.
+   */
+  settle(sessionId: string): Promise<void> {
+    return this.#serialized(sessionId, async () => {
+      const pending = this.#runtimes.get(sessionId)?.progress.summaries.pending;
+      if (pending && !pending.settled) await pending.promise.catch(() => undefined);
+    });
+  }
+
   /** Drops the in-memory state of a session (it reloads from the store on next use). */
   unload(sessionId: string): void {
     this.#runtimes.delete(sessionId);
@@ -503,7 +515,8 @@ export class ContextManager {
       throw new InvalidPolicyError(
         error.key,
         `${String(reason)} (in the stored policy override of session ${JSON.stringify(sessionId)}: change it with setPolicyOverride)`,
-        { ...details, sessionId },
+        // The reason as the policy gave it, for a caller that says it in its own words (ctxkit serve).
+        { ...details, sessionId, overrideReason: reason },
       );
     }
   }

@@ -159,8 +159,8 @@ export function createProxyApp(options: ProxyOptions): Hono {
   // A client whose base URL was set without `/v1` (as some tools document it) reaches the same route.
   app.post('/chat/completions', modelRoute(openAIWire));
   app.post('/v1/messages', modelRoute(anthropicWire));
-  // A REST or dashboard call on a session holds it as a model call does, so neither sees the other
-  // half-done; a read needs it only in a fleet, where the session is read again from the store. Before
+  // A REST or dashboard write on a session holds it as a model call does, so neither sees the other
+  // half-done; in a fleet a read first reads the session again if another instance changed it. Before
   // the routes it guards, which answer without calling on.
   const holdSession = sessionHolder(options, locks, tokens, maxBodyBytes);
   // `/:id/*` matches `/:id` itself too: one registration, or the second would wait for the first.
@@ -251,8 +251,15 @@ export function createProxyApp(options: ProxyOptions): Hono {
     );
     return errorResponse(format, 500, 'ctxkit proxy: internal error (see the server log)');
   });
+  // A route that does not exist (a wrong method or path under /api) answers in JSON as every route does.
+  app.notFound((c) =>
+    c.json({ error: { message: `no route ${c.req.method} ${c.req.path.slice(0, MAX_PATH_SHOWN)}` } }, 404),
+  );
   return app;
 }
+
+/** The longest part of an unknown path a 404 repeats. */
+const MAX_PATH_SHOWN = 200;
 
 /** Routes that read what only this process keeps, or what never changes: they never wait for a session. */
 const UNHELD_READS = /^\/api\/sessions\/[^/]+\/(calls|offloaded)$/;
@@ -275,6 +282,12 @@ function sessionHolder(
     const identified = identifyClient(headers, format, tokens, options.upstreamKeys?.[format]);
     const publicId = c.req.param('id');
     if ('refused' in identified || !sessionIdSchema.safeParse(publicId).success) return next();
+    if (read) {
+      // A read in a fleet waits for no one (a dashboard watching a session stays live while a model call
+      // is on it): the session as last written, read again if another instance wrote it since.
+      await options.manager.refresh(storeSessionId(identified.identity.owner, publicId ?? ''));
+      return next();
+    }
     if (!read && c.req.raw.body !== null) {
       // The body is read whole before the session is taken: a client sending it slowly holds nothing.
       let bytes: Uint8Array;

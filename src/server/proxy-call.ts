@@ -33,6 +33,7 @@ import {
   inputRefusal,
   RESPONSE_HEADERS,
   requestRefusal,
+  staleOverrideRefusal,
   TOO_DEEP,
 } from './proxy-responses.ts';
 import { streamExchange } from './proxy-stream.ts';
@@ -234,6 +235,10 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
       deps.metrics?.upstreamCall(format.name, 'model', exchange.answer.status);
       prepared = retry;
     }
+  } catch (error) {
+    const stale = staleOverrideRefusal(error);
+    if (stale !== undefined) return errorResponse(format, 409, stale);
+    throw error;
   } finally {
     if (!handedOff) await session.release();
   }

@@ -191,6 +191,13 @@ describe('bad input', () => {
     );
     expect(ascii.status).toBe(400);
     expect(errorOf(ascii.json).message).toContain('printable ASCII');
+    const dots = await chat(
+      h,
+      { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] },
+      { 'x-ctxkit-session': '..' },
+    );
+    expect(dots.status).toBe(400);
+    expect(errorOf(dots.json).message).toContain('must not be "." or ".."');
     expect(modelRequests(h)).toHaveLength(0);
     // The server goes on.
     h.upstream.enqueue(openAIReply({ content: 'still here' }));

@@ -65,6 +65,19 @@ export function requestRefusal(error: unknown, request: WireRequest): string | u
   return `ctxkit cannot fit this request to model ${JSON.stringify(request.model)}: ${message}`;
 }
 
+/**
+ * A session whose stored policy override no longer fits the server's policy (the server's changed under
+ * it), as a client reads it: the key, and how to mend it over REST. Undefined for any other error.
+ */
+export function staleOverrideRefusal(error: unknown): string | undefined {
+  if (!InvalidPolicyError.isInstance(error)) return undefined;
+  const sessionId = error.details.sessionId;
+  if (typeof sessionId !== 'string') return undefined;
+  // The store's id is the owner's digest and the client's id: the client knows only the latter.
+  const publicId = sessionId.slice(sessionId.indexOf(':') + 1);
+  return `the policy override of session ${JSON.stringify(publicId)} no longer fits this server's policy (${error.key}: ${String(error.details.overrideReason ?? error.details.reason)}); change it with PATCH /api/sessions/${encodeURIComponent(publicId)}/policy`;
+}
+
 /** Why each refusal was made, for the request log (a refusal is logged like a call). */
 export const refusals = new WeakMap<Response, string>();
 

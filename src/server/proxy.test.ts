@@ -827,4 +827,37 @@ describe('a session policy set through the REST API', () => {
     expect(sent.plain).toBe(messages.length);
     expect(sent.tuned).toBeLessThan(messages.length / 2);
   });
+
+  it('refuses, with how to mend it, a session whose stored override no longer fits the server’s policy', async () => {
+    const h = await start({ contextWindow: 32_000, detectWindow: false });
+    h.upstream.setFallback(openAIReply({ content: 'ok' }));
+    const auth = { authorization: `Bearer ${KEY}` };
+    await postJson(`${h.proxy.url}/api/sessions`, { id: 'drifted' }, auth);
+    const stored = (await h.manager.store.list()).find((listing) => listing.id.endsWith(':drifted'));
+    if (!stored) throw new Error('no stored session');
+    // Set under another server policy, say: clearing above this server's summarize trigger (0.85).
+    await h.manager.store.setPolicyOverride(stored.id, { clearing: { trigger: 0.9 } }, Date.now());
+    const chat = () =>
+      postJson(
+        `${h.proxy.url}/v1/chat/completions`,
+        { model: 'house-model', messages: [{ role: 'user', content: 'hello' }] },
+        { ...auth, 'x-ctxkit-session': 'drifted' },
+      );
+    const refused = await chat();
+    expect(refused.status).toBe(409);
+    const message = (refused.json as { error: { message: string } }).error.message;
+    expect(message).toContain('clearing.trigger');
+    expect(message).toContain('PATCH /api/sessions/drifted/policy');
+    // The store's own id (the owner's digest) is not the client's business.
+    expect(message).not.toContain(stored.id);
+    const read = await fetch(`${h.proxy.url}/api/sessions/drifted/policy`, { headers: auth });
+    expect(read.status).toBe(409);
+    const mended = await fetch(`${h.proxy.url}/api/sessions/drifted/policy`, {
+      method: 'PATCH',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ clearing: null }),
+    });
+    expect(mended.status).toBe(200);
+    expect((await chat()).status).toBe(200);
+  });
 });

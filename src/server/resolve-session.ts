@@ -186,6 +186,9 @@ export function storeSessionId(owner: string, publicId: string): string {
   return `${owner}:${publicId}`;
 }
 
+/** `.` and `..` would be path segments a URL resolves away: the REST routes could never name them. */
+export const DOT_SEGMENT = 'must not be "." or ".." (a URL path cannot hold them)';
+
 /** A header id must be printable (it is echoed in a response header) and fit the store. */
 function headerIdProblem(value: string): string | undefined {
   const problem = idProblem(value, MAX_CLIENT_SESSION_ID_LENGTH);
@@ -195,5 +198,6 @@ function headerIdProblem(value: string): string | undefined {
   // A header carries bytes, and clients encode text in them differently: only printable ASCII comes
   // back as it was sent.
   if (/[^\u0020-\u007e]/.test(value)) return 'must be printable ASCII';
+  if (value === '.' || value === '..') return DOT_SEGMENT;
   return undefined;
 }

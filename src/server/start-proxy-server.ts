@@ -14,15 +14,27 @@ export interface RunningProxy {
 
 /** How long requests in flight may take to finish when the server closes. */
 export const DEFAULT_CLOSE_GRACE_MS = 10_000;
+/** While closing, how often connections that went idle are closed. */
+const CLOSE_SWEEP_MS = 100;
 
 export function startProxyServer(
   options: ProxyOptions & { port?: number; host?: string },
 ): Promise<RunningProxy> {
   const app = createProxyApp(options);
   const host = options.host ?? '127.0.0.1';
+  let draining = false;
+  // While closing, every answer says `Connection: close`: a client on a kept-alive connection sends its
+  // next request elsewhere instead of to a server about to cut it.
+  const fetchApp = async (request: Request, env: unknown): Promise<Response> => {
+    const response = await app.fetch(request, env);
+    if (!draining) return response;
+    const headers = new Headers(response.headers);
+    headers.set('connection', 'close');
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  };
   return new Promise((resolve, reject) => {
     const server = serve(
-      { fetch: app.fetch, port: options.port ?? 0, hostname: host },
+      { fetch: fetchApp, port: options.port ?? 0, hostname: host },
       (info: AddressInfo) => {
         const shown = info.address.includes(':') ? `[${info.address}]` : info.address;
         resolve({
@@ -36,10 +48,15 @@ export function startProxyServer(
                 closeIdleConnections?: () => void;
                 closeAllConnections?: () => void;
               };
+              draining = true;
               const force = setTimeout(() => http.closeAllConnections?.(), graceMs);
               force.unref();
+              // Connections that go idle while others finish are closed as they do, not at the deadline.
+              const sweep = setInterval(() => http.closeIdleConnections?.(), CLOSE_SWEEP_MS);
+              sweep.unref();
               server.close(() => {
                 clearTimeout(force);
+                clearInterval(sweep);
                 done();
               });
               http.closeIdleConnections?.();

@@ -178,6 +178,17 @@ describe('REST sessions', () => {
     const badId = await call(h, 'POST', '/api/sessions', { id: 'caf\u00e9' });
     expect(badId.status).toBe(400);
     expect(badId.json.error.issues[0].path).toBe('id');
+    // A URL resolves `.` and `..` away: no route could ever name such a session.
+    for (const id of ['.', '..']) {
+      const dots = await call(h, 'POST', '/api/sessions', { id });
+      expect(dots.status).toBe(400);
+      expect(dots.json.error.issues[0].message).toMatch(/must not be "\." or "\.\."/);
+    }
+
+    // A route that does not exist answers in JSON too, naming the method and path.
+    const unknown = await call(h, 'PUT', '/api/sessions/v', {});
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error.message).toBe('no route PUT /api/sessions/v');
 
     const notJson = await call(h, 'POST', '/api/sessions/v/messages', '{nope');
     expect(notJson.status).toBe(400);

@@ -28,6 +28,7 @@ import type { TraceStore } from '../../store/trace-store.ts';
 import { identifyClient } from '../client-identity.ts';
 import { ClientRequestTokens } from '../client-request-tokens.ts';
 import { DEFAULT_MAX_BODY_BYTES } from '../proxy-options.ts';
+import { staleOverrideRefusal } from '../proxy-responses.ts';
 import { BodyTooLargeError, MAX_JSON_DEPTH, pathPastDepth, readBoundedText } from '../read-body.ts';
 import { storeSessionId } from '../resolve-session.ts';
 import { buildOpenApiDocument } from './rest-openapi.ts';
@@ -196,6 +197,8 @@ export function createRestRoutes(deps: RestDeps): Hono {
 
   app.delete('/api/sessions/:id', async (c) => {
     const { publicId, sessionId } = await sessionOf(c);
+    // Background work of the session (a summary a turn scheduled) ends first: it writes nothing after.
+    await manager.settle(sessionId);
     // As retention removes a session: blobs, then trace, then the session's own record last, so a
     // failure half-way leaves it listed to delete again.
     let blobCount = 0;
@@ -363,6 +366,9 @@ export function errorBody(error: unknown): {
   status: ErrorStatus;
   body: { error: { message: string; code?: string; issues?: RestIssue[] } };
 } {
+  const stale = staleOverrideRefusal(error);
+  if (stale !== undefined)
+    return { status: 409, body: { error: { message: stale, code: 'invalid_policy' } } };
   if (error instanceof RestError)
     return {
       status: error.status,

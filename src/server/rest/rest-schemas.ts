@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { idProblem } from '../../core/session-id.ts';
 import { messagePartSchema } from '../../store/session-store-codec.ts';
-import { MAX_CLIENT_SESSION_ID_LENGTH } from '../resolve-session.ts';
+import { DOT_SEGMENT, MAX_CLIENT_SESSION_ID_LENGTH } from '../resolve-session.ts';
 
 /** A public session id: what `x-ctxkit-session` accepts, so a REST session is reachable from the proxy too. */
 export const sessionIdSchema = z
@@ -16,7 +16,8 @@ export const sessionIdSchema = z
       idProblem(value, MAX_CLIENT_SESSION_ID_LENGTH) ??
       // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
       (/[\u0000-\u001f\u007f]/.test(value) ? 'must not contain control characters' : undefined) ??
-      (/[^\u0020-\u007e]/.test(value) ? 'must be printable ASCII' : undefined);
+      (/[^\u0020-\u007e]/.test(value) ? 'must be printable ASCII' : undefined) ??
+      (value === '.' || value === '..' ? DOT_SEGMENT : undefined);
     if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
   })
   .meta({ description: 'A session id: printable ASCII, at most 200 characters.' });
