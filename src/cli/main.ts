@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import pc from 'picocolors';
 import { chatCommand } from './chat/chat-command.ts';
 import { configCommand } from './config-command.ts';
@@ -24,15 +24,29 @@ export function packageVersion(): string {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-function policyOptions(command: Command): Command {
-  return command
+/**
+ * The policy flags. `serve` takes the model from each request, so it has no `--model`, and its `--window`
+ * is the window of models nobody else knows.
+ */
+function policyOptions(command: Command, perRequestModel = false): Command {
+  // Hidden, not absent, for serve: its own error says why it takes no model.
+  const model = new Option(
+    '--model <name>',
+    'the model whose window applies (e.g. gpt-4o, claude-sonnet-4-5)',
+  );
+  const withModel = command.addOption(perRequestModel ? model.hideHelp() : model);
+  return withModel
     .option(
       '--policy <name|file>',
       'a preset (default, cowagent, tiancai, deepagents, digitorn, picoclaw) or a config file',
     )
     .option('--config <file>', 'a JSON or YAML config file (default: ./ctxkit.yaml if present)')
-    .option('--model <name>', 'the model whose window applies (e.g. gpt-4o, claude-sonnet-4-5)')
-    .option('--window <tokens>', `context window in tokens (0 or unset: ${WINDOW_ZERO_MEANS})`)
+    .option(
+      '--window <tokens>',
+      perRequestModel
+        ? 'the window of a model neither the upstream nor the profile table knows'
+        : `context window in tokens (0 or unset: ${WINDOW_ZERO_MEANS})`,
+    )
     .option('--max-output <tokens>', `tokens reserved for the reply (0 or unset: ${MAX_OUTPUT_ZERO_MEANS})`)
     .option(
       '--set <key=value>',
@@ -193,6 +207,7 @@ export function buildProgram(setExitStatus: (status: number) => void = () => {})
         'after',
         '\nThe client\'s own key (Authorization or x-api-key) goes upstream; a client that sends none, or sends the\nproxy token as its key, gets OPENAI_API_KEY / ANTHROPIC_API_KEY from this environment. Name a session with\nthe x-ctxkit-session header, or let ctxkit recognize the conversation. --window is the window of models\nthat neither the upstream nor the profile table knows.\nExamples:\n  ctxkit serve --upstream http://127.0.0.1:11434/v1\n  ctxkit serve --host 0.0.0.0 --token "$(openssl rand -hex 24)" --store postgres://ctxkit@db/ctxkit',
       ),
+    true,
   ).action(async (flags) => {
     setExitStatus(await serveCommand(flags));
   });

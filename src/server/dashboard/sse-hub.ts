@@ -8,14 +8,35 @@ import type { CallEvent, CallHistory } from './call-history.ts';
 
 /** Streams open at once; past it, a new one is refused (503). */
 export const MAX_EVENT_STREAMS = 64;
+/** Streams one owner may hold open, so one client cannot take every stream from the others. */
+export const MAX_EVENT_STREAMS_PER_OWNER = 8;
 const KEEPALIVE_MS = 15_000;
+
+/** Per history, the streams each owner holds open. */
+const openByOwner = new WeakMap<CallHistory, Map<string, number>>();
 
 export function callEventStream(
   history: CallHistory,
   ownerPrefix: string,
   signal: AbortSignal,
 ): Response | undefined {
-  if (history.listeners >= MAX_EVENT_STREAMS) return undefined;
+  let owners = openByOwner.get(history);
+  if (!owners) {
+    owners = new Map();
+    openByOwner.set(history, owners);
+  }
+  const held = owners.get(ownerPrefix) ?? 0;
+  if (history.listeners >= MAX_EVENT_STREAMS || held >= MAX_EVENT_STREAMS_PER_OWNER) return undefined;
+  const counts = owners;
+  counts.set(ownerPrefix, held + 1);
+  let counted = true;
+  const uncount = (): void => {
+    if (!counted) return;
+    counted = false;
+    const left = (counts.get(ownerPrefix) ?? 1) - 1;
+    if (left <= 0) counts.delete(ownerPrefix);
+    else counts.set(ownerPrefix, left);
+  };
   const encoder = new TextEncoder();
   let stop = (): void => {};
   const body = new ReadableStream<Uint8Array>({
@@ -39,6 +60,7 @@ export function callEventStream(
       const timer = setInterval(() => send(': keepalive\n\n'), KEEPALIVE_MS);
       timer.unref?.();
       stop = () => {
+        uncount();
         unsubscribe();
         clearInterval(timer);
         signal.removeEventListener('abort', onAbort);
