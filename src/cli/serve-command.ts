@@ -101,7 +101,7 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
     { base: undefined },
     { write: (line: string) => io.log.write(escapeJsonForTerminal(line)) },
   );
-  const stores = await openStores(dataDir, flags.store, (sessionId, error) =>
+  const stores = await openServeStores(dataDir, flags.store, (sessionId, error) =>
     logger.warn(
       { session: sessionId, err: { message: (error as Error).message } },
       'a session lock was lost with its database connection',
@@ -259,7 +259,8 @@ function tokensOf(flag: readonly string[] | undefined, variable: string | undefi
   return tokens;
 }
 
-interface ServeStores {
+/** What `ctxkit serve` keeps its sessions in: SQLite in --data, or PostgreSQL for a fleet. */
+export interface ServeStores {
   store: SessionStore;
   blobs: BlobStore;
   trace: TraceStore;
@@ -270,7 +271,8 @@ interface ServeStores {
   close(): Promise<void>;
 }
 
-async function openStores(
+/** Opens the stores `ctxkit serve` runs on (the benchmark opens them the same way). */
+export async function openServeStores(
   dataDir: string,
   storeUrl: string | undefined,
   onLockLost: (sessionId: string, error: unknown) => void,
