@@ -464,14 +464,15 @@ export class ContextManager {
       const runtime = this.#runtimes.get(sessionId);
       // Not loaded: read from the store when first used anyway.
       if (!runtime) return false;
-      const [recent, policy, lastRequest] = await Promise.all([
-        this.store.loadRecent(sessionId),
+      // Three one-row reads: no message or edit is read unless the session changed.
+      const [positions, policy, lastRequest] = await Promise.all([
+        this.store.loadPositions(sessionId),
         this.store.loadPolicyOverride(sessionId),
         readLastRequest(this.store, sessionId),
       ]);
       const stale =
-        (recent?.messageIds.length ?? 0) !== runtime.nextSeq ||
-        (recent?.editCount ?? 0) !== runtime.editCount ||
+        (positions?.messages ?? 0) !== runtime.nextSeq ||
+        (positions?.edits ?? 0) !== runtime.editCount ||
         !isDeepStrictEqual(policy?.override ?? {}, runtime.policyOverride) ||
         lastRequest.stored !== runtime.lastRequest.stored;
       if (stale && this.#runtimes.get(sessionId) === runtime) this.#runtimes.delete(sessionId);

@@ -82,6 +82,12 @@ export function createMemorySessionStore(): SessionStore {
       } = session;
       return structuredClone(stored);
     },
+    async loadPositions(sessionId) {
+      const session = sessions.get(sessionId);
+      return session === undefined
+        ? undefined
+        : { messages: session.log.length, edits: session.edits.length };
+    },
     async loadRecent(sessionId): Promise<RecentSession | undefined> {
       const session = sessions.get(sessionId);
       if (!session) return undefined;

@@ -33,6 +33,7 @@ import {
   recentStart,
   type SessionListFilter,
   type SessionListing,
+  type SessionPositions,
   type SessionStore,
   type StoredPolicyOverride,
   type StoredSession,
@@ -254,6 +255,11 @@ function openStore(sql: postgres.Sql, location: string, owned: boolean): Session
       const [row] = sessions;
       if (row === undefined) return undefined;
       return assembleStoredSession(sessionId, { row: sessionRowObject(row), messages, edits });
+    },
+    async loadPositions(sessionId: string): Promise<SessionPositions | undefined> {
+      open();
+      if (!isStorableSessionId(sessionId)) return undefined;
+      return readPositions(sql, sessionId);
     },
     async loadRecent(sessionId: string): Promise<RecentSession | undefined> {
       open();

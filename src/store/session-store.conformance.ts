@@ -64,6 +64,20 @@ export function describeSessionStoreConformance(
         expect(loaded?.updatedAt).toBe(3);
       }));
 
+    it('says where the log and the edit list end, without reading them', () =>
+      withStore(async (store) => {
+        expect(await store.loadPositions('s1')).toBeUndefined();
+        const messages = numbered([user('a'), assistant('b'), user('c')]);
+        await store.appendMessages('s1', messages.slice(0, 2), 0, 1);
+        expect(await store.loadPositions('s1')).toEqual({ messages: 2, edits: 0 });
+        await store.appendMessages('s1', messages.slice(2), 2, 2);
+        await store.appendEdits('s1', [drop], 0, 3);
+        expect(await store.loadPositions('s1')).toEqual({ messages: 3, edits: 1 });
+        expect(await store.loadPositions('s2')).toBeUndefined();
+        await store.delete('s1');
+        expect(await store.loadPositions('s1')).toBeUndefined();
+      }));
+
     it('refuses an append at the wrong position with a sequence conflict, keeping what was stored', () =>
       withStore(async (store) => {
         const messages = numbered([user('a'), assistant('b')]);

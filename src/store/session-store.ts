@@ -51,6 +51,12 @@ export interface RecentSession {
   updatedAt: number;
 }
 
+/** The lengths of a session's log and edit list: where its next message and edit go. */
+export interface SessionPositions {
+  messages: number;
+  edits: number;
+}
+
 export interface SessionListing {
   id: string;
   messages: number;
@@ -97,6 +103,11 @@ export interface SessionStore {
   load(sessionId: string): Promise<StoredSession | undefined>;
   /** A consistent snapshot of what resuming needs (see `RecentSession`), reading old bodies not at all. */
   loadRecent(sessionId: string): Promise<RecentSession | undefined>;
+  /**
+   * Where the session's log and edit list end (their lengths), reading no message or edit: whether a
+   * process holding the session in memory is behind what another one wrote. Undefined: no such session.
+   */
+  loadPositions(sessionId: string): Promise<SessionPositions | undefined>;
   /** Messages must carry seqs expectedSeq, expectedSeq + 1, … in order. */
   appendMessages(
     sessionId: string,

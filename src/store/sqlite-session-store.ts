@@ -33,6 +33,7 @@ import {
   recentStart,
   type SessionListFilter,
   type SessionListing,
+  type SessionPositions,
   type SessionStore,
   type StoredPolicyOverride,
   type StoredSession,
@@ -295,6 +296,11 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
       if (!isStorableSessionId(sessionId)) return undefined;
       const read = guard(location, busyTimeoutMs, () => readSession(sessionId));
       return read === undefined ? undefined : assembleStoredSession(sessionId, read);
+    },
+    async loadPositions(sessionId: string): Promise<SessionPositions | undefined> {
+      open();
+      if (!isStorableSessionId(sessionId)) return undefined;
+      return guard(location, busyTimeoutMs, () => readPositions(sessionId));
     },
     async loadRecent(sessionId: string): Promise<RecentSession | undefined> {
       open();
