@@ -336,6 +336,11 @@ export class ContextManager {
     );
   }
 
+  /** The budget settings the session runs under (its override's, else the manager's): `policyOf`'s, cheaper. */
+  budgetOf(sessionId: string): Promise<Policy['budget']> {
+    return this.#exclusive(sessionId, async (runtime) => structuredClone(runtime.policy.budget));
+  }
+
   /**
    * Gives the session a policy override of its own (`null` removes it), replacing the one it had: every
    * later call on it runs under the manager's policy with this override applied field by field. Kept in

@@ -129,8 +129,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
     let window: CallWindow;
     try {
       // The session's own budget: its policy override may set the window or the reply reserve.
-      const { policy } = await manager.policyOf(sessionId);
-      window = await deps.windows.windowFor(windowQuestion, policy.budget);
+      window = await deps.windows.windowFor(windowQuestion, await manager.budgetOf(sessionId));
     } catch (error) {
       const refusal = requestRefusal(error, request);
       if (refusal !== undefined) return errorResponse(format, 400, refusal);
@@ -318,8 +317,8 @@ async function recoverFrom(
     // offloading, summarizing, every pointer readable), not cut by the emergency path.
     windows.learn(call.upstream.base, call.request.model, limit);
     try {
-      const { policy } = await manager.policyOf(call.session.sessionId);
-      const window = await windows.windowFor(call.windowQuestion, policy.budget);
+      const budget = await manager.budgetOf(call.session.sessionId);
+      const window = await windows.windowFor(call.windowQuestion, budget);
       prepareRequest.contextWindow = window.contextWindow;
       prepareRequest.maxOutputTokens = window.maxOutputTokens;
     } catch {

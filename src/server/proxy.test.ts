@@ -860,4 +860,26 @@ describe('a session policy set through the REST API', () => {
     expect(mended.status).toBe(200);
     expect((await chat()).status).toBe(200);
   });
+
+  it('gives the session the window its own policy sets, before any model or server fallback', async () => {
+    const h = await start({ contextWindow: 32_000, detectWindow: false });
+    h.upstream.setFallback(openAIReply({ content: 'ok' }));
+    const auth = { authorization: `Bearer ${KEY}` };
+    await postJson(`${h.proxy.url}/api/sessions`, { id: 'small' }, auth);
+    const patched = await fetch(`${h.proxy.url}/api/sessions/small/policy`, {
+      method: 'PATCH',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ budget: { contextWindow: 6_000 } }),
+    });
+    expect(patched.status).toBe(200);
+    for (const id of ['small', 'other']) {
+      const response = await postJson(
+        `${h.proxy.url}/v1/chat/completions`,
+        { model: 'house-model', messages: [{ role: 'user', content: 'hello' }] },
+        { ...auth, 'x-ctxkit-session': id },
+      );
+      expect(response.status, id).toBe(200);
+      expect(response.headers.get('x-ctxkit-context-window'), id).toBe(id === 'small' ? '6000' : '32000');
+    }
+  });
 });
