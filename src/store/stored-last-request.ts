@@ -10,8 +10,9 @@
  */
 
 import { z } from 'zod';
-import { CorruptSessionError, InvalidAppendError } from '../core/errors/index.ts';
+import { InvalidAppendError } from '../core/errors/index.ts';
 import { TOOL_INJECTION_MODES, type ToolDefinition } from '../core/tool-definition.ts';
+import { parseSessionJsonColumn } from './session-json-column.ts';
 
 /** A session's last request as stored (the engine's `PrepareRequest` fields, all JSON-safe). */
 export interface StoredLastRequest {
@@ -61,16 +62,9 @@ export function encodeLastRequest(sessionId: string, request: StoredLastRequest)
 
 /** The stored text back as a request; undefined when the session has none. */
 export function decodeLastRequest(sessionId: string, text: unknown): StoredLastRequest | undefined {
-  if (text === null || text === undefined) return undefined;
-  const corrupt = (reason: string) =>
-    new CorruptSessionError(sessionId, { table: 'sessions' }, `last_request ${reason}`);
-  if (typeof text !== 'string') throw corrupt('is not text');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw corrupt('is not JSON');
-  }
+  const column = parseSessionJsonColumn(sessionId, 'last_request', text);
+  if (column === undefined) return undefined;
+  const { value, corrupt } = column;
   const parsed = storedLastRequestSchema.safeParse(value);
   if (!parsed.success) throw corrupt(`is not a request: ${describe(parsed.error)}`);
   return canonicalRequest(parsed.data);

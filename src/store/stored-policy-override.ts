@@ -7,9 +7,9 @@
  * keys a session may override, is the engine's to say (see `engine/session-policy.ts`).
  */
 
-import { CorruptSessionError } from '../core/errors/index.ts';
 import { describeIssues, policyErrorFromZod } from '../core/policy/policy-issues.ts';
 import { type PolicyOverride, PolicyOverrideSchema } from '../core/policy/policy-schema.ts';
+import { parseSessionJsonColumn } from './session-json-column.ts';
 
 /** A session's policy override as stored, and when it was set. */
 export interface StoredPolicyOverride {
@@ -36,16 +36,9 @@ export function decodePolicyOverride(
   text: unknown,
   updatedAt: unknown,
 ): StoredPolicyOverride | undefined {
-  if (text === null || text === undefined) return undefined;
-  const corrupt = (reason: string) =>
-    new CorruptSessionError(sessionId, { table: 'sessions' }, `policy_override ${reason}`);
-  if (typeof text !== 'string') throw corrupt('is not text');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw corrupt('is not JSON');
-  }
+  const column = parseSessionJsonColumn(sessionId, 'policy_override', text);
+  if (column === undefined) return undefined;
+  const { value, corrupt } = column;
   const parsed = PolicyOverrideSchema.safeParse(value);
   if (!parsed.success) {
     const issues = describeIssues(parsed.error, value);
