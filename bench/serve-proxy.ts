@@ -51,6 +51,7 @@ async function main(): Promise<void> {
     store: opened.store,
     blobs: opened.blobs,
     trace: opened.trace,
+    sharedStore: opened.sessionLocks !== undefined,
   });
   const log = pino.destination({ dest: join(spec.dataDir, 'serve.log'), sync: true });
   const logger = pino(

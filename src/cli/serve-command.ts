@@ -115,6 +115,8 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
       store: stores.store,
       blobs: stores.blobs,
       trace: stores.trace,
+      // A fleet: each session is held by one instance at a time, and may be served by another next.
+      sharedStore: stores.sessionLocks !== undefined,
     });
     manager.on(compactionLogger(logger));
     proxy = await listen({

@@ -42,6 +42,8 @@ export interface CompactorDeps {
   commitEdits: (edits: Edit[]) => Promise<void>;
   /** The session's whole log (a resumed session holds only its recent part in memory). */
   wholeLog: () => Promise<readonly Message[]>;
+  /** See `ContextManagerOptions.sharedStore`: background summaries finish within the call. */
+  sharedStore?: boolean;
 }
 
 /** What a prefix compaction needs of its plan; the keep rule comes beside it. */

@@ -36,6 +36,13 @@ export interface ContextManagerOptions {
   env?: Readonly<Record<string, string | undefined>>;
   fetch?: typeof fetch;
   store?: SessionStore;
+  /**
+   * Several processes serve these sessions from one store, each holding a session while it works on it
+   * (ctxkit serve's fleet). A summary a call starts in the background is then finished and applied within
+   * that call: the process may not hold the session at its next call, and nothing of a session may live in
+   * one process's memory alone. Default false.
+   */
+  sharedStore?: boolean;
   blobs?: BlobStore;
   /**
    * Where summaries of trimmed turns and cleared context go (cowagent's daily memory file). A sink that

@@ -81,6 +81,12 @@ export class ContextManager {
   #ids = 0;
   readonly #trace: TraceRecorder | undefined;
   readonly #traceStore: TraceStore | undefined;
+  readonly #sharedStore: boolean;
+  /**
+   * When this manager started. With a shared store, a session last written before it is resumed after a
+   * restart (the policy's restore applies); one written since was live, here or in another process.
+   */
+  readonly #startedAt: number;
 
   constructor(options: ContextManagerOptions) {
     this.policy = withBudgetOptions(validatePolicy(options?.policy), options);
@@ -100,6 +106,8 @@ export class ContextManager {
         ...(options.fetch ? { fetch: options.fetch } : {}),
       });
     this.clock = options.clock ?? Date.now;
+    this.#startedAt = this.clock();
+    this.#sharedStore = options.sharedStore === true;
     this.#counters = new CounterChooser(this.policy, options.counter);
     this.#traceStore = options.trace;
     if (options.trace) {
@@ -231,6 +239,9 @@ export class ContextManager {
     }
     return this.#exclusive(sessionId, async (runtime) => {
       const call = await this.#callContext(runtime, request);
+      // The session's last request is part of its stored state: every process measures its next call
+      // alike. Kept by prepare only: what `stats` is asked about is not a request the session made.
+      await keepLastRequest(this.store, runtime.id, runtime.lastRequest, runtime.memo.request);
       const result = await prepareCall(this.#compactor(runtime, call), request);
       this.#emit(result.events);
       return result;
@@ -539,6 +550,7 @@ export class ContextManager {
       newId: () => this.#newId(),
       commitEdits: (edits) => this.#commitEdits(runtime, edits),
       wholeLog: async () => (await this.#whole(runtime)).log,
+      ...(this.#sharedStore && { sharedStore: true }),
     });
   }
 
@@ -555,8 +567,6 @@ export class ContextManager {
     const indexes = await readIndexSources(runtime.policy, { memory: this.memory, skills: this.skills });
     const call = resolveCallContext(runtime.policy, request, runtime.memo, this.#counters, indexes);
     runtime.useCounter(call.counter);
-    // The session's last request is part of its stored state: every process measures its next call alike.
-    await keepLastRequest(this.store, runtime.id, runtime.lastRequest, runtime.memo.request);
     return call;
   }
 
@@ -603,7 +613,11 @@ export class ContextManager {
     runtime.lastRequest.stored = lastRequest.stored;
     const restored = await this.#readStored(runtime);
     if (restored) {
-      const edits = restoreEdits(runtime, runtime.policy, this.clock(), () => this.#newId());
+      // The policy's restore (cowagent's recent turns as text, digitorn's snapshot) is for a session
+      // resumed after a restart. With the store shared, one written since this manager started was live
+      // in another process (or here, before it was unloaded) and goes on as it is.
+      const resumed = !this.#sharedStore || restored.updatedAt <= this.#startedAt;
+      const edits = resumed ? restoreEdits(runtime, runtime.policy, this.clock(), () => this.#newId()) : [];
       if (edits.length > 0) {
         this.#runtimes.set(sessionId, runtime);
         await this.#commitEdits(runtime, edits);
@@ -626,14 +640,14 @@ export class ContextManager {
    * Fills a new runtime from the store: the recent part of the log when the store kept every message's
    * content id, else the whole log. Undefined when the store has nothing for the session.
    */
-  async #readStored(runtime: SessionRuntime): Promise<{ edits: number } | undefined> {
+  async #readStored(runtime: SessionRuntime): Promise<{ edits: number; updatedAt: number } | undefined> {
     const recent = await this.store.loadRecent(runtime.id);
     if (!recent || (recent.messageIds.length === 0 && recent.editCount === 0)) return undefined;
-    if (runtime.resume(recent)) return { edits: recent.editCount };
+    if (runtime.resume(recent)) return { edits: recent.editCount, updatedAt: recent.updatedAt };
     const stored = await this.store.load(runtime.id);
     if (!stored) return undefined;
     runtime.restore(stored.log, stored.edits);
-    return { edits: stored.edits.length };
+    return { edits: stored.edits.length, updatedAt: stored.updatedAt };
   }
 
   /** Work on the session, loaded, under its lock (see `#serialized`). */

@@ -137,11 +137,13 @@ describe('the last request, kept with the session', () => {
     await first.manager.append('s', [assistant('Booked.')]);
     await first.manager.prepare('s', { model: 'gpt-4o' });
     expect(first.writes).toEqual({ asked: 1, written: 1 });
-    // A new system prompt is one write, and so is a request given to stats.
+    // A new system prompt is one write; what stats is asked about is not a request the session made.
     await first.manager.prepare('s', { system: 'You are a hotel agent.' });
     await first.manager.prepare('s', { system: 'You are a hotel agent.' });
     expect(first.writes).toEqual({ asked: 2, written: 2 });
     await first.manager.stats('s', { contextWindow: 20_000 });
+    expect(first.writes).toEqual({ asked: 2, written: 2 });
+    await first.manager.prepare('s', { contextWindow: 20_000 });
     expect(first.writes).toEqual({ asked: 3, written: 3 });
 
     // A manager that read it from the store writes nothing for the same request either.

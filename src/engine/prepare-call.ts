@@ -78,6 +78,12 @@ export async function prepareCall(compactor: Compactor, _request: PrepareRequest
   );
   if (policy.budget.proactiveCheck) reportBudgetCheck(compactor);
   await fitProactively(compactor);
+  if (compactor.deps.sharedStore && runtime.progress.summaries.pending) {
+    // A process sharing the store may not hold the session at its next call: what this call started in
+    // the background (a trim's summary) is finished and applied now, not left in this process's memory.
+    await applyReadySummary(compactor, true);
+    await fitProactively(compactor);
+  }
 
   const assemble = () =>
     assembleRequest({

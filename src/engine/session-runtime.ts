@@ -294,6 +294,8 @@ export class SessionRuntime {
     this.policy = policy.policy;
     this.policyOverride = policy.override;
     this.progress.policyChanged();
+    // The window was worked out under the old budget (detectWindow, maxContextTokens…): again next call.
+    delete this.memo.window;
   }
 
   /** Switches the counter (a different model): every figure is recounted. */

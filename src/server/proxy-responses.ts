@@ -55,6 +55,8 @@ export function inputRefusal(error: unknown): string | undefined {
 
 /** Why ctxkit cannot prepare this request (its reply reserve does not fit the window…), as the client reads it. */
 export function requestRefusal(error: unknown, request: WireRequest): string | undefined {
+  // The session's stored override, not this request, is what does not fit: answered as a 409 elsewhere.
+  if (staleOverrideRefusal(error) !== undefined) return undefined;
   if (
     !ContextBudgetError.isInstance(error) &&
     !InvalidPolicyError.isInstance(error) &&

@@ -859,6 +859,17 @@ describe('a session policy set through the REST API', () => {
     });
     expect(mended.status).toBe(200);
     expect((await chat()).status).toBe(200);
+    // Or removed whole, without reading what it holds: DELETE …/policy.
+    await h.manager.store.setPolicyOverride(stored.id, { clearing: { trigger: 0.9 } }, Date.now());
+    h.manager.unload(stored.id);
+    expect((await chat()).status).toBe(409);
+    const removed = await fetch(`${h.proxy.url}/api/sessions/drifted/policy`, {
+      method: 'DELETE',
+      headers: auth,
+    });
+    expect(removed.status).toBe(200);
+    expect(((await removed.json()) as { override: unknown }).override).toEqual({});
+    expect((await chat()).status).toBe(200);
   });
 
   it('gives the session the window its own policy sets, before any model or server fallback', async () => {

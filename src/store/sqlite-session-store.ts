@@ -137,7 +137,11 @@ function migrate(db: Database.Database, location: string): void {
 function openStore(db: Database.Database, location: string, busyTimeoutMs: number): SessionStore {
   const statements = {
     positions: db.prepare(`SELECT message_count, edit_count FROM ${T}sessions WHERE id = ?`),
-    session: db.prepare(`SELECT * FROM ${T}sessions WHERE id = ?`),
+    // The row's positions and times only: the JSON columns (the last request: a system prompt and tool
+    // schemas) are read by their own statements, when asked for.
+    session: db.prepare(
+      `SELECT id, created_at, updated_at, message_count, edit_count FROM ${T}sessions WHERE id = ?`,
+    ),
     insertSession: db.prepare(
       `INSERT INTO ${T}sessions (id, created_at, updated_at, message_count, edit_count) VALUES (?, ?, ?, ?, ?)`,
     ),
@@ -169,7 +173,9 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
     editsReaching: db
       .prepare(`SELECT position, body FROM ${T}edits WHERE session_id = ? AND reach >= ? ORDER BY position`)
       .raw(),
-    list: db.prepare(`SELECT * FROM ${T}sessions WHERE updated_at < ? ORDER BY updated_at, id LIMIT ?`),
+    list: db.prepare(
+      `SELECT id, created_at, updated_at, message_count, edit_count FROM ${T}sessions WHERE updated_at < ? ORDER BY updated_at, id LIMIT ?`,
+    ),
     deleteMessages: db.prepare(`DELETE FROM ${T}messages WHERE session_id = ?`),
     deleteEdits: db.prepare(`DELETE FROM ${T}edits WHERE session_id = ?`),
     deleteSession: db.prepare(`DELETE FROM ${T}sessions WHERE id = ?`),

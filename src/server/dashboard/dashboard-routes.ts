@@ -15,6 +15,7 @@ import { CtxkitError } from '../../core/errors/index.ts';
 import type { ContextManager } from '../../engine/context-manager.ts';
 import { parseBlobRef } from '../../store/blob-store-ids.ts';
 import { identifyClient } from '../client-identity.ts';
+import { staleOverrideRefusal } from '../proxy-responses.ts';
 import { storeSessionId } from '../resolve-session.ts';
 import { sessionIdSchema } from '../rest/rest-schemas.ts';
 import type { CallHistory } from './call-history.ts';
@@ -81,14 +82,16 @@ export function createDashboardRoutes(deps: DashboardDeps): Hono {
     const sessionId = storeSessionId(who.owner, publicId);
     // Asked of the store, so a guessed id never loads (or creates) a session in the manager.
     const recent = await deps.manager.store.loadRecent(sessionId);
-    if (!recent || (recent.messageIds.length === 0 && recent.editCount === 0))
-      throw new RouteError(404, `no session ${JSON.stringify(publicId)}`);
+    // A session made empty over REST exists too (its row is stored).
+    if (!recent) throw new RouteError(404, `no session ${JSON.stringify(publicId)}`);
     return { publicId, sessionId };
   };
 
   const app = new Hono();
   app.onError((thrown, c) => {
     if (thrown instanceof RouteError) return error(c, thrown.status, thrown.message);
+    const stale = staleOverrideRefusal(thrown);
+    if (stale !== undefined) return c.json({ error: { message: stale } }, 409);
     const { name, message, stack } = thrown;
     deps.logger?.error({ err: { name, message, stack }, path: c.req.path }, 'dashboard request failed');
     return error(c, 500, 'the dashboard could not read the session');

@@ -49,7 +49,8 @@ export async function sessionThresholds(
   }
   // A request with no known window goes unmanaged: no threshold applies to it.
   if (stats.contextWindow >= UNBOUNDED_WINDOW) return null;
-  const measure = manager.policy.budget.pressureOf;
+  // The session's own measure: its policy override may set one.
+  const measure = (await manager.budgetOf(sessionId)).pressureOf;
   // The fixed regions beside the history (system, tools, summary, memory), as the measures count them.
   const regions = {
     contextWindow: stats.contextWindow,

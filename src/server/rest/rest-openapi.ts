@@ -75,6 +75,7 @@ export const REST_ROUTES = [
   ['post', '/api/sessions/{id}/compact'],
   ['get', '/api/sessions/{id}/policy'],
   ['patch', '/api/sessions/{id}/policy'],
+  ['delete', '/api/sessions/{id}/policy'],
   ['post', '/api/sessions/{id}/count'],
   ['get', '/api/sessions/{id}/export'],
 ] as const;
@@ -177,6 +178,12 @@ export function buildOpenApiDocument(): JsonObject {
               'application/json': { schema: schemaOf(policyPatchBody) },
             },
           },
+          responses: { '200': ok('`{id, override, policy}`') },
+        }),
+        delete: session({
+          operationId: 'deletePolicy',
+          summary:
+            "Remove the session's policy override (whatever it holds, one that no longer reads too): the session runs under the server's policy",
           responses: { '200': ok('`{id, override, policy}`') },
         }),
       },

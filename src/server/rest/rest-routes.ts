@@ -270,6 +270,13 @@ export function createRestRoutes(deps: RestDeps): Hono {
     return c.json({ id: publicId, override, policy });
   });
 
+  // Back to the server's policy, whatever the stored override holds (one this version cannot read too).
+  app.delete('/api/sessions/:id/policy', async (c) => {
+    const { publicId, sessionId } = await sessionOf(c);
+    const { override, policy } = await manager.setPolicyOverride(sessionId, null);
+    return c.json({ id: publicId, override, policy });
+  });
+
   app.post('/api/sessions/:id/count', async (c) => {
     const { publicId, sessionId } = await sessionOf(c);
     const body = await readBody(c, countBody);

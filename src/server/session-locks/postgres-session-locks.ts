@@ -67,6 +67,7 @@ export function createPostgresSessionLocks(options: PostgresSessionLockOptions):
       });
       let acquired = false;
       let lost = false;
+      let releasedByHolder = false;
       const transaction = sql.begin(async (tx) => {
         if (claim) {
           const [row] = await tx`
@@ -84,6 +85,7 @@ export function createPostgresSessionLocks(options: PostgresSessionLockOptions):
           released = true;
           // A dead connection is never written to again: its transaction, and the lock, ended with it.
           if (lost) return;
+          releasedByHolder = true;
           free();
           // The lock is free once the transaction ends; a failed commit ended it too.
           await transaction.catch(() => undefined);
@@ -92,7 +94,8 @@ export function createPostgresSessionLocks(options: PostgresSessionLockOptions):
       });
       transaction.catch((error: unknown) => {
         if (!acquired) reject(error);
-        else if (!lost) {
+        // A commit that fails after the holder let go (the connection cut at shutdown) lost nothing.
+        else if (!lost && !releasedByHolder) {
           lost = true;
           options.onLost?.(sessionId, error);
         }
