@@ -288,7 +288,7 @@ function sessionHolder(
       await options.manager.refresh(storeSessionId(identified.identity.owner, publicId ?? ''));
       return next();
     }
-    if (!read && c.req.raw.body !== null) {
+    if (c.req.raw.body !== null) {
       // The body is read whole before the session is taken: a client sending it slowly holds nothing.
       let bytes: Uint8Array;
       try {
