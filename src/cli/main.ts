@@ -194,6 +194,10 @@ export function buildProgram(setExitStatus: (status: number) => void = () => {})
       )
       .option('--store <url>', 'keep sessions in PostgreSQL (postgres://…) instead of SQLite in --data')
       .option(
+        '--max-held-sessions <n>',
+        'with --store: sessions this instance holds at once, one PostgreSQL connection each (default 32)',
+      )
+      .option(
         '--token <token>',
         'a token clients must present (repeatable; default: CTXKIT_TOKEN, comma-separated)',
         collect,

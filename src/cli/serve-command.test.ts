@@ -65,6 +65,14 @@ describe('ctxkit serve', () => {
     const tokenRun = await runCtxkit(['serve', '--port', '0'], { cwd, env: { CTXKIT_TOKEN: 'short' } });
     expect(tokenRun.code).toBe(2);
     expect(tokenRun.stderr).toContain('CTXKIT_TOKEN: a token must be at least 16 characters');
+    const heldRun = await runCtxkit(['serve', '--max-held-sessions', '0', '--store', 'postgres://x/y'], {
+      cwd,
+    });
+    expect(heldRun.code).toBe(2);
+    expect(heldRun.stderr).toContain('--max-held-sessions');
+    const sqliteHeldRun = await runCtxkit(['serve', '--max-held-sessions', '8'], { cwd });
+    expect(sqliteHeldRun.code).toBe(2);
+    expect(sqliteHeldRun.stderr).toContain('--max-held-sessions: applies to --store');
   });
 
   it('serves a client, keeps its session in SQLite, stops cleanly on SIGTERM and recognizes the conversation after a restart', async () => {

@@ -18,7 +18,10 @@ import { createPostgresConversationIndex } from '../server/conversation/postgres
 import { createSqliteConversationIndex } from '../server/conversation/sqlite-conversation-index.ts';
 import { isLoopback } from '../server/loopback.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_READ_BACK_ROUNDS } from '../server/proxy-options.ts';
-import { createPostgresSessionLocks } from '../server/session-locks/postgres-session-locks.ts';
+import {
+  createPostgresSessionLocks,
+  DEFAULT_MAX_HELD_SESSIONS,
+} from '../server/session-locks/postgres-session-locks.ts';
 import type { SessionLocks } from '../server/session-locks/session-locks.ts';
 import { type RunningProxy, startProxyServer } from '../server/start-proxy-server.ts';
 import type { BlobStore } from '../store/blob-store.ts';
@@ -45,6 +48,7 @@ export interface ServeFlags extends PolicyFlags {
   token?: string[];
   maxBodyMb?: string;
   readBackRounds?: string;
+  maxHeldSessions?: string;
 }
 
 export const DEFAULT_SERVE_PORT = 8787;
@@ -55,6 +59,8 @@ export const DEFAULT_ANTHROPIC_UPSTREAM = 'https://api.anthropic.com';
 export const TOKEN_VARIABLE = 'CTXKIT_TOKEN';
 /** The most `--max-body-mb` takes. */
 const MAX_BODY_MB = 1024;
+/** The most `--max-held-sessions` takes: each is a PostgreSQL connection. */
+const MAX_HELD_SESSIONS = 10_000;
 
 export interface ServeIo {
   env: Readonly<Record<string, string | undefined>>;
@@ -87,6 +93,16 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
   const readBackRounds =
     parseCountFlag('--read-back-rounds', flags.readBackRounds, { unit: 'rounds', max: 50, zero: 'none' }) ??
     DEFAULT_MAX_READ_BACK_ROUNDS;
+  const maxHeld = parseCountFlag('--max-held-sessions', flags.maxHeldSessions, {
+    unit: 'sessions',
+    max: MAX_HELD_SESSIONS,
+  });
+  if (maxHeld !== undefined && flags.store === undefined)
+    throw new FlagError(
+      '--max-held-sessions',
+      'applies to --store postgres://… only (one process on SQLite holds its sessions in memory)',
+      flags.maxHeldSessions,
+    );
   const tokens = tokensOf(flags.token, io.env[TOKEN_VARIABLE]);
   if (tokens.length === 0 && !isLoopback(host))
     throw new FlagError(
@@ -101,11 +117,15 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
     { base: undefined },
     { write: (line: string) => io.log.write(escapeJsonForTerminal(line)) },
   );
-  const stores = await openServeStores(dataDir, flags.store, (sessionId, error) =>
-    logger.warn(
-      { session: sessionId, err: { message: (error as Error).message } },
-      'a session lock was lost with its database connection',
-    ),
+  const stores = await openServeStores(
+    dataDir,
+    flags.store,
+    (sessionId, error) =>
+      logger.warn(
+        { session: sessionId, err: { message: (error as Error).message } },
+        'a session lock was lost with its database connection',
+      ),
+    maxHeld,
   );
   let proxy: RunningProxy | undefined;
   let retention: RetentionSchedule | undefined;
@@ -278,6 +298,7 @@ export async function openServeStores(
   dataDir: string,
   storeUrl: string | undefined,
   onLockLost: (sessionId: string, error: unknown) => void,
+  maxHeldSessions: number = DEFAULT_MAX_HELD_SESSIONS,
 ): Promise<ServeStores> {
   if (storeUrl === undefined) {
     const embedded = await openEmbeddedStores({ dataDir });
@@ -319,7 +340,11 @@ export async function openServeStores(
     ]);
     // Blobs an earlier version kept in --data stay readable through the pointers that name them.
     const blobs = createFallbackBlobStore(sharedBlobs, createFsBlobStore({ dataDir }));
-    const sessionLocks = createPostgresSessionLocks({ url: storeUrl, onLost: onLockLost });
+    const sessionLocks = createPostgresSessionLocks({
+      url: storeUrl,
+      maxHeld: maxHeldSessions,
+      onLost: onLockLost,
+    });
     return {
       store,
       blobs,

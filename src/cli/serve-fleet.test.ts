@@ -121,6 +121,9 @@ describe('a fleet of three ctxkit serve processes on one PostgreSQL', () => {
             String(WINDOW),
             '--token',
             KEY,
+            // Below the concurrency the test drives (12 conversations and REST calls), so holders wait.
+            '--max-held-sessions',
+            '8',
           ],
           { cwd: dir },
         );
