@@ -43,27 +43,29 @@ export const messagePartSchema = z.discriminatedUnion('type', [
   }),
 ]);
 
+export const messageMetaSchema = z.object({
+  agentVisible: z.boolean().optional(),
+  userVisible: z.boolean().optional(),
+  kind: z.string().optional(),
+  createdAt: z.number().optional(),
+  model: z.string().optional(),
+});
+
+export const usageSchema = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadTokens: z.number().optional(),
+  cacheWriteTokens: z.number().optional(),
+  reasoningTokens: z.number().optional(),
+});
+
 export const storedMessageSchema = z.object({
   id: z.string(),
   seq: z.int().nonnegative(),
   role: z.enum(['user', 'assistant', 'tool']),
   parts: z.array(messagePartSchema),
-  meta: z.object({
-    agentVisible: z.boolean().optional(),
-    userVisible: z.boolean().optional(),
-    kind: z.string().optional(),
-    createdAt: z.number().optional(),
-    model: z.string().optional(),
-  }),
-  usage: z
-    .object({
-      inputTokens: z.number(),
-      outputTokens: z.number(),
-      cacheReadTokens: z.number().optional(),
-      cacheWriteTokens: z.number().optional(),
-      reasoningTokens: z.number().optional(),
-    })
-    .optional(),
+  meta: messageMetaSchema,
+  usage: usageSchema.optional(),
 });
 
 // Layer and reason names stay open strings: a name added later must not make old rows unreadable.

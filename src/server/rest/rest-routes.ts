@@ -11,12 +11,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import {
-  CtxkitError,
-  InvalidInputError,
-  InvalidMessageError,
-  InvalidPolicyError,
-} from '../../core/errors/index.ts';
+import { CtxkitError } from '../../core/errors/index.ts';
 import { isAgentVisible, type Message, type MessageInput } from '../../core/message.ts';
 import { contentId } from '../../core/stable-id.ts';
 import { projectView } from '../../core/view/project-view.ts';
@@ -28,9 +23,9 @@ import type { TraceStore } from '../../store/trace-store.ts';
 import { identifyClient } from '../client-identity.ts';
 import { ClientRequestTokens } from '../client-request-tokens.ts';
 import { DEFAULT_MAX_BODY_BYTES } from '../proxy-options.ts';
-import { staleOverrideRefusal } from '../proxy-responses.ts';
 import { BodyTooLargeError, MAX_JSON_DEPTH, pathPastDepth, readBoundedText } from '../read-body.ts';
 import { storeSessionId } from '../resolve-session.ts';
+import { errorBody, RestError } from './rest-errors.ts';
 import { buildOpenApiDocument } from './rest-openapi.ts';
 import {
   appendBody,
@@ -39,7 +34,6 @@ import {
   createSessionBody,
   issuesOf,
   policyPatchBody,
-  type RestIssue,
   sessionIdSchema,
 } from './rest-schemas.ts';
 
@@ -61,16 +55,6 @@ export interface RestDeps {
    */
   contextWindow?: number;
   logger?: Logger;
-}
-
-class RestError extends Error {
-  constructor(
-    readonly status: 400 | 401 | 404 | 409 | 413,
-    message: string,
-    readonly issues?: RestIssue[],
-  ) {
-    super(message);
-  }
 }
 
 export function createRestRoutes(deps: RestDeps): Hono {
@@ -347,16 +331,6 @@ export function createRestRoutes(deps: RestDeps): Hono {
 }
 
 /** Each problem the policy validator found, by key path (`summarize.trigger`), in its own words. */
-function policyIssuesOf(error: InvalidPolicyError): RestIssue[] {
-  const listed = error.details.issues;
-  if (Array.isArray(listed) && listed.length > 0)
-    return listed.map((issue: { key?: unknown; reason?: unknown }) => ({
-      path: String(issue.key ?? error.key),
-      message: String(issue.reason ?? ''),
-    }));
-  return [{ path: error.key, message: String(error.details.reason ?? error.message) }];
-}
-
 function hasBlobName(sessionId: string): boolean {
   try {
     validateBlobName('sessionId', sessionId);
@@ -364,68 +338,4 @@ function hasBlobName(sessionId: string): boolean {
   } catch {
     return false;
   }
-}
-
-type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 500;
-
-/** The JSON error every route answers with: `{error: {message, issues?}}`. */
-export function errorBody(error: unknown): {
-  status: ErrorStatus;
-  body: { error: { message: string; code?: string; issues?: RestIssue[] } };
-} {
-  const stale = staleOverrideRefusal(error);
-  if (stale !== undefined)
-    return { status: 409, body: { error: { message: stale, code: 'invalid_policy' } } };
-  if (error instanceof RestError)
-    return {
-      status: error.status,
-      body: { error: { message: error.message, ...(error.issues && { issues: error.issues }) } },
-    };
-  if (error instanceof InvalidMessageError)
-    return {
-      status: 400,
-      body: {
-        error: {
-          message: error.message,
-          code: error.code,
-          issues: [{ path: error.path, message: String(error.details.reason ?? error.message) }],
-        },
-      },
-    };
-  if (error instanceof InvalidInputError)
-    return {
-      status: 400,
-      body: {
-        error: {
-          message: error.message,
-          code: error.code,
-          issues: [{ path: error.field ?? '', message: String(error.details.reason ?? error.message) }],
-        },
-      },
-    };
-  if (InvalidPolicyError.isInstance(error))
-    return {
-      status: 400,
-      body: { error: { message: error.message, code: error.code, issues: policyIssuesOf(error) } },
-    };
-  if (CtxkitError.isInstance(error)) {
-    if (error.code === 'unknown_model')
-      return {
-        status: 409,
-        body: {
-          error: {
-            message: `${error.message} (this session has had no model request through the proxy yet)`,
-            code: error.code,
-          },
-        },
-      };
-    const status: ErrorStatus =
-      error.code === 'message_id_conflict' || error.code === 'sequence_conflict'
-        ? 409
-        : error.code.startsWith('invalid_') || error.code === 'empty_message'
-          ? 400
-          : 500;
-    return { status, body: { error: { message: error.message, code: error.code } } };
-  }
-  return { status: 500, body: { error: { message: 'ctxkit proxy: internal error (see the server log)' } } };
 }

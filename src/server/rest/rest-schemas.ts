@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { idProblem } from '../../core/session-id.ts';
-import { messagePartSchema } from '../../store/session-store-codec.ts';
+import { messageMetaSchema, messagePartSchema, usageSchema } from '../../store/session-store-codec.ts';
 import { DOT_SEGMENT, MAX_CLIENT_SESSION_ID_LENGTH } from '../resolve-session.ts';
 
 /** A public session id: what `x-ctxkit-session` accepts, so a REST session is reachable from the proxy too. */
@@ -28,24 +28,8 @@ export const messageInputSchema = z
     seq: z.number().int().optional(),
     role: z.enum(['user', 'assistant', 'tool']),
     parts: z.array(messagePartSchema),
-    meta: z
-      .object({
-        agentVisible: z.boolean().optional(),
-        userVisible: z.boolean().optional(),
-        kind: z.string().optional(),
-        createdAt: z.number().optional(),
-        model: z.string().optional(),
-      })
-      .optional(),
-    usage: z
-      .object({
-        inputTokens: z.number(),
-        outputTokens: z.number(),
-        cacheReadTokens: z.number().optional(),
-        cacheWriteTokens: z.number().optional(),
-        reasoningTokens: z.number().optional(),
-      })
-      .optional(),
+    meta: messageMetaSchema.optional(),
+    usage: usageSchema.optional(),
   })
   .meta({ description: "A message in ctxkit's own form (core/message.ts)." });
 
