@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import type { ProxyMessage } from './serve-proxy.ts';
+import { answerParent } from './serve-child.ts';
 
 export interface FloorSpec {
   /** The upstream's origin: the client's path (`/v1/chat/completions`) is sent on to it as is. */
@@ -53,16 +53,8 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const cpuMs = (): number => {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
-};
-
 function main(): void {
   const spec = JSON.parse(process.argv[2] ?? '{}') as FloorSpec;
-  const send = (message: ProxyMessage): void => {
-    process.send?.(message);
-  };
   const server = createServer((request, response) => {
     void (async () => {
       try {
@@ -90,27 +82,13 @@ function main(): void {
     })();
   });
   server.keepAliveTimeout = 60_000;
-  const sample = (): void => {
-    const memory = process.memoryUsage();
-    send({ type: 'sample', rss: memory.rss, heapUsed: memory.heapUsed, cpuMs: cpuMs() });
-  };
-  const timer = setInterval(sample, spec.sampleMs);
-  process.on('message', (message: { type: string }) => {
-    if (message.type === 'gc') {
-      (globalThis as { gc?: () => void }).gc?.();
-      const memory = process.memoryUsage();
-      send({ type: 'gc', rss: memory.rss, heapUsed: memory.heapUsed, cpuMs: cpuMs() });
-    } else if (message.type === 'stop') {
-      clearInterval(timer);
-      server.close(() => process.exit(0));
-      server.closeAllConnections();
-    }
+  const ready = answerParent(spec.sampleMs, () => {
+    server.close(() => process.exit(0));
+    server.closeAllConnections();
   });
-  process.on('disconnect', () => process.exit(0));
   server.listen(0, '127.0.0.1', () => {
     const { port } = server.address() as AddressInfo;
-    sample();
-    send({ type: 'ready', url: `http://127.0.0.1:${port}` });
+    ready(`http://127.0.0.1:${port}`);
   });
 }
 

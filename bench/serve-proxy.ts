@@ -5,9 +5,8 @@
  * dir, or PostgreSQL as a fleet runs on it (sessions, trace, conversation index, blobs, session locks);
  * the pino log (one line a request) goes to a file there.
  *
- * Run as a child of `bench/serve.ts` (argv[2]: JSON `ProxySpec`, with `--expose-gc`). Over IPC it says
- * `{ type: 'ready', url }`, then every `sampleMs` `{ type: 'sample', rss, heapUsed, cpuMs }`; it answers
- * `{ type: 'gc' }` with the heap after a full collection, and `{ type: 'stop' }` by closing and exiting.
+ * Run as a child of `bench/serve.ts` (argv[2]: JSON `ProxySpec`, with `--expose-gc`); what it says to the
+ * parent over IPC is in `serve-child.ts`.
  */
 import { join } from 'node:path';
 import pino from 'pino';
@@ -15,6 +14,7 @@ import { openServeStores } from '../src/cli/serve-command.ts';
 import { PRESETS } from '../src/core/policy/presets/index.ts';
 import { createContextManager } from '../src/engine/context-manager.ts';
 import { startProxyServer } from '../src/server/start-proxy-server.ts';
+import { answerParent } from './serve-child.ts';
 
 export interface ProxySpec {
   store: 'sqlite' | 'postgres';
@@ -26,21 +26,10 @@ export interface ProxySpec {
   sampleMs: number;
 }
 
-export type ProxyMessage =
-  | { type: 'ready'; url: string }
-  | { type: 'sample'; rss: number; heapUsed: number; cpuMs: number }
-  | { type: 'gc'; rss: number; heapUsed: number; cpuMs: number };
-
-const cpuMs = (): number => {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
-};
+export type { ProxyMessage } from './serve-child.ts';
 
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? '{}') as ProxySpec;
-  const send = (message: ProxyMessage): void => {
-    process.send?.(message);
-  };
   const opened = await openServeStores(
     spec.dataDir,
     spec.store === 'postgres' ? spec.postgresUrl : undefined,
@@ -66,29 +55,15 @@ async function main(): Promise<void> {
     ...(opened.sessionLocks && { sessionLocks: opened.sessionLocks }),
     logger,
   });
-  const sample = (): void => {
-    const memory = process.memoryUsage();
-    send({ type: 'sample', rss: memory.rss, heapUsed: memory.heapUsed, cpuMs: cpuMs() });
-  };
-  const timer = setInterval(sample, spec.sampleMs);
-  sample();
-  process.on('message', (message: { type: string }) => {
-    if (message.type === 'gc') {
-      (globalThis as { gc?: () => void }).gc?.();
-      const memory = process.memoryUsage();
-      send({ type: 'gc', rss: memory.rss, heapUsed: memory.heapUsed, cpuMs: cpuMs() });
-    } else if (message.type === 'stop') {
-      clearInterval(timer);
-      void (async () => {
-        await proxy.close();
-        await manager.flushTrace().catch(() => undefined);
-        await opened.close();
-        process.exit(0);
-      })();
-    }
+  const ready = answerParent(spec.sampleMs, () => {
+    void (async () => {
+      await proxy.close();
+      await manager.flushTrace().catch(() => undefined);
+      await opened.close();
+      process.exit(0);
+    })();
   });
-  process.on('disconnect', () => process.exit(0));
-  send({ type: 'ready', url: proxy.url });
+  ready(proxy.url);
 }
 
 main().catch((error: unknown) => {
