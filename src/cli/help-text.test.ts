@@ -30,3 +30,16 @@ describe('ctxkit help examples (child process)', () => {
     }
   });
 });
+
+/** A flag a user learns on one command works on the next: the data directory has one name everywhere. */
+describe('ctxkit flag names (child process)', () => {
+  it('every command that keeps sessions takes their directory as --data', async () => {
+    const commands = ['replay', 'prune', 'chat', 'serve'];
+    const runs = await Promise.all(commands.map((command) => runCtxkit([command, '--help'], { cwd: ROOT })));
+    for (const [index, run] of runs.entries()) {
+      expect(run.code, commands[index]).toBe(0);
+      expect(run.stdout, commands[index]).toMatch(/^\s+--data <dir>\s/m);
+      expect(run.stdout, commands[index]).not.toContain('--data-dir');
+    }
+  });
+});

@@ -134,7 +134,7 @@ export function buildProgram(setExitStatus: (status: number) => void = () => {})
         'where replayed sessions are kept: sqlite (the embedded default) or memory',
         'sqlite',
       )
-      .option('--data-dir <dir>', 'the data directory of the embedded stores (default ./.ctxkit)')
+      .option('--data <dir>', 'where sessions are kept (default ./.ctxkit)')
       .addHelpText(
         'after',
         `\n--policy takes one preset, several separated by commas (compared side by side), or a config file.\n--check prints each failing session and call on stderr and exits ${EXIT_CHECK_FAILED}; exit 0 when every call fits and keeps its tool pairs.\nExamples:\n  ctxkit replay --demo\n  ctxkit replay fixtures/corpus --window 16000 --check\n  ctxkit replay fixtures/corpus --policy default,tiancai --window 16000\n  ctxkit replay fixtures/corpus/openhands__basic.jsonl --calls --verbose --report replay.html`,
@@ -227,7 +227,7 @@ export function buildProgram(setExitStatus: (status: number) => void = () => {})
         '--days <n>',
         'idle days before a session goes (default: the policy, retention.maxIdleDays; 0 keeps every session)',
       )
-      .option('--data-dir <dir>', 'the data directory of the embedded stores (default ./.ctxkit)'),
+      .option('--data <dir>', 'where sessions are kept (default ./.ctxkit)'),
   ).action(async (flags) => {
     await pruneCommand(flags);
   });

@@ -20,9 +20,9 @@ describe('ctxkit prune (child process)', () => {
   it('a missing data directory or database is nothing to prune, and neither is created', async () => {
     await mkdir(join(dir, 'empty'));
     const [dryMissing, missing, dryEmpty] = await Promise.all([
-      ctxkit(['prune', '--dry-run', '--data-dir', 'nonexist']),
-      ctxkit(['prune', '--data-dir', 'gone']),
-      ctxkit(['prune', '--dry-run', '--data-dir', 'empty']),
+      ctxkit(['prune', '--dry-run', '--data', 'nonexist']),
+      ctxkit(['prune', '--data', 'gone']),
+      ctxkit(['prune', '--dry-run', '--data', 'empty']),
     ]);
     expect(dryMissing).toEqual({
       code: 0,
@@ -42,7 +42,7 @@ describe('ctxkit prune (child process)', () => {
 
   it('--dry-run lists the idle sessions of an existing store and changes nothing', async () => {
     const session = join(ROOT, 'fixtures/corpus/openhands__basic.jsonl');
-    const replay = await ctxkit(['replay', session, '--data-dir', 'data', '--window', '16000']);
+    const replay = await ctxkit(['replay', session, '--data', 'data', '--window', '16000']);
     expect(replay.code).toBe(0);
     const snapshot = async () => {
       const files = (await readdir(join(dir, 'data'), { recursive: true })).sort();
@@ -54,15 +54,15 @@ describe('ctxkit prune (child process)', () => {
     const before = await snapshot();
 
     // The replayed session is dated by its recording, long past the 30-day retention.
-    const dry = await ctxkit(['prune', '--dry-run', '--data-dir', 'data']);
+    const dry = await ctxkit(['prune', '--dry-run', '--data', 'data']);
     expect(dry.code).toBe(0);
     expect(dry.stdout).toMatch(/^would remove replay-openhands__basic\.jsonl-\S+: idle \d+ days, /m);
     expect(dry.stdout).toMatch(/^1 session\(s\) idle more than 30 days would be removed from data\n$/m);
     expect(await snapshot()).toEqual(before);
 
-    const pruned = await ctxkit(['prune', '--data-dir', 'data']);
+    const pruned = await ctxkit(['prune', '--data', 'data']);
     expect(pruned.stdout).toMatch(/^1 session\(s\) idle more than 30 days removed from data\n$/m);
-    const after = await ctxkit(['prune', '--dry-run', '--data-dir', 'data']);
+    const after = await ctxkit(['prune', '--dry-run', '--data', 'data']);
     expect(after.stdout).toBe('0 session(s) idle more than 30 days would be removed from data\n');
   });
 });

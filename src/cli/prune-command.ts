@@ -8,7 +8,8 @@ import { loadConfigFromFlags, type PolicyFlags } from './policy-flags.ts';
 
 export interface PruneFlags extends PolicyFlags {
   dryRun?: boolean;
-  dataDir?: string;
+  /** `--data`: the data directory of the embedded stores. */
+  data?: string;
   days?: string;
 }
 
@@ -23,7 +24,7 @@ export async function pruneCommand(flags: PruneFlags): Promise<void> {
   const days =
     parseCountFlag('--days', flags.days, { unit: 'days', zero: 'keep every session' }) ??
     config.policy.retention.maxIdleDays;
-  const dataDir = flags.dataDir ?? DEFAULT_DATA_DIR;
+  const dataDir = flags.data ?? DEFAULT_DATA_DIR;
   if (days === 0) {
     process.stdout.write('retention is off (0 days): nothing removed\n');
     return;

@@ -49,7 +49,7 @@ async function openReplayStores(flags: ReplayFlags): Promise<EmbeddedStores | un
       value: kind,
     });
   }
-  return openEmbeddedStores(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {});
+  return openEmbeddedStores(flags.data !== undefined ? { dataDir: flags.data } : {});
 }
 
 /** A session id the blob store accepts: letters, digits, dot, dash, underscore. */

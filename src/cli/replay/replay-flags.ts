@@ -16,9 +16,10 @@ export interface ReplayFlags extends PolicyFlags {
   /** Exit 1 when any replayed call overflowed the window or orphaned a tool pair. */
   check?: boolean;
   report?: string;
-  /** `sqlite` (default: the embedded stores under --data-dir) or `memory` (nothing written). */
+  /** `sqlite` (default: the embedded stores under --data) or `memory` (nothing written). */
   store?: string;
-  dataDir?: string;
+  /** `--data`: the data directory of the embedded stores. */
+  data?: string;
 }
 
 /**
