@@ -11,7 +11,7 @@
 
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import {
   CorruptSessionError,
@@ -19,6 +19,7 @@ import {
   StoreBusyError,
   StoreClosedError,
 } from '../core/errors/index.ts';
+import { betterSqlite3 } from './load-better-sqlite3.ts';
 import {
   assertPositions,
   assertSessionId,
@@ -102,7 +103,7 @@ export async function createSqliteSessionStore(
   const location = sqliteSessionStorePath(options);
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS;
   if (location !== ':memory:') mkdirSync(dirname(location), { recursive: true });
-  const db = new Database(location, { timeout: busyTimeoutMs });
+  const db = new (betterSqlite3())(location, { timeout: busyTimeoutMs });
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
     enableWal(db, busyTimeoutMs);
@@ -372,7 +373,7 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
 }
 
 function isSqliteError(error: unknown, code: string): boolean {
-  return error instanceof Database.SqliteError && error.code === code;
+  return error instanceof betterSqlite3().SqliteError && error.code === code;
 }
 
 /** Runs database work, turning "still locked after busy_timeout" into a typed error. */
@@ -380,7 +381,7 @@ function guard<T>(location: string, busyTimeoutMs: number, work: () => T): T {
   try {
     return work();
   } catch (error) {
-    if (error instanceof Database.SqliteError && error.code.startsWith('SQLITE_BUSY')) {
+    if (error instanceof betterSqlite3().SqliteError && error.code.startsWith('SQLITE_BUSY')) {
       throw new StoreBusyError(location, busyTimeoutMs);
     }
     throw error;

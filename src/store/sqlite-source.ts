@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { betterSqlite3 } from './load-better-sqlite3.ts';
 import { enableWal } from './sqlite-wal.ts';
 
 /** Where an SQLite-backed store gets its database: one it opens (and closes), or one it shares. */
@@ -15,7 +16,7 @@ export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
 export function openSqlite(source: SqliteSource): SqliteConnection {
   if ('database' in source) return { db: source.database, close: () => {} };
-  const db = new Database(source.filename);
+  const db = new (betterSqlite3())(source.filename);
   db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   if (source.filename !== ':memory:') enableWal(db, SQLITE_BUSY_TIMEOUT_MS);
   return {

@@ -1,5 +1,5 @@
-import { parse as parseYaml, YAMLError } from 'yaml';
 import { InvalidSkillError } from '../errors/index.ts';
+import { yamlModule } from '../load-yaml.ts';
 import { skillNameProblem } from './skill-name.ts';
 
 /**
@@ -100,13 +100,13 @@ function checkFrontMatter(yaml: string, where: SkillFileLocation): SkillFrontMat
   const { file } = where;
   let data: unknown;
   try {
-    data = parseYaml(yaml, { maxAliasCount: 100, uniqueKeys: true, prettyErrors: true });
+    data = yamlModule().parse(yaml, { maxAliasCount: 100, uniqueKeys: true, prettyErrors: true });
   } catch (error) {
     // The parser throws more than YAMLError (a ReferenceError for an alias bomb): every throw from it is
     // this file's fault, and must not stop the other skills from loading.
     if (!(error instanceof Error)) throw error;
     // Lines counted in the file: the front matter starts on line 2.
-    const line = error instanceof YAMLError ? error.linePos?.[0].line : undefined;
+    const line = error instanceof yamlModule().YAMLError ? error.linePos?.[0].line : undefined;
     const reason = (error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
     throw new InvalidSkillError(
       file,

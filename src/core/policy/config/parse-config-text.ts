@@ -1,5 +1,6 @@
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import type { Node } from 'yaml';
 import { InvalidInputError } from '../../errors/index.ts';
+import { yamlModule } from '../../load-yaml.ts';
 import type { PolicyPath } from '../policy-paths.ts';
 
 /**
@@ -48,6 +49,7 @@ export function parseConfigText(text: string, fileName: string): ParsedConfigTex
       });
     }
   }
+  const { isMap, isScalar, isSeq, LineCounter, parseDocument } = yamlModule();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, uniqueKeys: true });
   const [yamlError] = document.errors;
