@@ -1,25 +1,22 @@
-/** README.md (With the Vercel AI SDK)'s example runs as written, importing `ctxkit` and `ctxkit/ai-sdk` by name. */
+/**
+ * README.md's AI SDK example (`<!-- example: ai-sdk -->`) runs as written, importing ctxkit and
+ * ctxkit/ai-sdk by name.
+ */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { readmeExample } from '../../testing/readme-examples.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
-/** The first TypeScript block of the README's AI SDK section, as written there. */
+/** The README's AI SDK example, as written there. */
 function example(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const from = readme.indexOf('\n## With the Vercel AI SDK\n');
-  expect(from, 'README.md has a "With the Vercel AI SDK" section').toBeGreaterThan(-1);
-  const page = readme.slice(from, readme.indexOf('\n## ', from + 5));
-  const start = page.indexOf('```ts\n');
-  expect(start, 'the section has a ```ts example').toBeGreaterThan(-1);
-  const end = page.indexOf('\n```', start + 6);
-  return page.slice(start + 6, end);
+  return readmeExample('ai-sdk');
 }
 
-describe('README.md (With the Vercel AI SDK)', () => {
+describe('README.md (the AI SDK example)', () => {
   it('the example runs as written against this package, and prints what its comments say', () => {
     const code = example();
     expect(code).toContain("from 'ctxkit/ai-sdk'");
