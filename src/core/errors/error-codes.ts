@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   'invalid_config',
   'unknown_model',
   'missing_api_key',
+  'missing_dependency',
   'invalid_token_counter',
   'token_tally_range',
   // The budget.

@@ -2,6 +2,7 @@ export * from './blob-errors.ts';
 export * from './budget-errors.ts';
 export * from './cli-errors.ts';
 export * from './ctxkit-error.ts';
+export * from './dependency-errors.ts';
 export * from './error-codes.ts';
 export * from './input-errors.ts';
 export * from './memory-errors.ts';
