@@ -1,0 +1,43 @@
+import { MissingDependencyError } from '../core/errors/index.ts';
+
+/** A package ctxkit loads only when a feature needs it, and that feature, as the error names them. */
+export interface OptionalDependency {
+  /** As npm names it, which is also the specifier `load` imports. */
+  packageName: string;
+  /** What needs it, the subject of the error's sentence: `the Anthropic model client`. */
+  feature: string;
+}
+
+/**
+ * The module `load` imports (a dynamic `import()` of the package, so that nothing loads it before a
+ * feature needs it). The package's absence becomes a MissingDependencyError that says what to install;
+ * any other failure (a broken install, a dependency of the package itself missing, an error while the
+ * package runs) is rethrown as it was, since installing the package would not fix it.
+ */
+export async function loadOptionalDependency<T>(
+  dependency: OptionalDependency,
+  load: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if (isPackageNotFound(error, dependency.packageName))
+      throw new MissingDependencyError(dependency.packageName, dependency.feature, { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * Whether `error` is Node's failure to find `packageName` itself: `ERR_MODULE_NOT_FOUND` with "Cannot find
+ * package '<packageName>'". The code alone is not enough: it is the same when a package the SDK imports
+ * is missing ("Cannot find package 'x' imported from …/node_modules/<packageName>/…"), or a file of it.
+ */
+export function isPackageNotFound(error: unknown, packageName: string): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return (
+    code === 'ERR_MODULE_NOT_FOUND' &&
+    typeof message === 'string' &&
+    message.includes(`Cannot find package '${packageName}'`)
+  );
+}
