@@ -15,12 +15,7 @@
  * (DEFAULT_ANTHROPIC_VERSION unless set), not the SDK's newer default: the request body ctxkit writes
  * (`temperature` included) is the 2023-06-01 Messages API.
  */
-import Anthropic, {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { fromAnthropicResponse, toAnthropicMessages } from '../adapters/anthropic-messages.ts';
 import { InvalidInputError, ModelCallError } from '../core/errors/index.ts';
 import { isAgentVisible, type Message, type Part } from '../core/message.ts';
@@ -32,9 +27,16 @@ import {
   readAnthropicEvent,
 } from './anthropic-stream.ts';
 import { captureErrorBodies } from './capture-error-bodies.ts';
+import { loadOptionalDependency, type OptionalDependency } from './load-optional-dependency.ts';
 import { DEFAULT_MODEL_TIMEOUT_MS, guardModelCall, type ModelCallGuard } from './model-call-guard.ts';
 import type { ModelClient, ModelRequest, ModelResponse, ModelStreamEvent } from './model-client.ts';
-import { modelErrorFromSdk, parseJson, type SdkErrorContext } from './model-error-from-sdk.ts';
+import {
+  modelErrorFromSdk,
+  parseJson,
+  type SdkErrorClasses,
+  type SdkErrorContext,
+} from './model-error-from-sdk.ts';
+import { onceAsync } from './once-async.ts';
 import { modelCallErrorFrom } from './read-provider-error.ts';
 import { streamEventsOfResponse } from './stream-events-of-response.ts';
 
@@ -83,35 +85,60 @@ interface AnthropicToolWire {
   input_schema: Record<string, unknown>;
 }
 
-const SDK_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError };
+/** `@anthropic-ai/sdk` is an optional package: only those who call a model through this client install it. */
+const ANTHROPIC_SDK: Readonly<OptionalDependency> = {
+  packageName: '@anthropic-ai/sdk',
+  feature: 'the Anthropic model client',
+};
+
+/**
+ * Loaded on the first call rather than with ctxkit, so that a user who never calls a model needs no SDK.
+ * Not exported: its type is the SDK's, which ctxkit's declarations must not name.
+ */
+const loadAnthropicSdk = () => loadOptionalDependency(ANTHROPIC_SDK, () => import('@anthropic-ai/sdk'));
 
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
   const root = (options.baseUrl ?? DEFAULT_ANTHROPIC_BASE_URL).replace(/\/+$/, '').replace(/\/v1$/, '');
   const url = `${root}/v1/messages`;
   const timeoutMs = options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
   const capture = captureErrorBodies(options.fetch ?? globalThis.fetch);
-  const sdk = new Anthropic({
-    baseURL: root,
-    // Passing a key makes it the SDK's only credential: it reads none from the environment.
-    apiKey: options.apiKey || NO_API_KEY_PLACEHOLDER,
-    fetch: capture.fetch,
-    ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
-    defaultHeaders: {
-      authorization: null,
-      ...(options.apiKey ? { 'x-api-key': options.apiKey } : {}),
-      'anthropic-version': options.version ?? DEFAULT_ANTHROPIC_VERSION,
-      ...options.headers,
-    },
+  const sdkOf = onceAsync(async () => {
+    const sdk = await loadAnthropicSdk();
+    const { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError } = sdk;
+    const client = new sdk.default({
+      baseURL: root,
+      // Passing a key makes it the SDK's only credential: it reads none from the environment.
+      apiKey: options.apiKey || NO_API_KEY_PLACEHOLDER,
+      fetch: capture.fetch,
+      ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
+      defaultHeaders: {
+        authorization: null,
+        ...(options.apiKey ? { 'x-api-key': options.apiKey } : {}),
+        'anthropic-version': options.version ?? DEFAULT_ANTHROPIC_VERSION,
+        ...options.headers,
+      },
+    });
+    const errors: SdkErrorClasses = {
+      APIError,
+      APIConnectionError,
+      APIConnectionTimeoutError,
+      APIUserAbortError,
+    };
+    return { client, errors };
   });
 
-  const errorContext = (guard: ModelCallGuard, request: ModelRequest): SdkErrorContext => ({
+  const errorContext = (
+    guard: ModelCallGuard,
+    request: ModelRequest,
+    classes: SdkErrorClasses,
+  ): SdkErrorContext => ({
     provider: ANTHROPIC_PROVIDER,
     url,
     timeoutMs,
     guard,
     signal: request.signal,
     capture,
-    classes: SDK_ERRORS,
+    classes,
     // The Anthropic SDK keeps the whole error body (`{type: 'error', error: {type, message}}`).
     bodyOf: (error) => error.error,
     inStreamStatus: (body) => {
@@ -146,10 +173,12 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
 
   async function complete(request: ModelRequest): Promise<ModelResponse> {
     const { model, body } = requestBody(request, false);
+    // Before the guard: a missing SDK is not a failed model call, and its error must reach the caller as is.
+    const sdk = await sdkOf();
     const guard = guardModelCall({ provider: ANTHROPIC_PROVIDER, url, signal: request.signal, timeoutMs });
     try {
       const { data, response } = await guard.run(
-        sdk.messages
+        sdk.client.messages
           .create(body as unknown as Anthropic.MessageCreateParamsNonStreaming, {
             signal: guard.signal,
             timeout: guard.sdkTimeoutMs,
@@ -160,7 +189,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       const text = typeof data === 'string' ? data : JSON.stringify(data);
       return readMessage(json, text, response.status, response.headers, model);
     } catch (error) {
-      throw modelErrorFromSdk(error, errorContext(guard, request));
+      throw modelErrorFromSdk(error, errorContext(guard, request, sdk.errors));
     } finally {
       guard.dispose();
     }
@@ -168,10 +197,11 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
 
   async function* stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
     const { model, body } = requestBody(request, true);
+    const sdk = await sdkOf();
     const guard = guardModelCall({ provider: ANTHROPIC_PROVIDER, url, signal: request.signal, timeoutMs });
     try {
       const { data: events, response } = await guard.run(
-        sdk.messages
+        sdk.client.messages
           .create(body as unknown as Anthropic.MessageCreateParamsStreaming, {
             signal: guard.signal,
             timeout: guard.sdkTimeoutMs,
@@ -200,7 +230,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
         response: readMessage(message, JSON.stringify(message), response.status, response.headers, model),
       };
     } catch (error) {
-      throw modelErrorFromSdk(error, errorContext(guard, request));
+      throw modelErrorFromSdk(error, errorContext(guard, request, sdk.errors));
     } finally {
       guard.dispose();
     }

@@ -12,16 +12,23 @@
  * `OPENAI_ORG_ID` or `OPENAI_PROJECT_ID` from the environment either, because a key meant for OpenAI must
  * not reach whatever server `baseUrl` names.
  */
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type OpenAI from 'openai';
 import { fromOpenAIChatCompletion, type ToOpenAIChatOptions, toOpenAIChat } from '../adapters/openai-chat.ts';
 import { InvalidInputError, ModelCallError } from '../core/errors/index.ts';
 import { isAgentVisible, type Message, type Usage } from '../core/message.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import { captureErrorBodies } from './capture-error-bodies.ts';
 import { detectServedContextWindow } from './detect-served-window.ts';
+import { loadOptionalDependency, type OptionalDependency } from './load-optional-dependency.ts';
 import { DEFAULT_MODEL_TIMEOUT_MS, guardModelCall, type ModelCallGuard } from './model-call-guard.ts';
 import type { ModelClient, ModelRequest, ModelResponse, ModelStreamEvent } from './model-client.ts';
-import { modelErrorFromSdk, parseJson, type SdkErrorContext } from './model-error-from-sdk.ts';
+import {
+  modelErrorFromSdk,
+  parseJson,
+  type SdkErrorClasses,
+  type SdkErrorContext,
+} from './model-error-from-sdk.ts';
+import { onceAsync } from './once-async.ts';
 import {
   completionOfStream,
   createOpenAIStreamState,
@@ -80,7 +87,17 @@ interface OpenAIToolWire {
   function: { name: string; description?: string; parameters?: Record<string, unknown> };
 }
 
-const SDK_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError };
+/** `openai` is an optional package: only those who call a model through this client install it. */
+const OPENAI_SDK: Readonly<OptionalDependency> = {
+  packageName: 'openai',
+  feature: 'the OpenAI-compatible model client',
+};
+
+/**
+ * Loaded on the first call rather than with ctxkit, so that a user who never calls a model needs no SDK.
+ * Not exported: its type is the SDK's, which ctxkit's declarations must not name.
+ */
+const loadOpenAISdk = () => loadOptionalDependency(OPENAI_SDK, () => import('openai'));
 
 export function createOpenAICompatibleClient(options: OpenAICompatibleClientOptions): ModelClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -88,27 +105,42 @@ export function createOpenAICompatibleClient(options: OpenAICompatibleClientOpti
   const timeoutMs = options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
   const reasoningField = resolveReasoningField(options.reasoningField ?? 'auto', options.baseUrl);
   const capture = captureErrorBodies(options.fetch ?? globalThis.fetch);
-  const sdk = new OpenAI({
-    baseURL: baseUrl,
-    apiKey: options.apiKey || NO_API_KEY_PLACEHOLDER,
-    // Explicit nulls: the SDK would otherwise read these from the environment and send them to any server.
-    adminAPIKey: null,
-    organization: null,
-    project: null,
-    webhookSecret: null,
-    fetch: capture.fetch,
-    ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
-    defaultHeaders: { ...(options.apiKey ? {} : { authorization: null }), ...options.headers },
+  const sdkOf = onceAsync(async () => {
+    const sdk = await loadOpenAISdk();
+    const { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError } = sdk;
+    const client = new sdk.default({
+      baseURL: baseUrl,
+      apiKey: options.apiKey || NO_API_KEY_PLACEHOLDER,
+      // Explicit nulls: the SDK would otherwise read these from the environment and send them to any server.
+      adminAPIKey: null,
+      organization: null,
+      project: null,
+      webhookSecret: null,
+      fetch: capture.fetch,
+      ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
+      defaultHeaders: { ...(options.apiKey ? {} : { authorization: null }), ...options.headers },
+    });
+    const errors: SdkErrorClasses = {
+      APIError,
+      APIConnectionError,
+      APIConnectionTimeoutError,
+      APIUserAbortError,
+    };
+    return { client, errors };
   });
 
-  const errorContext = (guard: ModelCallGuard, request: ModelRequest): SdkErrorContext => ({
+  const errorContext = (
+    guard: ModelCallGuard,
+    request: ModelRequest,
+    classes: SdkErrorClasses,
+  ): SdkErrorContext => ({
     provider: OPENAI_COMPATIBLE_PROVIDER,
     url,
     timeoutMs,
     guard,
     signal: request.signal,
     capture,
-    classes: SDK_ERRORS,
+    classes,
     // openai-node keeps `body.error` of an HTTP error, and `data.error` of an error inside a stream.
     bodyOf: (error) => (error.error === undefined ? undefined : { error: error.error }),
     inStreamStatus: (body) =>
@@ -145,6 +177,8 @@ export function createOpenAICompatibleClient(options: OpenAICompatibleClientOpti
 
   async function complete(request: ModelRequest): Promise<ModelResponse> {
     const { model, body } = requestBody(request, false);
+    // Before the guard: a missing SDK is not a failed model call, and its error must reach the caller as is.
+    const sdk = await sdkOf();
     const guard = guardModelCall({
       provider: OPENAI_COMPATIBLE_PROVIDER,
       url,
@@ -153,7 +187,7 @@ export function createOpenAICompatibleClient(options: OpenAICompatibleClientOpti
     });
     try {
       const { data, response } = await guard.run(
-        sdk.chat.completions
+        sdk.client.chat.completions
           .create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, {
             signal: guard.signal,
             timeout: guard.sdkTimeoutMs,
@@ -163,7 +197,7 @@ export function createOpenAICompatibleClient(options: OpenAICompatibleClientOpti
       const { json, text } = jsonAndText(data);
       return readCompletion(json, text, response.status, response.headers, model);
     } catch (error) {
-      throw modelErrorFromSdk(error, errorContext(guard, request));
+      throw modelErrorFromSdk(error, errorContext(guard, request, sdk.errors));
     } finally {
       guard.dispose();
     }
@@ -171,6 +205,7 @@ export function createOpenAICompatibleClient(options: OpenAICompatibleClientOpti
 
   async function* stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
     const { model, body } = requestBody(request, true);
+    const sdk = await sdkOf();
     const guard = guardModelCall({
       provider: OPENAI_COMPATIBLE_PROVIDER,
       url,
@@ -179,7 +214,7 @@ export function createOpenAICompatibleClient(options: OpenAICompatibleClientOpti
     });
     try {
       const { data: chunks, response } = await guard.run(
-        sdk.chat.completions
+        sdk.client.chat.completions
           .create(body as unknown as OpenAI.ChatCompletionCreateParamsStreaming, {
             signal: guard.signal,
             timeout: guard.sdkTimeoutMs,
@@ -217,7 +252,7 @@ export function createOpenAICompatibleClient(options: OpenAICompatibleClientOpti
         ),
       };
     } catch (error) {
-      throw modelErrorFromSdk(error, errorContext(guard, request));
+      throw modelErrorFromSdk(error, errorContext(guard, request, sdk.errors));
     } finally {
       guard.dispose();
     }
