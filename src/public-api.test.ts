@@ -12,14 +12,33 @@ const pinned = JSON.parse(readFileSync(new URL('./public-api.json', import.meta.
   string[]
 >;
 
+/** The package's code entries (not `./package.json`), each with its compiled file and its types. */
+const codeEntries = Object.entries(pkg.exports).flatMap(([entry, target]) =>
+  typeof target === 'string' ? [] : [{ entry, target }],
+);
+
+/** The source a compiled entry is built from: `./dist/x/y.js` ← `src/x/y.ts`. */
+function sourceOf(compiled: string): string {
+  return compiled.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts');
+}
+
 describe('the public API', () => {
   it('has the entries package.json names, each pinned', () => {
-    expect(Object.keys(pkg.exports).sort()).toEqual(Object.keys(pinned).sort());
+    expect(codeEntries.map(({ entry }) => entry).sort()).toEqual(Object.keys(pinned).sort());
   });
 
-  for (const [entry, file] of Object.entries(pkg.exports)) {
+  it('gives every entry its types beside its code, for import and for require', () => {
+    for (const { entry, target } of codeEntries) {
+      expect(Object.keys(target), entry).toEqual(['types', 'import', 'default']);
+      expect(target.types, entry).toBe(target.import.replace(/\.js$/, '.d.ts'));
+      expect(target.default, entry).toBe(target.import);
+    }
+  });
+
+  for (const { entry, target } of codeEntries) {
     it(`${entry === '.' ? 'ctxkit' : `ctxkit/${entry.slice(2)}`} exports exactly its pinned names`, async () => {
-      const module = (await import(/* @vite-ignore */ new URL(`../${file}`, import.meta.url).href)) as object;
+      const source = new URL(sourceOf(target.import), import.meta.url).href;
+      const module = (await import(/* @vite-ignore */ source)) as object;
       expect(Object.keys(module).sort()).toEqual(pinned[entry]);
     });
   }
