@@ -110,6 +110,16 @@ describe('plain node', () => {
     expect(result.entries).toBe(Object.keys(JSON.parse(readFileSync(pinned, 'utf8'))).length);
   });
 
+  it('CommonJS: every entry loads with require() and exports every pinned name', () => {
+    const pinned = join(full, 'public-api.json');
+    cpSync(join(ROOT, 'src/public-api.json'), pinned);
+    const script = join(full, 'entries.cjs');
+    cpSync(join(FIXTURES, 'entries.cjs'), script);
+    const result = lastJsonLine(node(full, [script, pinned])) as { entries: number; missing: string[] };
+    expect(result.missing).toEqual([]);
+    expect(result.entries).toBe(Object.keys(JSON.parse(readFileSync(pinned, 'utf8'))).length);
+  });
+
   it("CommonJS: require('ctxkit') and a subpath", () => {
     const script = join(bare, 'require.cjs');
     cpSync(join(FIXTURES, 'require.cjs'), script);
