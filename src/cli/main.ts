@@ -1,16 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import pc from 'picocolors';
-import { chatCommand } from './chat/chat-command.ts';
-import { configCommand } from './config-command.ts';
 import { describeError } from './describe-error.ts';
 import { escapeForTerminal } from './escape-for-terminal.ts';
 import { EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_INTERNAL_ERROR, EXIT_OK } from './exit-codes.ts';
-import { inspectCommand } from './inspect/inspect-command.ts';
 import { MAX_OUTPUT_ZERO_MEANS, WINDOW_ZERO_MEANS } from './policy-flags.ts';
-import { pruneCommand } from './prune-command.ts';
-import { replayCommand } from './replay/replay-command.ts';
-import { serveCommand } from './serve-command.ts';
 
 export { EXIT_BAD_INPUT } from './exit-codes.ts';
 
@@ -56,8 +50,9 @@ function policyOptions(command: Command, perRequestModel = false): Command {
 }
 
 /**
- * The `ctxkit` program. A command that decides its own exit status (`replay --check`) reports it
- * through `setExitStatus`.
+ * The `ctxkit` program. A command that decides its own exit status (`replay --check`) reports it through
+ * `setExitStatus`. Each command's module is imported when that command runs, so `--version`, `--help` and
+ * one command never load another's dependencies (the proxy's HTTP server, the replay's demo).
  */
 export function buildProgram(setExitStatus: (status: number) => void = () => {}): Command {
   const program = new Command()
@@ -88,6 +83,7 @@ export function buildProgram(setExitStatus: (status: number) => void = () => {})
       .argument('<paths...>', 'session files or directories of them')
       .option('--json', 'print the reports as JSON'),
   ).action(async (paths: string[], flags) => {
+    const { inspectCommand } = await import('./inspect/inspect-command.ts');
     await inspectCommand(paths, flags);
   });
 
@@ -100,6 +96,7 @@ export function buildProgram(setExitStatus: (status: number) => void = () => {})
       .option('--changed', 'only values that differ from the preset')
       .option('--json', 'print policy and sources as JSON'),
   ).action(async (flags) => {
+    const { configCommand } = await import('./config-command.ts');
     await configCommand(flags);
   });
 
@@ -140,6 +137,7 @@ export function buildProgram(setExitStatus: (status: number) => void = () => {})
         `\n--policy takes one preset, several separated by commas (compared side by side), or a config file.\n--check prints each failing session and call on stderr and exits ${EXIT_CHECK_FAILED}; exit 0 when every call fits and keeps its tool pairs.\nExamples:\n  ctxkit replay --demo\n  ctxkit replay fixtures/corpus --window 16000 --check\n  ctxkit replay fixtures/corpus --policy default,tiancai --window 16000\n  ctxkit replay fixtures/corpus/openhands__basic.jsonl --calls --verbose --report replay.html`,
       ),
   ).action(async (paths: string[], flags) => {
+    const { replayCommand } = await import('./replay/replay-command.ts');
     setExitStatus(await replayCommand(paths, flags));
   });
 
@@ -169,6 +167,7 @@ export function buildProgram(setExitStatus: (status: number) => void = () => {})
         '\nKeys come from OPENAI_API_KEY or ANTHROPIC_API_KEY; a local server needs only --base-url.\nThe window is what the server has the model loaded with when it says (Ollama, vLLM, llama.cpp), --window below that, else the model profile.\nExamples:\n  ctxkit chat --model gpt-4o\n  ctxkit chat --base-url http://127.0.0.1:11434/v1 --model qwen2.5-coder --allow-write\n  echo "list the files" | ctxkit chat --base-url http://127.0.0.1:8000/v1 --model m',
       ),
   ).action(async (message: string[], flags) => {
+    const { chatCommand } = await import('./chat/chat-command.ts');
     setExitStatus(await chatCommand({ ...flags, ...(message.length > 0 && { message }) }));
   });
 
@@ -213,6 +212,7 @@ export function buildProgram(setExitStatus: (status: number) => void = () => {})
       ),
     true,
   ).action(async (flags) => {
+    const { serveCommand } = await import('./serve-command.ts');
     setExitStatus(await serveCommand(flags));
   });
 
@@ -229,6 +229,7 @@ export function buildProgram(setExitStatus: (status: number) => void = () => {})
       )
       .option('--data <dir>', 'where sessions are kept (default ./.ctxkit)'),
   ).action(async (flags) => {
+    const { pruneCommand } = await import('./prune-command.ts');
     await pruneCommand(flags);
   });
 
