@@ -222,6 +222,20 @@ describe('the ctxkit command, installed', () => {
     expect(output).toMatch(/^\s*retention\s+\d/m);
   }, 180_000);
 
+  it('chat without the openai package says what to install, before any model call', () => {
+    const chat = spawnSync(
+      'npx',
+      ['--no-install', 'ctxkit', 'chat', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', 'hello'],
+      {
+        cwd: bare,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1', CTXKIT_CONFIG: '', OPENAI_API_KEY: '' },
+      },
+    );
+    expect(chat.stderr).toContain('npm install openai');
+    expect(chat.status).toBe(2);
+  });
+
   describe('serve', () => {
     let child: ChildProcess | undefined;
     afterAll(() => {

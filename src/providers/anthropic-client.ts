@@ -97,6 +97,11 @@ const ANTHROPIC_SDK: Readonly<OptionalDependency> = {
  */
 const loadAnthropicSdk = () => loadOptionalDependency(ANTHROPIC_SDK, () => import('@anthropic-ai/sdk'));
 
+/** Loads the SDK now, so a program (the chat) can say at start that it is missing, not at the first call. */
+export async function loadAnthropicSdkNow(): Promise<void> {
+  await loadAnthropicSdk();
+}
+
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
   const root = (options.baseUrl ?? DEFAULT_ANTHROPIC_BASE_URL).replace(/\/+$/, '').replace(/\/v1$/, '');
   const url = `${root}/v1/messages`;

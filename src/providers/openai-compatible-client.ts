@@ -99,6 +99,11 @@ const OPENAI_SDK: Readonly<OptionalDependency> = {
  */
 const loadOpenAISdk = () => loadOptionalDependency(OPENAI_SDK, () => import('openai'));
 
+/** Loads the SDK now, so a program (the chat) can say at start that it is missing, not at the first call. */
+export async function loadOpenAISdkNow(): Promise<void> {
+  await loadOpenAISdk();
+}
+
 export function createOpenAICompatibleClient(options: OpenAICompatibleClientOptions): ModelClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const url = `${baseUrl}/chat/completions`;

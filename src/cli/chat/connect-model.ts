@@ -11,10 +11,14 @@
  * profile table.
  */
 import { FlagError } from '../../core/errors/index.ts';
-import { createAnthropicClient, DEFAULT_ANTHROPIC_BASE_URL } from '../../providers/anthropic-client.ts';
+import {
+  createAnthropicClient,
+  DEFAULT_ANTHROPIC_BASE_URL,
+  loadAnthropicSdkNow,
+} from '../../providers/anthropic-client.ts';
 import type { ModelClient } from '../../providers/model-client.ts';
 import { findModelProfile } from '../../providers/model-profiles.ts';
-import { createOpenAICompatibleClient } from '../../providers/openai-compatible-client.ts';
+import { createOpenAICompatibleClient, loadOpenAISdkNow } from '../../providers/openai-compatible-client.ts';
 
 export type ChatProvider = 'openai' | 'anthropic';
 
@@ -77,6 +81,7 @@ export async function connectModel(
         'anthropic needs a key: set ANTHROPIC_API_KEY, or point --base-url at a compatible server',
       );
     const model = flags.model?.trim() || DEFAULT_MODELS.anthropic;
+    await loadAnthropicSdkNow();
     return {
       provider,
       model,
@@ -95,6 +100,7 @@ export async function connectModel(
   const model =
     flags.model?.trim() ||
     (flags.baseUrl === undefined ? DEFAULT_MODELS.openai : await onlyServedModel(baseUrl, apiKey, fetchImpl));
+  await loadOpenAISdkNow();
   return {
     provider,
     model,
