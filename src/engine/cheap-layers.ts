@@ -88,7 +88,7 @@ async function clearOldResults(compactor: Compactor): Promise<void> {
   // Results the model has not answered yet (a parallel batch since its last message) are always kept.
   const keepRecent = Math.max(policy.clearing.keepRecent, unansweredResults(runtime.view));
   // Offloading is lossless, so it does not wait for the history to grow: the long arguments of calls older
-  // than the `keepRecent` newest results go first, inside the working set too. Measured (README, the
+  // than the `keepRecent` newest results go first, inside the working set too. Measured (docs/how-it-works.md, the
   // working set): keeping the working set's arguments instead leaves coverage at 0.81 / 0.96 (32k / 128k)
   // rather than 0.85 / 0.99, since what the agent wrote crowds out what it read.
   const argsEdits =

@@ -58,7 +58,7 @@ const isCompaction = (edit: Edit): boolean => isPrefixEdit(edit) || edit.type ==
 /**
  * Replays a recorded session through a ContextManager (memory stores) as the agent lived it: before
  * each recorded assistant message, append what came since and prepare the call. `afterTurn` runs where
- * the README tells an agent to call it: once the previous call's reply and its tool results are
+ * the library guide (docs/library.md) tells an agent to call it: once the previous call's reply and its tool results are
  * appended, before the user's next message (see `appendThenAfterTurn`); a background summary is
  * awaited there, so a replay is deterministic. Each request's `timeMs` is the manager's own work since
  * the previous request: append, afterTurn and prepare.

@@ -17,7 +17,7 @@ function watchedManager() {
   return { manager, seen };
 }
 
-describe('replaySession calls afterTurn where the README says', () => {
+describe('replaySession calls afterTurn where the library guide says', () => {
   it('after each reply and its tool results are appended, before the next user message', async () => {
     const messages = numbered([
       user('fix the test'),

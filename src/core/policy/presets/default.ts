@@ -15,7 +15,7 @@ import { deepFreeze } from './freeze.ts';
  * behind pointers the agent can follow. Until then the agent sees what it read. (An earlier default
  * offloaded everything but the newest result from the start, trigger 0: cheaper per call, but the agent
  * saw 44–49 % of the earlier output it went on to use and paid a model call to read back the rest; see
- * `npm run bench:working-set` and the README's trade-off table.)
+ * `npm run bench:working-set` and the trade-off table in docs/how-it-works.md.)
  */
 export const DEFAULT_CLEARING_TRIGGER = 0.6;
 export const DEFAULT_SUMMARIZE_TRIGGER = 0.85;
@@ -24,7 +24,7 @@ export const DEFAULT_SUMMARIZE_TRIGGER = 0.85;
  * The working set: the newest tool output kept verbatim when clearing runs, three quarters of the usable
  * window, at most 80,000 tokens. Measured on the corpus sessions, the newest result holding what an agent
  * quotes lies within 5k tokens of tool output half the time, 18k for 80 %, 41k for 95 %
- * (`bench/working-set.ts` rules). Of the budgets tried (README, the working set), this one sees the most
+ * (`bench/working-set.ts` rules). Of the budgets tried (docs/how-it-works.md, the working set), this one sees the most
  * (0.71 / 0.85 / 0.99 at 16k / 32k / 128k) for the lowest effective bill: each clearing rewrites the cached
  * suffix, so clearing less often costs less than the tokens it would free. The cap keeps a 1M-token
  * window from carrying 750k tokens of old output on every call. At least the 3 newest results stay whatever
@@ -55,7 +55,7 @@ export const DEFAULT_CLEARING_MIN_FREED_FRACTION = 0.15;
  * take pushes results out) and the effective bill rises 6 % at 128k.
  */
 export const DEFAULT_OFFLOAD_ARGUMENTS = true;
-/** What a pointer keeps of its result (about 60 tokens): see `pointerKeys`, and the README for the gain. */
+/** What a pointer keeps of its result (about 60 tokens): see `pointerKeys`, and docs/how-it-works.md for the gain. */
 export const DEFAULT_POINTER_KEYS_MAX_CHARS = 240;
 
 /**

@@ -59,7 +59,7 @@ describe('default (docs/ARCHITECTURE.md: what `default` chooses where the seeds 
   it('"summarize at 85 %, and the full-formula check before every call"; the working set kept, older output offloaded under pressure', () => {
     // The agent sees what it read until pressure calls for room: at 60 %, everything outside the newest
     // three quarters of the usable window (at most 80k tokens, at least 3 results) is offloaded behind pointers
-    // that keep its keys, in batches worth a cache rebuild (README, the working set).
+    // that keep its keys, in batches worth a cache rebuild (docs/how-it-works.md, the working set).
     expect(policy.clearing).toMatchObject({
       enabled: true,
       trigger: 0.6,
