@@ -1,20 +1,12 @@
 /**
- * The middleware under the AI SDK's own loops: `generateText` and `streamText` with tools, several steps,
- * resending the whole history on every step. The session's log must hold every step exactly once.
+ * The middleware under the AI SDK's own loops, AI SDK 7 and AI SDK 6: `generateText` and `streamText` with
+ * tools, several steps, resending the whole history on every step. The session's log must hold every step
+ * exactly once.
  */
-import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
-import {
-  generateText,
-  jsonSchema,
-  type ModelMessage,
-  stepCountIs,
-  streamText,
-  tool,
-  wrapLanguageModel,
-} from 'ai';
-import { MockLanguageModelV3 } from 'ai/test';
+import { jsonSchema, tool } from 'ai';
 import { describe, expect, it, vi } from 'vitest';
 import type { Message } from '../../core/message.ts';
+import { AI_SDK_MAJORS, type AiSdkMajor, type WrappedModel } from './ai-sdk-majors.ts';
 import { ctxkitMiddleware } from './ai-sdk-middleware.ts';
 import { generated, streamed, testManager, toolCall, usage } from './ai-sdk-testing.ts';
 
@@ -43,7 +35,7 @@ const shape = (log: readonly Message[]) =>
   });
 
 /** A model that calls read_file twice, one step each, then answers; each step reports more input. */
-function scriptedModel() {
+function scriptedModel(major: AiSdkMajor) {
   const steps = [
     [toolCall('c1', 'read_file', { path: 'a.ts' })],
     [{ type: 'text' as const, text: 'Now the other one.' }, toolCall('c2', 'read_file', { path: 'b.ts' })],
@@ -56,7 +48,7 @@ function scriptedModel() {
     step++;
     return { content, reported };
   };
-  return new MockLanguageModelV3({
+  return major.mockModel({
     modelId: 'gpt-4o',
     doGenerate: async () => {
       const { content, reported } = next();
@@ -78,37 +70,24 @@ const EXPECTED_FIRST_CONVERSATION = [
   'assistant: Both files are fine.',
 ];
 
-for (const kind of ['generate', 'stream'] as const) {
-  describe(`${kind === 'generate' ? 'generateText' : 'streamText'} over the wrapped model`, () => {
-    const run = async (
-      model: ReturnType<typeof wrapLanguageModel>,
-      messages: ModelMessage[],
-    ): Promise<ModelMessage[]> => {
-      const settings = {
-        model,
-        system: 'You review code.',
-        tools,
-        messages,
-        stopWhen: stepCountIs(5),
-      } as const;
-      if (kind === 'generate') return (await generateText(settings)).response.messages;
-      const result = streamText(settings);
-      return (await result.response).messages;
+describe.each(AI_SDK_MAJORS)('$name', (major) => {
+  describe.each(['generate', 'stream'] as const)('%sText over the wrapped model', (kind) => {
+    const run = async (model: WrappedModel, messages: readonly unknown[]): Promise<unknown[]> => {
+      const settings = { model, system: 'You review code.', tools, messages, steps: 5 };
+      const outcome =
+        kind === 'generate' ? await major.generateText(settings) : await major.streamText(settings);
+      return outcome.responseMessages;
     };
 
     it('logs each step exactly once, with its usage, while the SDK resends the whole history', async () => {
       const manager = testManager();
       const afterTurn = vi.spyOn(manager, 'afterTurn');
-      const inner = scriptedModel();
-      const model = wrapLanguageModel({
-        model: inner,
-        middleware: ctxkitMiddleware({ manager, sessionId: 's1' }),
-      });
-      const first: ModelMessage[] = [{ role: 'user', content: 'Check a.ts and b.ts' }];
+      const inner = scriptedModel(major);
+      const model = major.wrap(inner, ctxkitMiddleware({ manager, sessionId: 's1' }));
+      const first = [{ role: 'user', content: 'Check a.ts and b.ts' }];
       const response = await run(model, first);
 
-      const calls: LanguageModelV3CallOptions[] =
-        kind === 'generate' ? inner.doGenerateCalls : inner.doStreamCalls;
+      const calls = kind === 'generate' ? inner.doGenerateCalls : inner.doStreamCalls;
       expect(calls).toHaveLength(3);
       const { log, edits } = await manager.history('s1');
       expect(shape(log)).toEqual(EXPECTED_FIRST_CONVERSATION);
@@ -142,4 +121,4 @@ for (const kind of ['generate', 'stream'] as const) {
       expect(after.edits.filter((edit) => edit.type === 'branch')).toEqual([]);
     });
   });
-}
+});

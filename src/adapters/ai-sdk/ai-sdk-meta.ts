@@ -1,5 +1,5 @@
 /**
- * What an AI SDK prompt carries that ctxkit's message model has no field for, kept in `meta.aiSdk` of the
+ * What an AI SDK prompt (either specification version) carries that ctxkit's message model has no field for, kept in `meta.aiSdk` of the
  * ctxkit message so a session's view converts back to the prompt the caller sent: `providerOptions` on
  * messages and parts (Anthropic cache control and thinking signatures, OpenAI item ids, Gemini thought
  * signatures), how a file's data was given, a tool output's type and layout, and whole parts ctxkit does
@@ -10,22 +10,27 @@
  * (JSON) and survives the view: compaction that rewrites a part's content drops that part's extras
  * (matched by a fingerprint, never applied to another part).
  */
-import type { JSONValue, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import type { Message, MessageMeta, Part } from '../../core/message.ts';
+import type { JSONValue, ProviderOptions, ReadonlyProviderOptions } from './ai-sdk-spec.ts';
+
+export type { ProviderOptions } from './ai-sdk-spec.ts';
 
 /** The key under `meta` where ctxkit keeps what AI SDK messages carry beyond its own fields. */
 export const AI_SDK_META_KEY = 'aiSdk';
 
-export type ProviderOptions = SharedV3ProviderOptions;
-
-/** How a file part's `data` was given: a URL, base64 text or bytes (ctxkit keeps a URL or a `data:` URL). */
-export type AiSdkDataKind = 'url' | 'base64' | 'bytes';
+/**
+ * How a file's data was given: a URL, base64 text or bytes (both versions), a provider's file ids or
+ * inline text (V4). ctxkit keeps a URL, a `data:` URL or a `file-id:` ref; the kind is kept only when it
+ * is not the one the ref implies (see `defaultDataKind`).
+ */
+export type AiSdkDataKind = 'url' | 'base64' | 'bytes' | 'reference' | 'text';
 
 /** One item of a `content` tool output, in order: text items by length, media by index, custom parts whole. */
 export type AiSdkOutputItem =
   | { type: 'text'; chars: number; providerOptions?: ProviderOptions }
   | {
-      type: 'file-data' | 'image-data' | 'file-url' | 'image-url' | 'file-id' | 'image-file-id';
+      /** V3's item types, or V4's `file`. */
+      type: 'file-data' | 'image-data' | 'file-url' | 'image-url' | 'file-id' | 'image-file-id' | 'file';
       /** Index into the tool-result part's `media`. */
       media: number;
       providerOptions?: ProviderOptions;
@@ -33,6 +38,10 @@ export type AiSdkOutputItem =
       noMediaType?: true;
       /** A provider-keyed file id (`{ openai: 'file-…', anthropic: '…' }`). */
       fileId?: Record<string, string>;
+      /** `file`: how its data was given, when not the kind its ref implies. */
+      data?: AiSdkDataKind;
+      /** `file`: the URL as written, when parsing it changed it. */
+      originalUrl?: string;
     }
   | { type: 'custom'; part: JSONValue };
 
@@ -56,14 +65,18 @@ export interface AiSdkPartMeta {
   /** File parts: how the data was given, and the URL as written when parsing changed it. */
   data?: AiSdkDataKind;
   originalUrl?: string;
+  /** File parts given as provider file ids (V4 `reference`): every provider's id, as given. */
+  fileId?: Record<string, string>;
+  /** A file the model produced while reasoning (V4 `reasoning-file`), held as media. */
+  reasoning?: true;
   /** Tool calls: `providerExecuted: false` as given (true never reaches a ctxkit tool call). */
   providerExecuted?: false;
   /** Tool results: the output's type and what `content` cannot hold. */
   output?: AiSdkOutputMeta;
   /**
-   * A part ctxkit does not model (a provider-executed tool call or result inside an assistant message),
-   * kept whole: ctxkit holds it as a text part (`unmodeledPartText`) so it is counted and never paired
-   * as a call of the agent's own tools, and sends this back.
+   * A part ctxkit does not model (a provider-executed tool call or result inside an assistant message, a
+   * V4 custom part), kept whole: ctxkit holds it as a text part (`unmodeledPartText`) so it is counted and
+   * never paired as a call of the agent's own tools, and sends this back.
    */
   part?: JSONValue;
 }
@@ -135,6 +148,14 @@ export function matchPartMeta(
     if (index >= 0) matched[index] = entry;
   }
   return matched;
+}
+
+/**
+ * Provider options as ctxkit keeps them: as given. V4 declares the JSON it hands over readonly; ctxkit never
+ * mutates what it keeps, so V4's options are kept under V3's (mutable) type, which both versions accept.
+ */
+export function keptOptions(options: ReadonlyProviderOptions | undefined): ProviderOptions | undefined {
+  return options as ProviderOptions | undefined;
 }
 
 /** Drops `undefined` members, so what is stored and compared is plain JSON. */

@@ -1,6 +1,7 @@
 /**
- * `ctxkitMiddleware`: a language model middleware for the Vercel AI SDK (`wrapLanguageModel`). Every call
- * of the wrapped model goes through a ctxkit session:
+ * `ctxkitMiddleware`: a language model middleware for the Vercel AI SDK's `wrapLanguageModel`, of AI SDK 6
+ * (`LanguageModelV3`) and of AI SDK 7 (`LanguageModelV4`) alike. Every call of the wrapped model goes
+ * through a ctxkit session:
  *
  * 1. the prompt the AI SDK built (it resends the whole history on every step) is converted and `sync`ed
  *    into the session, which logs only what is new;
@@ -13,31 +14,34 @@
  *
  * `afterTurn` runs once per model call, after its reply and the results of its tool calls are logged:
  * right after a reply without tool calls, else when the next call brings the results.
+ *
+ * Which specification a call speaks is the wrapped model's (`model.specificationVersion`: AI SDK 7 hands
+ * every model to a middleware as V4, AI SDK 6 as V3): the prompt is read as it comes and written back in
+ * that version, and the reply is logged as that version's AI SDK puts it in its next prompt.
  */
-import type {
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  LanguageModelV3GenerateResult,
-  LanguageModelV3Middleware,
-  LanguageModelV3StreamPart,
-  LanguageModelV3StreamResult,
-  SharedV3Warning,
-} from '@ai-sdk/provider';
-import { InvalidSessionIdError } from '../../core/errors/index.ts';
+import { InvalidInputError, InvalidSessionIdError } from '../../core/errors/index.ts';
 import type { MessageInput } from '../../core/message.ts';
 import type { ContextManager, PrepareRequest, PrepareResult } from '../../engine/context-manager.ts';
 import { READ_OFFLOADED_TOOL } from '../../engine/offload-results.ts';
 import { isContextOverflow } from '../../providers/is-context-overflow.ts';
 import type { ProviderOptions } from './ai-sdk-meta.ts';
-import { fromAiSdkPrompt, toAiSdkPrompt } from './ai-sdk-prompt.ts';
+import { openStream, streamPartOf } from './ai-sdk-open-stream.ts';
+import { fromAiSdkPrompt } from './ai-sdk-prompt.ts';
 import { fromAiSdkResponse, StreamResponseRecorder } from './ai-sdk-response.ts';
+import type {
+  AiSdkCallOptions,
+  AiSdkGenerateResult,
+  AiSdkModelInfo,
+  AiSdkSpecificationVersion,
+} from './ai-sdk-spec.ts';
 import { toolDefinitionsFromAiSdk } from './ai-sdk-tool-definitions.ts';
+import { toAiSdkPrompt } from './ai-sdk-write-prompt.ts';
 
 /** The provider-options key ctxkit reads per call: `providerOptions: { ctxkit: { sessionId } }`. */
 export const CTXKIT_PROVIDER_OPTIONS_KEY = 'ctxkit';
 
 /** How a call finds its session: a fixed id, or one read from the call (undefined: not found). */
-export type SessionIdOption = string | ((params: LanguageModelV3CallOptions) => string | undefined);
+export type SessionIdOption = string | ((params: AiSdkCallOptions) => string | undefined);
 
 export interface CtxkitMiddlewareOptions {
   manager: ContextManager;
@@ -69,41 +73,78 @@ export interface CtxkitMiddlewareOptions {
 export interface CtxkitCallInfo {
   sessionId: string;
   /** The call's settings as the AI SDK made them, before ctxkit replaced the prompt. */
-  params: LanguageModelV3CallOptions;
+  params: AiSdkCallOptions;
   /** True for the request prepared again after the provider reported an overflow. */
   retry: boolean;
 }
 
 /** `providerOptions.ctxkit.sessionId` of a call, when it is a non-empty string. */
-export function sessionIdFromProviderOptions(params: LanguageModelV3CallOptions): string | undefined {
+export function sessionIdFromProviderOptions(params: AiSdkCallOptions): string | undefined {
   const value = params.providerOptions?.[CTXKIT_PROVIDER_OPTIONS_KEY]?.sessionId;
   return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** A wrapped model as `wrapGenerate` and `wrapStream` get it: its calls take `P` and give `R` or `S`. */
+export interface AiSdkWrappedModel<P, R, S> extends AiSdkModelInfo {
+  doGenerate(options: P): PromiseLike<R>;
+  doStream(options: P): PromiseLike<S>;
+}
+
+/**
+ * The middleware `ctxkitMiddleware` returns, for the `wrapLanguageModel` of AI SDK 6 or 7. Its functions
+ * are generic in the call's settings (`P`) and results (`R`, `S`): each AI SDK's `wrapLanguageModel`
+ * instantiates them with its own specification's types, and each gives back the same type it was given.
+ */
+export interface CtxkitMiddleware {
+  /** What AI SDK 6 requires of a middleware; AI SDK 7 takes any value. */
+  readonly specificationVersion: 'v3';
+  transformParams<P extends object>(options: {
+    type: 'generate' | 'stream';
+    params: P;
+    model: AiSdkModelInfo;
+  }): PromiseLike<P>;
+  wrapGenerate<P extends object, R extends { warnings: readonly unknown[] }, S>(options: {
+    doGenerate: () => PromiseLike<R>;
+    doStream: () => PromiseLike<S>;
+    params: P;
+    model: AiSdkWrappedModel<P, R, S>;
+  }): PromiseLike<R>;
+  wrapStream<P extends object, R, S extends { stream: ReadableStream<unknown> }>(options: {
+    doGenerate: () => PromiseLike<R>;
+    doStream: () => PromiseLike<S>;
+    params: P;
+    model: AiSdkWrappedModel<P, R, S>;
+  }): PromiseLike<S>;
 }
 
 /** What a call prepared, kept for its model call (by the params object `transformParams` returned). */
 interface PreparedCall {
   sessionId: string;
+  version: AiSdkSpecificationVersion;
+  /** The provider the prompt is written for (the model's, before the dot). */
+  provider: string;
   request: PrepareRequest;
   systemProviderOptions: ProviderOptions | undefined;
-  source: LanguageModelV3CallOptions;
+  source: AiSdkCallOptions;
   prepared: PrepareResult;
 }
 
-/** Stream parts that come before any content: an error after them is still "before the first chunk". */
-const PREAMBLE: ReadonlySet<LanguageModelV3StreamPart['type']> = new Set([
-  'stream-start',
-  'response-metadata',
-  'raw',
-]);
+/*
+ * Views of what the AI SDK hands the middleware, as ctxkit reads it. The middleware's functions are
+ * generic so that each AI SDK instantiates them with its own specification's types; what ctxkit reads of
+ * those is the same in both versions (`ai-sdk-spec.test.ts` checks that both versions' values fit).
+ */
+const settingsOf = (params: object): AiSdkCallOptions => params as AiSdkCallOptions;
+const resultOf = (result: object): AiSdkGenerateResult => result as AiSdkGenerateResult;
 
-export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): LanguageModelV3Middleware {
+export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): CtxkitMiddleware {
   const { manager } = options;
   const runAfterTurn = options.afterTurn !== false;
-  const calls = new WeakMap<LanguageModelV3CallOptions, PreparedCall>();
+  const calls = new WeakMap<object, PreparedCall>();
   /** Sessions whose last reply made tool calls: `afterTurn` runs once their results are logged. */
   const awaitingResults = new Set<string>();
 
-  const sessionIdOf = (params: LanguageModelV3CallOptions): string => {
+  const sessionIdOf = (params: AiSdkCallOptions): string => {
     const given = options.sessionId;
     const id = typeof given === 'string' ? given : (given ?? sessionIdFromProviderOptions)(params);
     if (id === undefined)
@@ -114,22 +155,25 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): LanguageMode
     return id;
   };
 
-  const prepare = async (
+  /** The call's settings with the prepared view as its prompt, in the call's own version. */
+  const prepare = async <P extends object>(
+    source: P,
     call: Omit<PreparedCall, 'prepared'>,
     retry: boolean,
-  ): Promise<LanguageModelV3CallOptions> => {
+  ): Promise<P> => {
     const prepared = await manager.prepare(call.sessionId, call.request);
     await options.onPrepared?.(prepared, { sessionId: call.sessionId, params: call.source, retry });
-    const params: LanguageModelV3CallOptions = {
-      ...call.source,
-      prompt: toAiSdkPrompt({
+    const prompt = toAiSdkPrompt(
+      {
         system: prepared.system,
         messages: prepared.messages,
         ...(call.systemProviderOptions !== undefined && {
           systemProviderOptions: call.systemProviderOptions,
         }),
-      }),
-    };
+      },
+      { specificationVersion: call.version, provider: call.provider },
+    );
+    const params = { ...source, prompt };
     calls.set(params, { ...call, prepared });
     return params;
   };
@@ -144,20 +188,23 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): LanguageMode
   };
 
   /** After an overflow: recover, and the call prepared again when ctxkit says a retry can differ. */
-  const recover = async (
+  const recover = async <P extends object>(
+    params: P,
     call: PreparedCall,
     error: unknown,
-  ): Promise<LanguageModelV3CallOptions | undefined> => {
+  ): Promise<P | undefined> => {
     const { retry } = await manager.recover(call.sessionId, error);
-    return retry ? prepare(call, true) : undefined;
+    return retry ? prepare(params, call, true) : undefined;
   };
 
   return {
     specificationVersion: 'v3',
 
     async transformParams({ params, model }) {
-      const sessionId = sessionIdOf(params);
-      const { system, systemProviderOptions, messages } = fromAiSdkPrompt(params.prompt);
+      const version = versionOf(model);
+      const source = settingsOf(params);
+      const sessionId = sessionIdOf(source);
+      const { system, systemProviderOptions, messages } = fromAiSdkPrompt(source.prompt);
       await manager.sync(sessionId, messages);
       // The last reply's tool results came with this history: its model call is done.
       if (awaitingResults.delete(sessionId)) {
@@ -165,38 +212,33 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): LanguageMode
       }
       // Always said, so one call's reserve never carries over to the next (prepare remembers the last).
       const maxOutputTokens =
-        params.maxOutputTokens ?? options.maxOutputTokens ?? positive(manager.policy.budget.maxOutputTokens);
+        source.maxOutputTokens ?? options.maxOutputTokens ?? positive(manager.policy.budget.maxOutputTokens);
       const request: PrepareRequest = {
         system,
-        tools: toolDefinitionsFromAiSdk(params.tools),
+        tools: toolDefinitionsFromAiSdk(source.tools),
         model: options.model ?? model.modelId,
         ...(options.contextWindow !== undefined && { contextWindow: options.contextWindow }),
         ...(maxOutputTokens !== undefined && { maxOutputTokens }),
       };
-      return prepare({ sessionId, request, systemProviderOptions, source: params }, false);
+      const provider = model.provider.split('.')[0] ?? model.provider;
+      return prepare(params, { sessionId, version, provider, request, systemProviderOptions, source }, false);
     },
 
     async wrapGenerate({ doGenerate, params, model }) {
       const call = calls.get(params);
       if (!call) return doGenerate();
-      let result: LanguageModelV3GenerateResult;
-      let sent = call;
-      try {
-        result = await doGenerate();
-      } catch (error) {
-        if (!isContextOverflow(error)) throw error;
-        const retried = await recover(call, error);
-        if (!retried) throw error;
-        sent = calls.get(retried) ?? call;
-        try {
-          result = await model.doGenerate(retried);
-        } catch (again) {
-          // Still over after one retry: this call fails as the provider said (the next one is recovered
-          // again if it overflows too).
-          throw again;
-        }
-      }
-      await record(sent, fromAiSdkResponse(result.content, responseOptions(result, model)));
+      const { result, sent } = await generate(call, params, doGenerate, (retried) =>
+        model.doGenerate(retried),
+      );
+      const { content, usage, response } = resultOf(result);
+      await record(
+        sent,
+        fromAiSdkResponse(content, {
+          usage,
+          model: response?.modelId ?? model.modelId,
+          specificationVersion: sent.version,
+        }),
+      );
       const warning = readToolWarning(sent);
       return warning ? { ...result, warnings: [...result.warnings, warning] } : result;
     },
@@ -206,7 +248,7 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): LanguageMode
       if (!call) return doStream();
       const first = await openStream(doStream);
       if (!('overflow' in first)) return recorded(call, first.result, model);
-      const retried = await recover(call, first.overflow);
+      const retried = await recover(params, call, first.overflow);
       if (!retried) throw first.overflow;
       const sent = calls.get(retried) ?? call;
       const second = await openStream(() => model.doStream(retried));
@@ -215,18 +257,38 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): LanguageMode
     },
   };
 
-  /** The stream as the caller reads it; its reply is logged when its `finish` part passes. */
-  function recorded(
+  /** The call's result, and the call it came from: the retry after an overflow when there was one. */
+  async function generate<P extends object, R>(
     call: PreparedCall,
-    result: LanguageModelV3StreamResult,
-    model: LanguageModelV3,
-  ): LanguageModelV3StreamResult {
-    const recorder = new StreamResponseRecorder();
+    params: P,
+    first: () => PromiseLike<R>,
+    again: (retried: P) => PromiseLike<R>,
+  ): Promise<{ result: R; sent: PreparedCall }> {
+    try {
+      return { result: await first(), sent: call };
+    } catch (error) {
+      if (!isContextOverflow(error)) throw error;
+      const retried = await recover(params, call, error);
+      if (!retried) throw error;
+      // Still over after one retry: this call fails as the provider said (the next one is recovered again
+      // if it overflows too).
+      return { result: await again(retried), sent: calls.get(retried) ?? call };
+    }
+  }
+
+  /** The stream as the caller reads it; its reply is logged when its `finish` part passes. */
+  function recorded<S extends { stream: ReadableStream<unknown> }>(
+    call: PreparedCall,
+    result: S,
+    model: AiSdkModelInfo,
+  ): S {
+    const recorder = new StreamResponseRecorder(call.version);
     const warning = readToolWarning(call);
     let logged: Promise<void> | undefined;
     const stream = result.stream.pipeThrough(
-      new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
-        transform(part, controller) {
+      new TransformStream<unknown, unknown>({
+        transform(chunk, controller) {
+          const part = streamPartOf(chunk);
           recorder.record(part);
           if (part.type === 'stream-start' && warning) {
             controller.enqueue({ ...part, warnings: [...part.warnings, warning] });
@@ -238,7 +300,7 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): LanguageMode
             // Awaited in flush; a reader that stops early must not leave it unhandled.
             logged.catch(() => undefined);
           }
-          controller.enqueue(part);
+          controller.enqueue(chunk);
         },
         async flush() {
           await logged;
@@ -251,12 +313,21 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): LanguageMode
 
 const positive = (value: number): number | undefined => (value > 0 ? value : undefined);
 
-function responseOptions(result: LanguageModelV3GenerateResult, model: LanguageModelV3) {
-  return { usage: result.usage, model: result.response?.modelId ?? model.modelId };
+/** The specification version of the model a call goes to: the one its prompt is written in. */
+function versionOf(model: AiSdkModelInfo): AiSdkSpecificationVersion {
+  const version = model.specificationVersion;
+  if (version === 'v3' || version === 'v4') return version;
+  throw new InvalidInputError(
+    `ctxkitMiddleware works with AI SDK 6 (LanguageModelV3) and AI SDK 7 (LanguageModelV4) models; model ${model.modelId} speaks ${String(version)}: wrap it with the wrapLanguageModel of AI SDK 6 or 7`,
+    { field: 'model.specificationVersion' },
+  );
 }
 
-/** A warning when the request points at offloaded content and the call offers no tool to read it. */
-function readToolWarning(call: PreparedCall): SharedV3Warning | undefined {
+/**
+ * A warning when the request points at offloaded content and the call offers no tool to read it, as both
+ * versions spell an `other` warning.
+ */
+function readToolWarning(call: PreparedCall): { type: 'other'; message: string } | undefined {
   const pointers = call.prepared.pointers.length;
   if (pointers === 0 || call.source.tools?.some((tool) => tool.name === READ_OFFLOADED_TOOL))
     return undefined;
@@ -264,60 +335,4 @@ function readToolWarning(call: PreparedCall): SharedV3Warning | undefined {
     type: 'other',
     message: `ctxkit: the request points at ${pointers} offloaded item(s) but the call has no ${READ_OFFLOADED_TOOL} tool; add ctxkitTools({ manager, sessionId }) to the call's tools so the model can read them back`,
   };
-}
-
-type Opened = { result: LanguageModelV3StreamResult } | { overflow: unknown };
-
-/**
- * Starts a stream and reads it up to its first chunk of content: an overflow thrown by the call, or sent
- * as an error part before any content, is returned to be recovered; otherwise the stream as it came.
- */
-async function openStream(start: () => PromiseLike<LanguageModelV3StreamResult>): Promise<Opened> {
-  let result: LanguageModelV3StreamResult;
-  try {
-    result = await start();
-  } catch (error) {
-    if (isContextOverflow(error)) return { overflow: error };
-    throw error;
-  }
-  const reader = result.stream.getReader();
-  const head: LanguageModelV3StreamPart[] = [];
-  let done = false;
-  try {
-    for (;;) {
-      const next = await reader.read();
-      if (next.done) {
-        done = true;
-        break;
-      }
-      const part = next.value;
-      if (part.type === 'error' && isContextOverflow(part.error)) {
-        await reader.cancel().catch(() => undefined);
-        return { overflow: part.error };
-      }
-      head.push(part);
-      if (!PREAMBLE.has(part.type)) break;
-    }
-  } catch (error) {
-    if (isContextOverflow(error)) return { overflow: error };
-    throw error;
-  }
-  const stream = new ReadableStream<LanguageModelV3StreamPart>({
-    start(controller) {
-      for (const part of head) controller.enqueue(part);
-      if (done) controller.close();
-    },
-    async pull(controller) {
-      if (done) return;
-      const next = await reader.read();
-      if (next.done) {
-        done = true;
-        controller.close();
-      } else controller.enqueue(next.value);
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
-  return { result: { ...result, stream } };
 }

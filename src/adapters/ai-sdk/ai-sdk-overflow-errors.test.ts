@@ -1,22 +1,40 @@
-import { APICallError } from '@ai-sdk/provider';
+import { APICallError as APICallError4 } from '@ai-sdk/provider';
+import { APICallError as APICallError3 } from '@ai-sdk/provider-v3';
 import { describe, expect, it } from 'vitest';
 import { isContextOverflow } from '../../providers/is-context-overflow.ts';
 import { openAIOverflowError, openAIRateLimitError } from './ai-sdk-testing.ts';
 
-const apiCallError = (statusCode: number, message: string, body: unknown) =>
-  new APICallError({
-    message,
-    url: 'https://api.example.com/v1/messages',
-    requestBodyValues: {},
-    statusCode,
-    responseBody: JSON.stringify(body),
-    isRetryable: statusCode === 429 || statusCode >= 500,
-    data: body,
-  });
+describe.each([
+  { provider: '@ai-sdk/provider 4 (AI SDK 7)', APICallError: APICallError4 },
+  { provider: '@ai-sdk/provider 3 (AI SDK 6)', APICallError: APICallError3 },
+])('isContextOverflow on the APICallError of $provider', ({ APICallError }) => {
+  const apiCallError = (statusCode: number, message: string, body: unknown) =>
+    new APICallError({
+      message,
+      url: 'https://api.example.com/v1/messages',
+      requestBodyValues: {},
+      statusCode,
+      responseBody: JSON.stringify(body),
+      isRetryable: statusCode === 429 || statusCode >= 500,
+      data: body,
+    });
 
-describe('isContextOverflow on the AI SDK’s APICallError', () => {
   it("recognizes the APICallError @ai-sdk/openai throws for OpenAI's 400 context_length_exceeded", () => {
-    expect(isContextOverflow(openAIOverflowError())).toBe(true);
+    const error = openAIOverflowError();
+    expect(isContextOverflow(error)).toBe(true);
+    expect(
+      isContextOverflow(
+        new APICallError({
+          message: error.message,
+          url: error.url,
+          requestBodyValues: {},
+          statusCode: 400,
+          ...(error.responseBody !== undefined && { responseBody: error.responseBody }),
+          isRetryable: false,
+          data: error.data,
+        }),
+      ),
+    ).toBe(true);
   });
 
   it("recognizes Anthropic's 400 prompt is too long", () => {
@@ -36,6 +54,11 @@ describe('isContextOverflow on the AI SDK’s APICallError', () => {
 
   it('never takes a rate limit, an auth failure or another 400 for an overflow', () => {
     expect(isContextOverflow(openAIRateLimitError())).toBe(false);
+    expect(
+      isContextOverflow(
+        apiCallError(429, openAIRateLimitError().message, { error: { code: 'rate_limit_exceeded' } }),
+      ),
+    ).toBe(false);
     const tooManyTokensPerMinute = apiCallError(429, 'Too many tokens, please wait', {
       error: { code: 'context_length_exceeded' },
     });

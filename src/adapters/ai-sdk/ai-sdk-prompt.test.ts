@@ -1,24 +1,40 @@
-import type {
-  JSONValue,
-  LanguageModelV3Message,
-  LanguageModelV3Prompt,
-  LanguageModelV3ToolResultOutput,
-  SharedV3ProviderOptions,
-} from '@ai-sdk/provider';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Message, MessageInput } from '../../core/message.ts';
 import { INTERRUPTED_RESULT_TEXT } from '../../core/view/tool-pairing-repair.ts';
 import { aiSdkMetaOf } from './ai-sdk-meta.ts';
-import { fromAiSdkPrompt, TOOL_APPROVAL_KIND, toAiSdkPrompt, unmodeledPartText } from './ai-sdk-prompt.ts';
+import { fromAiSdkPrompt, TOOL_APPROVAL_KIND, unmodeledPartText } from './ai-sdk-prompt.ts';
+import type {
+  AiSdkSpecificationVersion,
+  AiSdkV3Message,
+  AiSdkV3Prompt,
+  AiSdkV3ToolResultOutput,
+  AiSdkV4FileData,
+  AiSdkV4Prompt,
+  AiSdkV4ToolResultOutput,
+  JSONValue,
+  ProviderOptions,
+} from './ai-sdk-spec.ts';
+import { toAiSdkPrompt } from './ai-sdk-write-prompt.ts';
 
 /** Numbered as a log would number them. */
 const logged = (messages: readonly MessageInput[]): Message[] =>
   messages.map((message, seq) => ({ ...message, id: `m${seq}`, seq, meta: message.meta ?? {} }));
 
-const roundTrip = (prompt: LanguageModelV3Prompt): LanguageModelV3Prompt => {
+/** A prompt read into ctxkit and written back for `version`. */
+const through = (prompt: AiSdkV3Prompt | AiSdkV4Prompt, version: AiSdkSpecificationVersion) => {
   const transcript = fromAiSdkPrompt(prompt);
-  return toAiSdkPrompt({ ...transcript, messages: logged(transcript.messages) });
+  return toAiSdkPrompt(
+    { ...transcript, messages: logged(transcript.messages) },
+    { specificationVersion: version, provider: 'openai' },
+  );
+};
+const roundTrip = (prompt: AiSdkV3Prompt): AiSdkV3Prompt => {
+  const transcript = fromAiSdkPrompt(prompt);
+  return toAiSdkPrompt(
+    { ...transcript, messages: logged(transcript.messages) },
+    { specificationVersion: 'v3' },
+  );
 };
 
 /** Compared as a provider would read it: JSON, with URLs and bytes spelled out. */
@@ -32,17 +48,17 @@ const asJson = (value: unknown): unknown =>
   );
 
 // ---------------------------------------------------------------------------------------------------------
-// Arbitraries: every message role and part kind of LanguageModelV3Prompt.
+// Arbitraries: every message role and part kind of a V3 prompt (AI SDK 6) and of a V4 prompt (AI SDK 7).
 
 const json: fc.Arbitrary<JSONValue> = fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<JSONValue>;
-const providerOptions: fc.Arbitrary<SharedV3ProviderOptions | undefined> = fc.option(
+const providerOptions: fc.Arbitrary<ProviderOptions | undefined> = fc.option(
   fc.dictionary(
     fc.constantFrom('anthropic', 'openai', 'google'),
     fc.dictionary(fc.constantFrom('cacheControl', 'signature', 'itemId', 'thoughtSignature'), json, {
       maxKeys: 2,
     }),
     { minKeys: 1, maxKeys: 2 },
-  ) as fc.Arbitrary<SharedV3ProviderOptions>,
+  ) as fc.Arbitrary<ProviderOptions>,
   { nil: undefined },
 );
 const withOptions = <T extends object>(part: fc.Arbitrary<T>) =>
@@ -51,22 +67,11 @@ const withOptions = <T extends object>(part: fc.Arbitrary<T>) =>
     .map(([value, options]) => (options ? { ...value, providerOptions: options } : value));
 const text = fc.string({ maxLength: 40 });
 const id = fc.string({ minLength: 1, maxLength: 8 });
-const mediaType = fc.constantFrom('image/png', 'image/jpeg', 'application/pdf', 'text/plain');
+const mediaType = fc.constantFrom('image/png', 'image/jpeg', 'application/pdf', 'text/plain', 'image');
 const url = fc.webUrl().map((href) => new URL(href));
+const fileIds = fc.dictionary(fc.constantFrom('openai', 'anthropic'), id, { minKeys: 1 });
 
 const textPart = withOptions(text.map((value) => ({ type: 'text' as const, text: value })));
-const filePart = withOptions(
-  fc.record(
-    {
-      type: fc.constant('file' as const),
-      mediaType,
-      data: fc.oneof(url, fc.base64String({ maxLength: 24 }), fc.uint8Array({ maxLength: 16 })),
-      filename: fc.string({ minLength: 1, maxLength: 10 }),
-      originalUrl: fc.webUrl(),
-    },
-    { requiredKeys: ['type', 'mediaType', 'data'] },
-  ),
-);
 const reasoningPart = withOptions(text.map((value) => ({ type: 'reasoning' as const, text: value })));
 const toolCallPart = withOptions(
   fc.record(
@@ -80,7 +85,40 @@ const toolCallPart = withOptions(
     { requiredKeys: ['type', 'toolCallId', 'toolName', 'input'] },
   ),
 );
-const contentItem = fc.oneof(
+const approvalPart = withOptions(
+  fc.record(
+    {
+      type: fc.constant('tool-approval-response' as const),
+      approvalId: id,
+      approved: fc.boolean(),
+      reason: text,
+    },
+    { requiredKeys: ['type', 'approvalId', 'approved'] },
+  ),
+);
+const plainOutput = fc.oneof(
+  withOptions(fc.record({ type: fc.constantFrom('text' as const, 'error-text' as const), value: text }, {})),
+  withOptions(fc.record({ type: fc.constantFrom('json' as const, 'error-json' as const), value: json }, {})),
+  withOptions(
+    fc.record({ type: fc.constant('execution-denied' as const), reason: text }, { requiredKeys: ['type'] }),
+  ),
+);
+
+// V3
+
+const v3FilePart = withOptions(
+  fc.record(
+    {
+      type: fc.constant('file' as const),
+      mediaType,
+      data: fc.oneof(url, fc.base64String({ maxLength: 24 }), fc.uint8Array({ maxLength: 16 })),
+      filename: fc.string({ minLength: 1, maxLength: 10 }),
+      originalUrl: fc.webUrl(),
+    },
+    { requiredKeys: ['type', 'mediaType', 'data'] },
+  ),
+);
+const v3ContentItem = fc.oneof(
   withOptions(text.map((value) => ({ type: 'text' as const, text: value }))),
   withOptions(
     fc.record(
@@ -112,87 +150,143 @@ const contentItem = fc.oneof(
     fc.record(
       {
         type: fc.constantFrom('file-id' as const, 'image-file-id' as const),
-        fileId: fc.oneof(id, fc.dictionary(fc.constantFrom('openai', 'anthropic'), id, { minKeys: 1 })),
+        fileId: fc.oneof(id, fileIds),
       },
       {},
     ),
   ),
   withOptions(fc.constant({ type: 'custom' as const })),
 );
-const output: fc.Arbitrary<LanguageModelV3ToolResultOutput> = fc.oneof(
-  withOptions(fc.record({ type: fc.constantFrom('text' as const, 'error-text' as const), value: text }, {})),
-  withOptions(fc.record({ type: fc.constantFrom('json' as const, 'error-json' as const), value: json }, {})),
-  withOptions(
-    fc.record({ type: fc.constant('execution-denied' as const), reason: text }, { requiredKeys: ['type'] }),
-  ),
-  fc.array(contentItem, { maxLength: 5 }).map((value) => ({ type: 'content' as const, value })),
-) as fc.Arbitrary<LanguageModelV3ToolResultOutput>;
-const toolResultPart = withOptions(
-  fc.record({ type: fc.constant('tool-result' as const), toolCallId: id, toolName: id, output }, {}),
-);
-const approvalPart = withOptions(
-  fc.record(
-    {
-      type: fc.constant('tool-approval-response' as const),
-      approvalId: id,
-      approved: fc.boolean(),
-      reason: text,
-    },
-    { requiredKeys: ['type', 'approvalId', 'approved'] },
-  ),
-);
+const v3Output: fc.Arbitrary<AiSdkV3ToolResultOutput> = fc.oneof(
+  plainOutput,
+  fc.array(v3ContentItem, { maxLength: 5 }).map((value) => ({ type: 'content' as const, value })),
+) as fc.Arbitrary<AiSdkV3ToolResultOutput>;
 
-const userMessage = withOptions(
+// V4
+
+const v4FileData: fc.Arbitrary<AiSdkV4FileData> = fc.oneof(
+  fc
+    .oneof(fc.base64String({ maxLength: 24 }), fc.uint8Array({ maxLength: 16 }))
+    .map((data) => ({ type: 'data' as const, data })),
+  url.map((value) => ({ type: 'url' as const, url: value })),
+  fc
+    .tuple(url, fc.webUrl())
+    .map(([value, written]) => ({ type: 'url' as const, url: value, originalUrl: written })),
+  fileIds.map((reference) => ({ type: 'reference' as const, reference })),
+  fc.string({ maxLength: 30 }).map((value) => ({ type: 'text' as const, text: value })),
+);
+const v4FilePart = withOptions(
   fc.record(
     {
-      role: fc.constant('user' as const),
-      content: fc.array(fc.oneof(textPart, filePart), { minLength: 1, maxLength: 4 }),
+      type: fc.constant('file' as const),
+      mediaType,
+      data: v4FileData,
+      filename: fc.string({ minLength: 1, maxLength: 10 }),
     },
-    {},
+    { requiredKeys: ['type', 'mediaType', 'data'] },
   ),
 );
-const assistantMessage = withOptions(
-  fc.record(
-    {
-      role: fc.constant('assistant' as const),
-      content: fc.array(fc.oneof(textPart, filePart, reasoningPart, toolCallPart, toolResultPart), {
-        minLength: 1,
-        maxLength: 5,
-      }),
-    },
-    {},
-  ),
+const v4ReasoningFilePart = withOptions(
+  fc.record({
+    type: fc.constant('reasoning-file' as const),
+    mediaType,
+    data: v4FileData.filter((data) => data.type === 'data' || data.type === 'url'),
+  }),
 );
-const toolMessage = withOptions(
-  fc.record(
-    {
-      role: fc.constant('tool' as const),
-      content: fc.array(fc.oneof(toolResultPart, approvalPart), { minLength: 1, maxLength: 4 }),
-    },
-    {},
-  ),
+const v4CustomPart = withOptions(
+  fc.record({ type: fc.constant('custom' as const), kind: fc.constantFrom('openai.compaction', 'google.x') }),
 );
-const systemNote = withOptions(fc.record({ role: fc.constant('system' as const), content: text }, {}));
-const prompt: fc.Arbitrary<LanguageModelV3Prompt> = fc
-  .tuple(
-    fc.option(
-      withOptions(
-        fc.record({ role: fc.constant('system' as const), content: fc.string({ minLength: 1 }) }, {}),
-      ),
+const v4ContentItem = fc.oneof(
+  withOptions(text.map((value) => ({ type: 'text' as const, text: value }))),
+  withOptions(
+    fc.record(
       {
-        nil: undefined,
+        type: fc.constant('file' as const),
+        data: v4FileData,
+        mediaType,
+        filename: fc.string({ minLength: 1, maxLength: 8 }),
       },
+      { requiredKeys: ['type', 'data', 'mediaType'] },
     ),
-    userMessage,
-    fc.array(fc.oneof(userMessage, assistantMessage, toolMessage, systemNote), { maxLength: 8 }),
-  )
-  .map(([system, first, rest]) => [...(system ? [system] : []), first, ...rest] as LanguageModelV3Prompt);
+  ),
+  withOptions(fc.constant({ type: 'custom' as const })),
+);
+const v4Output: fc.Arbitrary<AiSdkV4ToolResultOutput> = fc.oneof(
+  plainOutput,
+  fc.array(v4ContentItem, { maxLength: 5 }).map((value) => ({ type: 'content' as const, value })),
+) as fc.Arbitrary<AiSdkV4ToolResultOutput>;
+
+/** A prompt of one version, from its file part, tool output and the assistant parts only it has. */
+function promptOf<P>(
+  filePart: fc.Arbitrary<object>,
+  output: fc.Arbitrary<object>,
+  assistantExtras: fc.Arbitrary<object>[],
+): fc.Arbitrary<P> {
+  const toolResultPart = withOptions(
+    fc.record({ type: fc.constant('tool-result' as const), toolCallId: id, toolName: id, output }, {}),
+  );
+  const userMessage = withOptions(
+    fc.record(
+      {
+        role: fc.constant('user' as const),
+        content: fc.array(fc.oneof(textPart, filePart), { minLength: 1, maxLength: 4 }),
+      },
+      {},
+    ),
+  );
+  const assistantMessage = withOptions(
+    fc.record(
+      {
+        role: fc.constant('assistant' as const),
+        content: fc.array(
+          fc.oneof(textPart, filePart, reasoningPart, toolCallPart, toolResultPart, ...assistantExtras),
+          { minLength: 1, maxLength: 5 },
+        ),
+      },
+      {},
+    ),
+  );
+  const toolMessage = withOptions(
+    fc.record(
+      {
+        role: fc.constant('tool' as const),
+        content: fc.array(fc.oneof(toolResultPart, approvalPart), { minLength: 1, maxLength: 4 }),
+      },
+      {},
+    ),
+  );
+  const systemNote = withOptions(fc.record({ role: fc.constant('system' as const), content: text }, {}));
+  return fc
+    .tuple(
+      fc.option(
+        withOptions(
+          fc.record({ role: fc.constant('system' as const), content: fc.string({ minLength: 1 }) }, {}),
+        ),
+        { nil: undefined },
+      ),
+      userMessage,
+      fc.array(fc.oneof(userMessage, assistantMessage, toolMessage, systemNote), { maxLength: 8 }),
+    )
+    .map(([system, first, rest]) => [...(system ? [system] : []), first, ...rest] as P);
+}
+
+const v3Prompt = promptOf<AiSdkV3Prompt>(v3FilePart, v3Output, []);
+const v4Prompt = promptOf<AiSdkV4Prompt>(v4FilePart, v4Output, [v4ReasoningFilePart, v4CustomPart]);
 
 describe('fromAiSdkPrompt / toAiSdkPrompt', () => {
-  it('round-trips every message role and part kind, provider options included (property)', () => {
+  it('round-trips every message role and part kind of a V3 prompt, provider options included (property)', () => {
     fc.assert(
-      fc.property(prompt, (input) => {
-        expect(asJson(roundTrip(input))).toEqual(asJson(input));
+      fc.property(v3Prompt, (input) => {
+        expect(asJson(through(input, 'v3'))).toEqual(asJson(input));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('round-trips every message role and part kind of a V4 prompt, provider options included (property)', () => {
+    fc.assert(
+      fc.property(v4Prompt, (input) => {
+        expect(asJson(through(input, 'v4'))).toEqual(asJson(input));
       }),
       { numRuns: 300 },
     );
@@ -293,7 +387,7 @@ describe('fromAiSdkPrompt / toAiSdkPrompt', () => {
       output: { type: 'json' as const, value: [{ url: 'https://example.com', encryptedContent: 'xyz' }] },
       providerOptions: { anthropic: { cached: true } },
     };
-    const input: LanguageModelV3Prompt = [
+    const input: AiSdkV3Prompt = [
       { role: 'user', content: [{ type: 'text', text: 'search' }] },
       { role: 'assistant', content: [call, result, { type: 'text', text: 'Found it.' }] },
     ];
@@ -310,7 +404,7 @@ describe('fromAiSdkPrompt / toAiSdkPrompt', () => {
 
   it('keeps tool-approval responses beside the results, and a tool message of approvals only as a user message', () => {
     const approval = { type: 'tool-approval-response' as const, approvalId: 'a1', approved: true };
-    const only: LanguageModelV3Prompt = [
+    const only: AiSdkV3Prompt = [
       { role: 'user', content: [{ type: 'text', text: 'go' }] },
       { role: 'tool', content: [approval] },
     ];
@@ -320,7 +414,7 @@ describe('fromAiSdkPrompt / toAiSdkPrompt', () => {
   });
 
   it('sends back what ctxkit changed: an edited JSON result as text, an edited text part without its old options', () => {
-    const input: LanguageModelV3Prompt = [
+    const input: AiSdkV3Prompt = [
       {
         role: 'user',
         content: [
@@ -360,7 +454,7 @@ describe('fromAiSdkPrompt / toAiSdkPrompt', () => {
         parts: [{ type: 'tool-result', callId: 'c1', name: 'ls', content: '[cleared]', isError: false }],
       },
     ];
-    const back = toAiSdkPrompt({ system: '', messages: cleared });
+    const back = toAiSdkPrompt({ system: '', messages: cleared }, { specificationVersion: 'v3' });
     expect(back[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'hello' }] });
     expect(back[2]).toEqual({
       role: 'tool',
@@ -424,6 +518,6 @@ describe('fromAiSdkPrompt / toAiSdkPrompt', () => {
           },
         ],
       },
-    ] satisfies LanguageModelV3Message[]);
+    ] satisfies AiSdkV3Message[]);
   });
 });

@@ -1,55 +1,45 @@
 /**
- * AI SDK prompts (`LanguageModelV3Prompt`, what a language model middleware sees) ↔ ctxkit messages.
+ * AI SDK prompts (what a language model middleware sees: `LanguageModelV3Prompt` under AI SDK 6,
+ * `LanguageModelV4Prompt` under AI SDK 7) → ctxkit messages. Writing back is `ai-sdk-write-prompt.ts`.
  *
- * Reading:
  * - the leading system messages → the system prompt (joined with a blank line; their provider options
  *   merged); a later system message → a user message with `meta.kind = 'system_note'`;
- * - text → text, file → media (a URL as its URL, base64 or bytes as a `data:` URL), reasoning →
- *   reasoning (Anthropic's signature and redacted data also in ctxkit's own fields), tool call → tool call
- *   (its input as JSON text);
+ * - text → text, file → media (see `ai-sdk-file-data.ts`), reasoning → reasoning (Anthropic's signature
+ *   and redacted data also in ctxkit's own fields), tool call → tool call (its input as JSON text), a V4
+ *   reasoning file → media marked as such;
  * - a tool message → one ctxkit tool message per result (ctxkit holds one result per message), the
  *   outputs as `ai-sdk-tool-output.ts` says;
- * - what ctxkit does not model is kept, never dropped: provider-executed tool calls and results inside an
- *   assistant message become text parts that say what they are (counted, never paired with the agent's
- *   own calls) and are sent back as they came; tool-approval responses ride along in the meta of the
- *   tool message next to them (a tool message of approvals only is held as a `user` message of kind
- *   `tool_approval`);
+ * - what ctxkit does not model is kept, never dropped: provider-executed tool calls and results and V4
+ *   custom parts inside an assistant message become text parts that say what they are (counted, never
+ *   paired with the agent's own calls) and are sent back as they came; tool-approval responses ride along
+ *   in the meta of the tool message next to them (a tool message of approvals only is held as a `user`
+ *   message of kind `tool_approval`);
  * - every `providerOptions`, and whatever else a part has beyond ctxkit's fields, goes to `meta.aiSdk`
  *   (see `ai-sdk-meta.ts`).
- *
- * Writing is the reverse, so `toAiSdkPrompt(fromAiSdkPrompt(prompt))` is `prompt` (one leading system
- * message, no message without content). A message with nothing to send (every part of it compacted away)
- * is left out: providers refuse empty content, and join the same-role messages around it. Messages ctxkit made (a summary, a reminder, the stand-in result of an interrupted call) are
- * user text, a system message for a system note, and an error-text result.
  */
-import type {
-  JSONValue,
-  LanguageModelV3FilePart,
-  LanguageModelV3Message,
-  LanguageModelV3Prompt,
-  LanguageModelV3ReasoningPart,
-  LanguageModelV3TextPart,
-  LanguageModelV3ToolCallPart,
-  LanguageModelV3ToolResultPart,
-} from '@ai-sdk/provider';
 import { canonicalJson } from '../../core/canonical-json.ts';
-import type { MediaPart, Message, MessageInput, Part, ToolResultPart } from '../../core/message.ts';
-import { textOf } from '../../core/message.ts';
-import { ANTHROPIC_RAW_ARGS_KEY } from '../anthropic-messages.ts';
-import { base64DataUrl, fileIdOf, parseDataUrl } from '../media-ref.ts';
+import type { MediaPart, MessageInput, Part, ToolResultPart } from '../../core/message.ts';
+import { base64Of, fileExtras, readFileData } from './ai-sdk-file-data.ts';
 import {
   AI_SDK_META_KEY,
-  type AiSdkDataKind,
   type AiSdkMessageMeta,
   type AiSdkMeta,
   type AiSdkPartMeta,
   aiSdkMetaOf,
   definedOnly,
-  matchPartMeta,
+  keptOptions,
   type ProviderOptions,
   partFingerprint,
 } from './ai-sdk-meta.ts';
-import { fromAiSdkToolOutput, toAiSdkToolOutput, toJson } from './ai-sdk-tool-output.ts';
+import type {
+  AiSdkMessage,
+  AiSdkPrompt,
+  AiSdkV3FilePart,
+  AiSdkV4FilePart,
+  AiSdkV4ReasoningFilePart,
+  JSONValue,
+} from './ai-sdk-spec.ts';
+import { fromAiSdkToolOutput, toJson } from './ai-sdk-tool-output.ts';
 
 /** The kind of the user message that holds a tool message of tool-approval responses only. */
 export const TOOL_APPROVAL_KIND = 'tool_approval';
@@ -62,17 +52,22 @@ export interface AiSdkTranscript {
   messages: MessageInput[];
 }
 
-type AssistantContent = Extract<LanguageModelV3Message, { role: 'assistant' }>['content'];
-type AssistantPart = AssistantContent[number];
-type ToolContent = Extract<LanguageModelV3Message, { role: 'tool' }>['content'];
-type UserPart = Extract<LanguageModelV3Message, { role: 'user' }>['content'][number];
+export type AssistantPart = Extract<AiSdkMessage, { role: 'assistant' }>['content'][number];
+type ToolPart = Extract<AiSdkMessage, { role: 'tool' }>['content'][number];
+type UserPart = Extract<AiSdkMessage, { role: 'user' }>['content'][number];
+type SdkText = Extract<AssistantPart, { type: 'text' }>;
+type SdkReasoning = Extract<AssistantPart, { type: 'reasoning' }>;
+type SdkToolCall = Extract<AssistantPart, { type: 'tool-call' }>;
+type SdkToolResult = Extract<AssistantPart, { type: 'tool-result' }>;
+/** The assistant parts ctxkit holds as text and sends back as they came. */
+export type UnmodeledPart = Extract<AssistantPart, { type: 'tool-call' | 'tool-result' | 'custom' }>;
 
 interface Converted {
   part: Part;
   extras?: Omit<AiSdkPartMeta, 'at' | 'of'>;
 }
 
-export function fromAiSdkPrompt(prompt: LanguageModelV3Prompt): AiSdkTranscript {
+export function fromAiSdkPrompt(prompt: AiSdkPrompt): AiSdkTranscript {
   const system: string[] = [];
   let systemProviderOptions: ProviderOptions | undefined;
   const messages: MessageInput[] = [];
@@ -80,8 +75,8 @@ export function fromAiSdkPrompt(prompt: LanguageModelV3Prompt): AiSdkTranscript 
   for (const message of prompt) {
     if (message.role === 'system' && leading) {
       system.push(message.content);
-      if (message.providerOptions !== undefined)
-        systemProviderOptions = mergeOptions(systemProviderOptions, message.providerOptions);
+      const options = keptOptions(message.providerOptions);
+      if (options !== undefined) systemProviderOptions = mergeOptions(systemProviderOptions, options);
       continue;
     }
     leading = false;
@@ -95,8 +90,8 @@ export function fromAiSdkPrompt(prompt: LanguageModelV3Prompt): AiSdkTranscript 
 }
 
 /** One AI SDK message as ctxkit messages (several for a tool message with several results). */
-export function fromAiSdkMessage(message: LanguageModelV3Message): MessageInput[] {
-  const providerOptions = message.providerOptions;
+export function fromAiSdkMessage(message: AiSdkMessage): MessageInput[] {
+  const providerOptions = keptOptions(message.providerOptions);
   switch (message.role) {
     case 'system':
       return [
@@ -116,7 +111,7 @@ export function fromAiSdkMessage(message: LanguageModelV3Message): MessageInput[
 
 /** An assistant message's content (a prompt's, or a response's as the AI SDK puts it in the next prompt). */
 export function fromAssistantContent(
-  content: AssistantContent,
+  content: readonly AssistantPart[],
   providerOptions?: ProviderOptions,
 ): MessageInput {
   return build('assistant', content.map(fromAssistantPart), providerOptions);
@@ -155,6 +150,7 @@ function fromAssistantPart(part: AssistantPart): Converted {
     case 'text':
       return fromTextPart(part);
     case 'file':
+    case 'reasoning-file':
       return fromFilePart(part);
     case 'reasoning':
       return fromReasoningPart(part);
@@ -162,47 +158,45 @@ function fromAssistantPart(part: AssistantPart): Converted {
       if (part.providerExecuted === true) return unmodeled(part);
       return fromToolCallPart(part);
     case 'tool-result':
+    case 'custom':
+      return unmodeled(part);
+    default:
+      // A part of a newer specification than ctxkit knows: kept whole, as the others it does not model.
       return unmodeled(part);
   }
 }
 
-function fromTextPart(part: LanguageModelV3TextPart): Converted {
+function fromTextPart(part: SdkText): Converted {
+  const providerOptions = keptOptions(part.providerOptions);
   return {
     part: { type: 'text', text: part.text },
-    ...(part.providerOptions !== undefined && { extras: { providerOptions: part.providerOptions } }),
+    ...(providerOptions !== undefined && { extras: { providerOptions } }),
   };
 }
 
-function fromFilePart(part: LanguageModelV3FilePart): Converted {
-  const { data, mediaType } = part;
-  let ref: string;
-  let kind: AiSdkDataKind;
-  if (data instanceof URL) {
-    ref = data.href;
-    kind = 'url';
-  } else if (typeof data === 'string') {
-    ref = base64DataUrl(mediaType, data);
-    kind = 'base64';
-  } else {
-    ref = base64DataUrl(
-      mediaType,
-      Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'),
-    );
-    kind = 'bytes';
-  }
-  const media: MediaPart = definedOnly({ type: 'media', mediaType, ref, name: part.filename });
+function fromFilePart(part: AiSdkV3FilePart | AiSdkV4FilePart | AiSdkV4ReasoningFilePart): Converted {
+  const file = readFileData(part.data, part.mediaType);
+  const media: MediaPart = definedOnly({
+    type: 'media',
+    mediaType: part.mediaType,
+    ref: file.ref,
+    name: part.type === 'file' ? part.filename : undefined,
+  });
   const extras = definedOnly({
-    providerOptions: part.providerOptions,
-    data: kind === defaultDataKind(ref) ? undefined : kind,
-    originalUrl: part.originalUrl,
+    providerOptions: keptOptions(part.providerOptions),
+    // V3 keeps the URL as written beside the data, V4 inside it.
+    ...fileExtras({
+      ...file,
+      originalUrl: file.originalUrl ?? ('originalUrl' in part ? part.originalUrl : undefined),
+    }),
+    reasoning: part.type === 'reasoning-file' ? (true as const) : undefined,
   });
   return { part: media, ...(Object.keys(extras).length > 0 && { extras }) };
 }
 
-const defaultDataKind = (ref: string): AiSdkDataKind => (ref.startsWith('data:') ? 'base64' : 'url');
-
-function fromReasoningPart(part: LanguageModelV3ReasoningPart): Converted {
-  const anthropic = part.providerOptions?.anthropic;
+function fromReasoningPart(part: SdkReasoning): Converted {
+  const providerOptions = keptOptions(part.providerOptions);
+  const anthropic = providerOptions?.anthropic;
   const signature = anthropic?.signature;
   const redactedData = anthropic?.redactedData;
   return {
@@ -212,13 +206,13 @@ function fromReasoningPart(part: LanguageModelV3ReasoningPart): Converted {
       signature: typeof signature === 'string' ? signature : undefined,
       redactedData: typeof redactedData === 'string' ? redactedData : undefined,
     }),
-    ...(part.providerOptions !== undefined && { extras: { providerOptions: part.providerOptions } }),
+    ...(providerOptions !== undefined && { extras: { providerOptions } }),
   };
 }
 
-function fromToolCallPart(part: LanguageModelV3ToolCallPart): Converted {
+function fromToolCallPart(part: SdkToolCall): Converted {
   const extras = definedOnly({
-    providerOptions: part.providerOptions,
+    providerOptions: keptOptions(part.providerOptions),
     providerExecuted: part.providerExecuted === false ? (false as const) : undefined,
   });
   return {
@@ -232,31 +226,71 @@ export function argsText(input: unknown): string {
   return JSON.stringify(input) ?? '{}';
 }
 
-/** ctxkit's argument text as a tool call's input; text that is not JSON goes as Anthropic's adapter sends it. */
-function inputOf(args: string): unknown {
-  try {
-    return JSON.parse(args) as unknown;
-  } catch {
-    return { [ANTHROPIC_RAW_ARGS_KEY]: args };
+/**
+ * What ctxkit shows in place of a part it does not model: a provider-executed tool call or result, a V4
+ * custom part. It says what it is and holds the payload, so it is counted as it is sent; it is sent back
+ * as the part.
+ */
+export function unmodeledPartText(part: UnmodeledPart): string {
+  switch (part.type) {
+    case 'tool-call':
+      return `[${part.toolName} call ${part.toolCallId}, run by the provider] ${canonicalJson(part.input)}`;
+    case 'tool-result': {
+      const { providerOptions: _options, ...output } = { providerOptions: undefined, ...part.output };
+      return `[${part.toolName} result ${part.toolCallId}, from the provider] ${canonicalJson(storedPart(output))}`;
+    }
+    case 'custom':
+      return `[${part.kind} part, from the provider] ${canonicalJson(part.providerOptions ?? {})}`;
+    default: {
+      const { type, ...rest } = part as { type: string };
+      return `[${type} part] ${canonicalJson(rest)}`;
+    }
   }
 }
 
+function unmodeled(part: UnmodeledPart): Converted {
+  return { part: { type: 'text', text: unmodeledPartText(part) }, extras: { part: storedPart(part) } };
+}
+
+/** Where a part ctxkit keeps whole holds bytes, they are kept as base64 under this key. */
+const BYTES_KEY = '$bytes';
+
 /**
- * What ctxkit shows in place of a part it does not model: a provider-executed tool call or result. It
- * says what it is and holds the payload, so it is counted as it is sent; it is sent back as the part.
+ * A part ctxkit keeps whole, as JSON: a URL as its href, bytes as base64 under {@link BYTES_KEY} (the
+ * files of a V4 tool output hold both), `undefined` members dropped.
  */
-export function unmodeledPartText(part: LanguageModelV3ToolCallPart | LanguageModelV3ToolResultPart): string {
-  if (part.type === 'tool-call')
-    return `[${part.toolName} call ${part.toolCallId}, run by the provider] ${canonicalJson(part.input)}`;
-  const { providerOptions: _options, ...output } = { providerOptions: undefined, ...part.output };
-  return `[${part.toolName} result ${part.toolCallId}, from the provider] ${canonicalJson(output)}`;
+export function storedPart(part: object): JSONValue {
+  return JSON.parse(
+    JSON.stringify(part, (_key, member: unknown) =>
+      member instanceof Uint8Array ? { [BYTES_KEY]: base64Of(member) } : member,
+    ),
+  ) as JSONValue;
 }
 
-function unmodeled(part: LanguageModelV3ToolCallPart | LanguageModelV3ToolResultPart): Converted {
-  return { part: { type: 'text', text: unmodeledPartText(part) }, extras: { part: toJson(part) } };
+/** A part ctxkit kept whole, as it came: the URLs and bytes of file data restored. */
+export function revivedPart(stored: JSONValue): unknown {
+  if (Array.isArray(stored)) return stored.map(revivedPart);
+  if (stored === null || typeof stored !== 'object') return stored;
+  const bytes = stored[BYTES_KEY];
+  if (typeof bytes === 'string' && Object.keys(stored).length === 1)
+    return new Uint8Array(Buffer.from(bytes, 'base64'));
+  const out: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries(stored))
+    if (member !== undefined) out[key] = revivedPart(member);
+  const data = out.data as { type?: unknown; url?: unknown } | undefined;
+  if (
+    (out.type === 'file' || out.type === 'reasoning-file') &&
+    data?.type === 'url' &&
+    typeof data.url === 'string'
+  )
+    out.data = { ...data, url: new URL(data.url) };
+  return out;
 }
 
-function fromToolContent(content: ToolContent, providerOptions: ProviderOptions | undefined): MessageInput[] {
+function fromToolContent(
+  content: readonly ToolPart[],
+  providerOptions: ProviderOptions | undefined,
+): MessageInput[] {
   const out: MessageInput[] = [];
   let pending: JSONValue[] = [];
   for (const part of content) {
@@ -311,7 +345,7 @@ function approvalsText(parts: readonly JSONValue[]): string {
     .join('\n');
 }
 
-function fromToolOutput(part: LanguageModelV3ToolResultPart): Converted {
+function fromToolOutput(part: SdkToolResult): Converted {
   const output = fromAiSdkToolOutput(part.output);
   const result: ToolResultPart = {
     type: 'tool-result',
@@ -321,172 +355,8 @@ function fromToolOutput(part: LanguageModelV3ToolResultPart): Converted {
     isError: output.isError,
     ...(output.media && { media: output.media }),
   };
-  const extras = definedOnly({ providerOptions: part.providerOptions, output: output.meta });
+  const extras = definedOnly({ providerOptions: keptOptions(part.providerOptions), output: output.meta });
   return { part: result, ...(Object.keys(extras).length > 0 && { extras }) };
-}
-
-/** What `toAiSdkPrompt` converts: a prepared request (`manager.prepare`) or a transcript. */
-export interface ToAiSdkPromptInput {
-  system: string;
-  systemProviderOptions?: ProviderOptions;
-  messages: readonly Pick<Message, 'role' | 'parts' | 'meta'>[];
-}
-
-export function toAiSdkPrompt(input: ToAiSdkPromptInput): LanguageModelV3Prompt {
-  const prompt: LanguageModelV3Prompt = [];
-  if (input.system !== '' || input.systemProviderOptions !== undefined)
-    prompt.push(withOptions({ role: 'system', content: input.system }, input.systemProviderOptions));
-  for (const message of input.messages) {
-    const meta = aiSdkMetaOf(message);
-    const providerOptions = meta?.providerOptions;
-    const unmodeledBefore = (meta?.before ?? []) as unknown as ToolContent;
-    const unmodeledAfter = (meta?.after ?? []) as unknown as ToolContent;
-    if (meta?.role === 'tool') {
-      prompt.push(
-        withOptions({ role: 'tool', content: [...unmodeledBefore, ...unmodeledAfter] }, providerOptions),
-      );
-      continue;
-    }
-    const extras = matchPartMeta(message.parts, meta?.parts);
-    switch (message.role) {
-      case 'user': {
-        if (message.meta.kind === 'system_note') {
-          prompt.push(withOptions({ role: 'system', content: textOf(message) }, providerOptions));
-          break;
-        }
-        const content = message.parts.flatMap((part, index) => toUserParts(part, extras[index]));
-        if (content.length > 0) prompt.push(withOptions({ role: 'user', content }, providerOptions));
-        break;
-      }
-      case 'assistant': {
-        const content = message.parts.flatMap((part, index) => toAssistantParts(part, extras[index]));
-        if (content.length > 0) prompt.push(withOptions({ role: 'assistant', content }, providerOptions));
-        break;
-      }
-      case 'tool': {
-        const content: ToolContent = [
-          ...unmodeledBefore,
-          ...message.parts.flatMap((part, index) => toToolParts(part, extras[index])),
-          ...unmodeledAfter,
-        ];
-        const previous = prompt.at(-1);
-        if (meta?.joinPrevious && previous?.role === 'tool') {
-          previous.content.push(...content);
-          break;
-        }
-        if (content.length > 0) prompt.push(withOptions({ role: 'tool', content }, providerOptions));
-        break;
-      }
-    }
-  }
-  return prompt;
-}
-
-function withOptions<T extends object>(value: T, providerOptions: ProviderOptions | undefined): T {
-  return providerOptions !== undefined ? { ...value, providerOptions } : value;
-}
-
-function toUserParts(part: Part, extras: AiSdkPartMeta | undefined): UserPart[] {
-  switch (part.type) {
-    case 'text':
-      return [withOptions({ type: 'text', text: part.text }, extras?.providerOptions)];
-    case 'media':
-      return [toFilePart(part, extras)];
-    default:
-      // A user message holds text and media only (ctxkit validates it); anything else goes as text.
-      return [{ type: 'text', text: textOf({ parts: [part] }) }];
-  }
-}
-
-function toAssistantParts(part: Part, extras: AiSdkPartMeta | undefined): AssistantPart[] {
-  switch (part.type) {
-    case 'text':
-      if (extras?.part !== undefined) {
-        const original = extras.part as unknown as
-          | LanguageModelV3ToolCallPart
-          | LanguageModelV3ToolResultPart;
-        if (unmodeledPartText(original) === part.text) return [original];
-      }
-      return [withOptions({ type: 'text', text: part.text }, extras?.providerOptions)];
-    case 'reasoning':
-      return [
-        withOptions(
-          { type: 'reasoning', text: part.text },
-          extras?.providerOptions ?? reasoningOptions(part),
-        ),
-      ];
-    case 'media':
-      return [toFilePart(part, extras)];
-    case 'tool-call':
-      return [
-        withOptions(
-          {
-            type: 'tool-call',
-            toolCallId: part.callId,
-            toolName: part.name,
-            input: inputOf(part.args),
-            ...(extras?.providerExecuted === false && { providerExecuted: false }),
-          },
-          extras?.providerOptions,
-        ),
-      ];
-    case 'tool-result':
-      return toToolParts(part, extras);
-  }
-}
-
-/** A reasoning part that came from elsewhere with an Anthropic signature: the options Anthropic's provider reads. */
-function reasoningOptions(part: Extract<Part, { type: 'reasoning' }>): ProviderOptions | undefined {
-  if (part.signature === undefined && part.redactedData === undefined) return undefined;
-  return { anthropic: definedOnly({ signature: part.signature, redactedData: part.redactedData }) };
-}
-
-function toToolParts(part: Part, extras: AiSdkPartMeta | undefined): LanguageModelV3ToolResultPart[] {
-  if (part.type !== 'tool-result') return [];
-  return [
-    withOptions(
-      {
-        type: 'tool-result',
-        toolCallId: part.callId,
-        toolName: part.name,
-        output: toAiSdkToolOutput(part, extras?.output),
-      },
-      extras?.providerOptions,
-    ),
-  ];
-}
-
-function toFilePart(part: MediaPart, extras: AiSdkPartMeta | undefined): LanguageModelV3FilePart {
-  const kind = extras?.data ?? defaultDataKind(part.ref);
-  const dataUrl = parseDataUrl(part.ref);
-  let data: LanguageModelV3FilePart['data'];
-  if (kind !== 'url' && dataUrl?.base64) {
-    data = kind === 'bytes' ? new Uint8Array(Buffer.from(dataUrl.data, 'base64')) : dataUrl.data;
-  } else {
-    data = urlOrText(part.ref);
-  }
-  return definedOnly({
-    type: 'file',
-    data,
-    mediaType: part.mediaType,
-    filename: part.name,
-    originalUrl: extras?.originalUrl,
-    providerOptions: extras?.providerOptions,
-  });
-}
-
-/**
- * A ref that is not inline data: a provider file id as the id (the AI SDK's providers take a string that
- * starts with their file-id prefix as one), a URL as a URL, anything else as text.
- */
-function urlOrText(ref: string): URL | string {
-  const fileId = fileIdOf(ref);
-  if (fileId !== undefined) return fileId;
-  try {
-    return new URL(ref);
-  } catch {
-    return ref;
-  }
 }
 
 function mergeOptions(a: ProviderOptions | undefined, b: ProviderOptions): ProviderOptions {

@@ -1,27 +1,32 @@
 /**
  * A model's response (generate result content, or a stream's parts) → the assistant message ctxkit logs,
- * with the usage the provider reported. It is built as the AI SDK builds the assistant message of its next
- * prompt (`toResponseMessages`: empty texts and sources left out, tool-call input parsed, a provider's
- * tool result as its model output), then read like any prompt message, so the next call's `sync` finds it
- * already logged instead of logging it twice.
+ * with the usage the provider reported. It is built as the AI SDK of the model's specification version
+ * builds the assistant message of its next prompt (`toResponseMessages`: sources left out, empty texts too
+ * (under V4 only those without provider metadata), tool-call input parsed, a provider's tool result as its
+ * model output, a file as base64 data), then read like any prompt message, so the next call's `sync`
+ * finds it already logged instead of logging it twice.
+ *
+ * A V4 file the model gives as a URL is one the AI SDK downloads before its next prompt; ctxkit, which
+ * downloads nothing, logs the URL, so `sync` later sees that file's message as edited.
  */
-import type {
-  JSONValue,
-  LanguageModelV3Content,
-  LanguageModelV3Message,
-  LanguageModelV3StreamPart,
-  LanguageModelV3ToolResultOutput,
-  LanguageModelV3Usage,
-  SharedV3ProviderMetadata,
-} from '@ai-sdk/provider';
 import type { MessageInput, Usage } from '../../core/message.ts';
-import { definedOnly } from './ai-sdk-meta.ts';
-import { fromAssistantContent } from './ai-sdk-prompt.ts';
-
-type AssistantContent = Extract<LanguageModelV3Message, { role: 'assistant' }>['content'];
+import { base64Of } from './ai-sdk-file-data.ts';
+import { definedOnly, keptOptions } from './ai-sdk-meta.ts';
+import { type AssistantPart, fromAssistantContent } from './ai-sdk-prompt.ts';
+import type {
+  AiSdkContent,
+  AiSdkSpecificationVersion,
+  AiSdkStreamPart,
+  AiSdkUsage,
+  AiSdkV4FileDataData,
+  AiSdkV4FileDataUrl,
+  AiSdkV4ToolResultOutput,
+  ReadonlyJSONValue,
+  ReadonlyProviderOptions,
+} from './ai-sdk-spec.ts';
 
 /** ctxkit's usage from the AI SDK's: totals (cache reads and writes included in the input), then the details. */
-export function usageFromAiSdk(usage: LanguageModelV3Usage | undefined): Usage | undefined {
+export function usageFromAiSdk(usage: AiSdkUsage | undefined): Usage | undefined {
   if (!usage) return undefined;
   const { inputTokens: input, outputTokens: output } = usage;
   const inputTokens =
@@ -45,9 +50,11 @@ export function usageFromAiSdk(usage: LanguageModelV3Usage | undefined): Usage |
 }
 
 export interface ResponseMessageOptions {
-  usage?: LanguageModelV3Usage;
+  usage?: AiSdkUsage;
   /** The model that answered (the response's model id), kept in `meta.model`. */
   model?: string;
+  /** The specification the model speaks: `v4` (AI SDK 7, the default) or `v3` (AI SDK 6). */
+  specificationVersion?: AiSdkSpecificationVersion;
 }
 
 /**
@@ -55,10 +62,10 @@ export interface ResponseMessageOptions {
  * SDK would put in its next prompt (then there is nothing to log).
  */
 export function fromAiSdkResponse(
-  content: readonly LanguageModelV3Content[],
+  content: readonly AiSdkContent[],
   options: ResponseMessageOptions = {},
 ): MessageInput | undefined {
-  const assistant = responseContent(content);
+  const assistant = responseContent(content, options.specificationVersion ?? 'v4');
   if (assistant.length === 0) return undefined;
   const message = fromAssistantContent(assistant);
   const usage = usageFromAiSdk(options.usage);
@@ -69,27 +76,34 @@ export function fromAiSdkResponse(
   };
 }
 
-/** The content as the AI SDK puts it in the assistant message of its next prompt. */
-export function responseContent(content: readonly LanguageModelV3Content[]): AssistantContent {
-  const out: AssistantContent = [];
+/** The content as the AI SDK of `version` puts it in the assistant message of its next prompt. */
+export function responseContent(
+  content: readonly AiSdkContent[],
+  version: AiSdkSpecificationVersion,
+): AssistantPart[] {
+  const out: AssistantPart[] = [];
   for (const part of content) {
-    const providerOptions = part.providerMetadata;
     switch (part.type) {
       case 'text':
-        if (part.text.length > 0) out.push(definedOnly({ type: 'text', text: part.text, providerOptions }));
+        // AI SDK 7 keeps an empty text that carries provider metadata (an item id, a signature).
+        if (part.text.length > 0 || (version === 'v4' && part.providerMetadata != null))
+          out.push(definedOnly({ type: 'text', text: part.text, providerOptions: part.providerMetadata }));
         break;
       case 'reasoning':
-        out.push(definedOnly({ type: 'reasoning', text: part.text, providerOptions }));
+        out.push(definedOnly({ type: 'reasoning', text: part.text, providerOptions: part.providerMetadata }));
         break;
-      case 'file':
+      case 'custom':
         out.push(
           definedOnly({
-            type: 'file',
-            data: typeof part.data === 'string' ? part.data : Buffer.from(part.data).toString('base64'),
-            mediaType: part.mediaType,
-            providerOptions,
+            type: 'custom',
+            kind: part.kind,
+            providerOptions: part.providerMetadata,
           }),
         );
+        break;
+      case 'file':
+      case 'reasoning-file':
+        out.push(responseFile(part.type, part.data, part.mediaType, part.providerMetadata, version));
         break;
       case 'tool-call':
         out.push(
@@ -99,7 +113,7 @@ export function responseContent(content: readonly LanguageModelV3Content[]): Ass
             toolName: part.toolName,
             input: parseInput(part.input),
             providerExecuted: part.providerExecuted,
-            providerOptions,
+            providerOptions: keptOptions(part.providerMetadata),
           }),
         );
         break;
@@ -110,7 +124,7 @@ export function responseContent(content: readonly LanguageModelV3Content[]): Ass
             toolCallId: part.toolCallId,
             toolName: part.toolName,
             output: providerToolOutput(part.result, part.isError === true),
-            providerOptions,
+            providerOptions: part.providerMetadata,
           }),
         );
         break;
@@ -122,6 +136,31 @@ export function responseContent(content: readonly LanguageModelV3Content[]): Ass
   return out;
 }
 
+/** A response's file as the next prompt has it: base64 data (V3 plain, V4 tagged); a V4 URL as its URL. */
+function responseFile(
+  type: 'file' | 'reasoning-file',
+  data: string | Uint8Array | AiSdkV4FileDataData | AiSdkV4FileDataUrl,
+  mediaType: string,
+  providerOptions: ReadonlyProviderOptions | undefined,
+  version: AiSdkSpecificationVersion,
+): AssistantPart {
+  const given =
+    typeof data === 'string' || data instanceof Uint8Array ? data : data.type === 'data' ? data.data : data;
+  const inline = given instanceof Uint8Array ? base64Of(given) : given;
+  if (version === 'v3' && typeof inline === 'string')
+    return definedOnly({
+      type: 'file' as const,
+      data: inline,
+      mediaType,
+      providerOptions: keptOptions(providerOptions),
+    });
+  const v4Data = typeof inline === 'string' ? { type: 'data' as const, data: inline } : inline;
+  // One branch per part type, so each is checked as its own.
+  return type === 'file'
+    ? definedOnly({ type, data: v4Data, mediaType, providerOptions })
+    : definedOnly({ type, data: v4Data, mediaType, providerOptions });
+}
+
 /** The AI SDK parses a call's input; input it cannot parse goes into its next prompt as `{}`. */
 function parseInput(input: string): unknown {
   try {
@@ -131,8 +170,8 @@ function parseInput(input: string): unknown {
   }
 }
 
-/** A provider-executed tool's result as the AI SDK's next prompt has it (no `toModelOutput`). */
-function providerToolOutput(result: JSONValue, isError: boolean): LanguageModelV3ToolResultOutput {
+/** A provider-executed tool's result as the AI SDK's next prompt has it (no `toModelOutput`; alike in both versions). */
+function providerToolOutput(result: ReadonlyJSONValue, isError: boolean): AiSdkV4ToolResultOutput {
   if (isError) return { type: 'error-json', value: result };
   return typeof result === 'string' ? { type: 'text', value: result } : { type: 'json', value: result };
 }
@@ -140,28 +179,34 @@ function providerToolOutput(result: JSONValue, isError: boolean): LanguageModelV
 interface OpenPart {
   type: 'text' | 'reasoning';
   text: string;
-  providerMetadata?: SharedV3ProviderMetadata;
+  providerMetadata?: ReadonlyProviderOptions;
 }
 
 /**
  * Collects a stream's response as `streamText` does (texts and reasoning by id, in the order they
- * started, their provider metadata the latest given), and the usage of its `finish` part.
+ * started, their provider metadata the latest given; files, custom parts, tool calls and results in
+ * order), and the usage of its `finish` part.
  */
 export class StreamResponseRecorder {
-  readonly #content: LanguageModelV3Content[] = [];
+  readonly #content: AiSdkContent[] = [];
   readonly #open = new Map<string, OpenPart>();
-  usage: LanguageModelV3Usage | undefined;
+  readonly #version: AiSdkSpecificationVersion;
+  usage: AiSdkUsage | undefined;
   model: string | undefined;
   finished = false;
 
-  record(part: LanguageModelV3StreamPart): void {
+  constructor(version: AiSdkSpecificationVersion) {
+    this.#version = version;
+  }
+
+  record(part: AiSdkStreamPart): void {
     switch (part.type) {
       case 'text-start':
       case 'reasoning-start': {
         const type: 'text' | 'reasoning' = part.type === 'text-start' ? 'text' : 'reasoning';
         const entry: OpenPart = definedOnly({ type, text: '', providerMetadata: part.providerMetadata });
         this.#open.set(`${type}:${part.id}`, entry);
-        this.#content.push(entry as LanguageModelV3Content);
+        this.#content.push(entry);
         break;
       }
       case 'text-delta':
@@ -181,6 +226,8 @@ export class StreamResponseRecorder {
         break;
       }
       case 'file':
+      case 'reasoning-file':
+      case 'custom':
       case 'tool-call':
         this.#content.push(part);
         break;
@@ -205,6 +252,7 @@ export class StreamResponseRecorder {
     return fromAiSdkResponse(this.#content, {
       ...(this.usage && { usage: this.usage }),
       ...(model !== undefined && { model }),
+      specificationVersion: this.#version,
     });
   }
 }

@@ -1,23 +1,27 @@
 /**
  * A prompt through a real session: `sync` it, `prepare` with room to spare, convert the view back. Nothing
  * to compact, so the model must receive the prompt the caller sent, provider options and parts ctxkit does
- * not model included, from the memory store and from SQLite read back by a fresh manager.
+ * not model included, from the memory store and from SQLite read back by a fresh manager: for a V3 prompt
+ * (AI SDK 6) and a V4 prompt (AI SDK 7).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type {
-  LanguageModelV3Message,
-  LanguageModelV3Prompt,
-  LanguageModelV3ToolResultOutput,
-  SharedV3ProviderOptions,
-} from '@ai-sdk/provider';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ContextManager } from '../../engine/context-manager.ts';
 import { createSqliteSessionStore } from '../../store/sqlite-session-store.ts';
-import { fromAiSdkPrompt, toAiSdkPrompt } from './ai-sdk-prompt.ts';
+import { fromAiSdkPrompt } from './ai-sdk-prompt.ts';
+import type {
+  AiSdkSpecificationVersion,
+  AiSdkV3Message,
+  AiSdkV3Prompt,
+  AiSdkV3ToolResultOutput,
+  AiSdkV4Prompt,
+  ProviderOptions,
+} from './ai-sdk-spec.ts';
 import { testManager } from './ai-sdk-testing.ts';
+import { toAiSdkPrompt } from './ai-sdk-write-prompt.ts';
 
 const asJson = (value: unknown): unknown =>
   JSON.parse(
@@ -34,18 +38,22 @@ const words = fc
     maxLength: 8,
   })
   .map((list) => list.join(' '));
-const options: fc.Arbitrary<SharedV3ProviderOptions | undefined> = fc.option(
-  fc.constantFrom<SharedV3ProviderOptions>(
+const options: fc.Arbitrary<ProviderOptions | undefined> = fc.option(
+  fc.constantFrom<ProviderOptions>(
     { anthropic: { cacheControl: { type: 'ephemeral' } } },
     { openai: { itemId: 'msg_123' } },
     { google: { thoughtSignature: 'c2ln' } },
   ),
   { nil: undefined },
 );
-const withOptions = <T extends object>(value: T, providerOptions: SharedV3ProviderOptions | undefined): T =>
+const withOptions = <T extends object>(value: T, providerOptions: ProviderOptions | undefined): T =>
   providerOptions ? { ...value, providerOptions } : value;
 
-const output: fc.Arbitrary<LanguageModelV3ToolResultOutput> = fc.oneof(
+/**
+ * The conversations are built as V3 prompts; a V4 one is the same with V4's file data (tagged) and tool
+ * output files (`file` items).
+ */
+const output: fc.Arbitrary<AiSdkV3ToolResultOutput> = fc.oneof(
   words.map((value) => ({ type: 'text' as const, value })),
   words.map((value) => ({ type: 'error-text' as const, value })),
   fc.record({ ok: fc.boolean(), note: words }).map((value) => ({ type: 'json' as const, value })),
@@ -58,6 +66,43 @@ const output: fc.Arbitrary<LanguageModelV3ToolResultOutput> = fc.oneof(
     ],
   })),
 );
+
+/** A V3 conversation as V4 gives it. */
+function asV4(prompt: AiSdkV3Prompt): AiSdkV4Prompt {
+  return prompt.map((message) => {
+    if (message.role === 'system') return message;
+    if (message.role === 'user')
+      return {
+        ...message,
+        content: message.content.map((part) =>
+          // The conversations' images are bytes.
+          part.type === 'file'
+            ? { ...part, data: { type: 'data' as const, data: part.data as Uint8Array } }
+            : part,
+        ),
+      };
+    const content = message.content.map((part) =>
+      part.type === 'tool-result' && part.output.type === 'content'
+        ? {
+            ...part,
+            output: {
+              type: 'content' as const,
+              value: part.output.value.map((item) =>
+                item.type === 'image-data'
+                  ? {
+                      type: 'file' as const,
+                      data: { type: 'data' as const, data: item.data },
+                      mediaType: item.mediaType,
+                    }
+                  : item,
+              ),
+            },
+          }
+        : part,
+    );
+    return { ...message, content } as AiSdkV4Prompt[number];
+  });
+}
 
 /** One turn: the user asks, the assistant thinks, maybe searches (provider-run) and calls tools, then answers. */
 const turn = (index: number) =>
@@ -72,8 +117,8 @@ const turn = (index: number) =>
       answer: words,
       answerOptions: options,
     })
-    .map((t): LanguageModelV3Message[] => {
-      const messages: LanguageModelV3Message[] = [
+    .map((t): AiSdkV3Message[] => {
+      const messages: AiSdkV3Message[] = [
         {
           role: 'user',
           content: [
@@ -82,7 +127,7 @@ const turn = (index: number) =>
           ],
         },
       ];
-      const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
+      const content: Extract<AiSdkV3Message, { role: 'assistant' }>['content'] = [];
       if (t.reasoning)
         content.push(withOptions({ type: 'reasoning' as const, text: t.reasoning[0] }, t.reasoning[1]));
       if (t.search) {
@@ -142,36 +187,47 @@ const turn = (index: number) =>
       return messages;
     });
 
-const conversation: fc.Arbitrary<LanguageModelV3Prompt> = fc
+const conversation: fc.Arbitrary<AiSdkV3Prompt> = fc
   .integer({ min: 1, max: 5 })
   .chain((turns) => fc.tuple(...Array.from({ length: turns }, (_, index) => turn(index))))
   .chain((turns) =>
     options.map(
-      (systemOptions): LanguageModelV3Prompt => [
+      (systemOptions): AiSdkV3Prompt => [
         withOptions({ role: 'system' as const, content: 'You are a careful agent.' }, systemOptions),
         ...turns.flat(),
       ],
     ),
   );
 
-async function throughSession(manager: ContextManager, sessionId: string, prompt: LanguageModelV3Prompt) {
+type Prompt = AiSdkV3Prompt | AiSdkV4Prompt;
+
+async function throughSession(
+  manager: ContextManager,
+  sessionId: string,
+  prompt: Prompt,
+  version: AiSdkSpecificationVersion,
+) {
   const { system, systemProviderOptions, messages } = fromAiSdkPrompt(prompt);
   await manager.sync(sessionId, messages);
-  return view(manager, sessionId, system, systemProviderOptions);
+  return view(manager, sessionId, system, systemProviderOptions, version);
 }
 
 async function view(
   manager: ContextManager,
   sessionId: string,
   system: string,
-  systemProviderOptions: SharedV3ProviderOptions | undefined,
+  systemProviderOptions: ProviderOptions | undefined,
+  version: AiSdkSpecificationVersion,
 ) {
   const prepared = await manager.prepare(sessionId, {
     system,
     contextWindow: 200_000,
     maxOutputTokens: 4_000,
   });
-  return toAiSdkPrompt({ ...prepared, ...(systemProviderOptions && { systemProviderOptions }) });
+  return toAiSdkPrompt(
+    { ...prepared, ...(systemProviderOptions && { systemProviderOptions }) },
+    { specificationVersion: version },
+  );
 }
 
 const dirs: string[] = [];
@@ -179,13 +235,16 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('an AI SDK prompt through a ctxkit session', () => {
+describe.each([
+  { version: 'v3' as const, spec: 'V3 (AI SDK 6)', of: (prompt: AiSdkV3Prompt): Prompt => prompt },
+  { version: 'v4' as const, spec: 'V4 (AI SDK 7)', of: asV4 },
+])('a $spec prompt through a ctxkit session', ({ version, of }) => {
   it('reaches the model as sent when nothing needs compacting (property, memory store)', async () => {
     let run = 0;
     await fc.assert(
-      fc.asyncProperty(conversation, async (prompt) => {
+      fc.asyncProperty(conversation.map(of), async (prompt) => {
         const manager = testManager();
-        const sent = await throughSession(manager, `s${run++}`, prompt);
+        const sent = await throughSession(manager, `s${run++}`, prompt, version);
         expect(asJson(sent)).toEqual(asJson(prompt));
       }),
       { numRuns: 60 },
@@ -195,16 +254,19 @@ describe('an AI SDK prompt through a ctxkit session', () => {
   it('keeps what the AI SDK carries across a restart (SQLite, read back by a fresh manager)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ctxkit-ai-sdk-'));
     dirs.push(dir);
-    const prompts = fc.sample(conversation, { numRuns: 8, seed: 7 });
+    const prompts = fc.sample(conversation.map(of), { numRuns: 8, seed: 7 });
     const writer = testManager({ store: await createSqliteSessionStore({ dataDir: dir }) });
-    for (const [index, prompt] of prompts.entries()) await throughSession(writer, `s${index}`, prompt);
+    for (const [index, prompt] of prompts.entries())
+      await throughSession(writer, `s${index}`, prompt, version);
     const reader = testManager({ store: await createSqliteSessionStore({ dataDir: dir }) });
     for (const [index, prompt] of prompts.entries()) {
       const { system, systemProviderOptions } = fromAiSdkPrompt(prompt);
       // Resent as the AI SDK resends it: the stored messages are recognized, nothing is added.
-      const again = await throughSession(reader, `s${index}`, prompt);
+      const again = await throughSession(reader, `s${index}`, prompt, version);
       expect(asJson(again)).toEqual(asJson(prompt));
-      expect(asJson(await view(reader, `s${index}`, system, systemProviderOptions))).toEqual(asJson(prompt));
+      expect(asJson(await view(reader, `s${index}`, system, systemProviderOptions, version))).toEqual(
+        asJson(prompt),
+      );
       expect((await reader.history(`s${index}`)).log).toHaveLength(fromAiSdkPrompt(prompt).messages.length);
     }
   });

@@ -1,19 +1,19 @@
 /**
  * Test support for the AI SDK adapter: a ctxkit manager on a fixed clock, and mock model results as the
- * AI SDK's providers return them.
+ * AI SDK's providers return them (as V4 values; see `ai-sdk-majors.ts` for V3).
  */
 import type {
-  LanguageModelV3Content,
-  LanguageModelV3GenerateResult,
-  LanguageModelV3Prompt,
-  LanguageModelV3StreamPart,
-  LanguageModelV3StreamResult,
-  LanguageModelV3Usage,
+  LanguageModelV4Content,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
+  LanguageModelV4Usage,
 } from '@ai-sdk/provider';
 import { APICallError } from '@ai-sdk/provider';
 import { simulateReadableStream } from 'ai';
 import { type Policy, PRESETS } from '../../core/policy/index.ts';
 import { type ContextManagerOptions, createContextManager } from '../../engine/context-manager.ts';
+import type { AiSdkPrompt } from './ai-sdk-spec.ts';
 
 export const testClock = (): (() => number) => {
   let now = 1_700_000_000_000;
@@ -28,7 +28,7 @@ export function testManager(options: Partial<ContextManagerOptions> & { policy?:
   });
 }
 
-export const usage = (input: number, output: number, cacheRead?: number): LanguageModelV3Usage => ({
+export const usage = (input: number, output: number, cacheRead?: number): LanguageModelV4Usage => ({
   inputTokens: {
     total: input,
     noCache: cacheRead === undefined ? input : input - cacheRead,
@@ -39,9 +39,9 @@ export const usage = (input: number, output: number, cacheRead?: number): Langua
 });
 
 export const generated = (
-  content: LanguageModelV3Content[],
-  reported: LanguageModelV3Usage = usage(100, 10),
-): LanguageModelV3GenerateResult => ({
+  content: LanguageModelV4Content[],
+  reported: LanguageModelV4Usage = usage(100, 10),
+): LanguageModelV4GenerateResult => ({
   content,
   finishReason: {
     unified: content.some((part) => part.type === 'tool-call') ? 'tool-calls' : 'stop',
@@ -51,7 +51,7 @@ export const generated = (
   warnings: [],
 });
 
-export const toolCall = (toolCallId: string, toolName: string, input: unknown): LanguageModelV3Content => ({
+export const toolCall = (toolCallId: string, toolName: string, input: unknown): LanguageModelV4Content => ({
   type: 'tool-call',
   toolCallId,
   toolName,
@@ -60,17 +60,17 @@ export const toolCall = (toolCallId: string, toolName: string, input: unknown): 
 
 /** A response as stream parts: its texts and tool calls, then `finish` with the usage. */
 export function streamed(
-  content: LanguageModelV3Content[],
-  reported: LanguageModelV3Usage = usage(100, 10),
-): LanguageModelV3StreamResult {
+  content: LanguageModelV4Content[],
+  reported: LanguageModelV4Usage = usage(100, 10),
+): LanguageModelV4StreamResult {
   return { stream: simulateReadableStream({ chunks: streamParts(content, reported) }) };
 }
 
 export function streamParts(
-  content: LanguageModelV3Content[],
-  reported: LanguageModelV3Usage = usage(100, 10),
-): LanguageModelV3StreamPart[] {
-  const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }];
+  content: LanguageModelV4Content[],
+  reported: LanguageModelV4Usage = usage(100, 10),
+): LanguageModelV4StreamPart[] {
+  const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: [] }];
   content.forEach((part, index) => {
     if (part.type === 'text') {
       const id = `t${index}`;
@@ -84,7 +84,7 @@ export function streamParts(
       parts.push({ type: 'reasoning-start', id });
       parts.push({ type: 'reasoning-delta', id, delta: part.text });
       parts.push({ type: 'reasoning-end', id, ...(providerMetadata && { providerMetadata }) });
-    } else parts.push(part as LanguageModelV3StreamPart);
+    } else parts.push(part as LanguageModelV4StreamPart);
   });
   parts.push({ type: 'finish', usage: reported, finishReason: generated(content).finishReason });
   return parts;
@@ -132,7 +132,7 @@ export function openAIRateLimitError(): APICallError {
 }
 
 /** Every text the prompt sends, in order (system, texts, reasoning, tool inputs and outputs). */
-export function promptTexts(prompt: LanguageModelV3Prompt): string[] {
+export function promptTexts(prompt: AiSdkPrompt): string[] {
   const texts: string[] = [];
   for (const message of prompt) {
     if (message.role === 'system') {

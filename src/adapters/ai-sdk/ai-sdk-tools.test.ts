@@ -5,7 +5,7 @@ import { testManager } from './ai-sdk-testing.ts';
 import { ctxkitTools } from './ai-sdk-tools.ts';
 
 const LOG = Array.from({ length: 4000 }, (_, i) => `line ${i}: ${'payload '.repeat(8)}`).join('\n');
-const execution: ToolExecutionOptions = { toolCallId: 'r1', messages: [] };
+const execution: ToolExecutionOptions<unknown> = { toolCallId: 'r1', messages: [], context: undefined };
 
 /** A session whose one tool result was spilled on arrival; its ref. */
 async function spilled() {

@@ -1,5 +1,6 @@
 /**
- * ctxkit's read-back tool as an AI SDK tool. When ctxkit offloads a large tool result (or long
+ * ctxkit's read-back tool as an AI SDK tool, for AI SDK 6 and 7 alike (`tool` and `jsonSchema` are the
+ * installed `ai`'s; the tool's shape and its text outputs are the same in both). When ctxkit offloads a large tool result (or long
  * arguments, or a summarized transcript), the request keeps a pointer naming `read_offloaded` and a ref;
  * give the model the tool and it can read the content back, a part at a time, inside its own session:
  *
@@ -50,14 +51,14 @@ export function ctxkitTools(options: CtxkitToolsOptions): CtxkitTools {
     return readBackRoom(await manager.stats(sessionId));
   };
   return {
-    [READ_OFFLOADED_TOOL]: tool<ReadOffloadedInput, ReadOffloadedResult>({
+    [READ_OFFLOADED_TOOL]: tool({
       ...(readOffloadedTool.description !== undefined && { description: readOffloadedTool.description }),
       inputSchema: jsonSchema<ReadOffloadedInput>(structuredClone(readOffloadedTool.parameters ?? {})),
-      execute: async (input) => {
+      execute: async (input: ReadOffloadedInput): Promise<ReadOffloadedResult> => {
         const room = await maxChars();
         return handleReadOffloaded(manager, sessionId, input, room !== undefined ? { maxChars: room } : {});
       },
-      toModelOutput: ({ output }) =>
+      toModelOutput: ({ output }: { output: ReadOffloadedResult }) =>
         output.isError
           ? { type: 'error-text', value: output.content }
           : { type: 'text', value: output.content },

@@ -1,0 +1,135 @@
+/**
+ * A file's data, as a prompt's file part, a tool output's file or a response's file gives it, ↔ the ref
+ * ctxkit keeps in a media part (`media-ref.ts`): a URL as its URL, inline data as a `data:` URL (base64,
+ * or percent-encoded text), a provider's file as `file-id:<id>`.
+ *
+ * V3 gives bytes, a string (base64, or a provider's file id) or a URL; V4 tags it: `data` (bytes or
+ * base64), `url` (with the URL as written when parsing changed it), `reference` (the file's id at each
+ * provider) or `text`. How it was given is kept beside the ref when the ref does not imply it, so an
+ * unedited file goes back as it came, to either version.
+ */
+import { InvalidInputError } from '../../core/errors/index.ts';
+import { base64DataUrl, fileIdOf, fileIdRef, parseDataUrl, textDataUrl } from '../media-ref.ts';
+import { type AiSdkDataKind, definedOnly } from './ai-sdk-meta.ts';
+import type { AiSdkV3DataContent, AiSdkV4FileData } from './ai-sdk-spec.ts';
+
+/** A file's data as ctxkit keeps it. */
+export interface FileRef {
+  ref: string;
+  kind: AiSdkDataKind;
+  /** The URL as written, when parsing it changed it. */
+  originalUrl?: string;
+  /** Every provider's id of the file, when it was given so. */
+  fileId?: Record<string, string>;
+}
+
+/** How the file's data was given, kept when the ref does not imply it. */
+export interface FileExtras {
+  data?: AiSdkDataKind;
+  originalUrl?: string;
+  fileId?: Record<string, string>;
+}
+
+/** The kind a ref implies: a `file-id:` ref a reference, a `data:` URL base64 or text, anything else a URL. */
+export function defaultDataKind(ref: string): AiSdkDataKind {
+  if (fileIdOf(ref) !== undefined) return 'reference';
+  const inline = parseDataUrl(ref);
+  if (inline) return inline.base64 ? 'base64' : 'text';
+  return 'url';
+}
+
+/** The extras to keep for a file read into `file`: only what its ref does not say. */
+export function fileExtras(file: FileRef): FileExtras {
+  return definedOnly({
+    data: file.kind === defaultDataKind(file.ref) ? undefined : file.kind,
+    originalUrl: file.originalUrl,
+    fileId: file.fileId,
+  });
+}
+
+export function readFileData(data: AiSdkV3DataContent | AiSdkV4FileData, mediaType: string): FileRef {
+  if (data instanceof URL) return { ref: data.href, kind: 'url' };
+  if (typeof data === 'string') return { ref: base64DataUrl(mediaType, data), kind: 'base64' };
+  if (data instanceof Uint8Array) return { ref: base64DataUrl(mediaType, base64Of(data)), kind: 'bytes' };
+  switch (data.type) {
+    case 'data':
+      return readFileData(data.data, mediaType);
+    case 'url':
+      return definedOnly({ ref: data.url.href, kind: 'url' as const, originalUrl: data.originalUrl });
+    case 'reference': {
+      const fileId: Record<string, string> = { ...data.reference };
+      return { ref: fileIdRef(Object.values(fileId)[0] ?? ''), kind: 'reference', fileId };
+    }
+    case 'text':
+      return { ref: textDataUrl(mediaType, data.text), kind: 'text' };
+  }
+}
+
+/**
+ * As V3 data: inline data as base64 text (bytes when given as bytes), a provider's file as its id (this
+ * provider's, when it was given for several), a URL as a `URL`, anything else as the text it is.
+ */
+export function toV3FileData(
+  ref: string,
+  extras: FileExtras | undefined,
+  provider: string | undefined,
+): AiSdkV3DataContent {
+  const kind = extras?.data ?? defaultDataKind(ref);
+  const base64 = kind === 'url' ? undefined : inlineBase64(ref);
+  if (base64 !== undefined) return kind === 'bytes' ? bytesOf(base64) : base64;
+  const id = fileIdOf(ref);
+  if (id !== undefined) return (provider !== undefined ? extras?.fileId?.[provider] : undefined) ?? id;
+  try {
+    return new URL(ref);
+  } catch {
+    return ref;
+  }
+}
+
+/**
+ * As V4 data: inline text as text when it was given so, other inline data as bytes or base64, a
+ * provider's file as a reference (keyed by `provider` when only its id is known), a URL as a URL.
+ */
+export function toV4FileData(
+  ref: string,
+  extras: FileExtras | undefined,
+  provider: string | undefined,
+): AiSdkV4FileData {
+  const kind = extras?.data ?? defaultDataKind(ref);
+  const inline = kind === 'url' ? undefined : parseDataUrl(ref);
+  if (inline) {
+    if (kind === 'text' && !inline.base64) return { type: 'text', text: decodeURIComponent(inline.data) };
+    const base64 = inlineBase64(ref) ?? '';
+    return { type: 'data', data: kind === 'bytes' ? bytesOf(base64) : base64 };
+  }
+  const id = fileIdOf(ref);
+  if (id !== undefined) return { type: 'reference', reference: extras?.fileId ?? referenceOf(id, provider) };
+  try {
+    return definedOnly({ type: 'url' as const, url: new URL(ref), originalUrl: extras?.originalUrl });
+  } catch {
+    // Not a URL: what V3 would have sent as a string, V4 takes as inline data.
+    return { type: 'data', data: ref };
+  }
+}
+
+/** A `data:` URL's payload as base64 (percent-encoded text re-encoded); undefined for any other ref. */
+export function inlineBase64(ref: string): string | undefined {
+  const inline = parseDataUrl(ref);
+  if (!inline) return undefined;
+  return inline.base64 ? inline.data : Buffer.from(decodeURIComponent(inline.data)).toString('base64');
+}
+
+export const base64Of = (bytes: Uint8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+
+const bytesOf = (base64: string): Uint8Array => new Uint8Array(Buffer.from(base64, 'base64'));
+
+/** A bare file id as V4 needs it: keyed by the provider it belongs to, which only the caller knows. */
+function referenceOf(id: string, provider: string | undefined): Record<string, string> {
+  if (provider === undefined)
+    throw new InvalidInputError(
+      `the file ${fileIdRef(id)} is a provider's file id, which LanguageModelV4 sends keyed by provider: say which provider the prompt is for`,
+      { field: 'provider' },
+    );
+  return { [provider]: id };
+}
