@@ -1,5 +1,5 @@
 /**
- * The AI SDK (`ai@6`): the full history kept as `ModelMessage`s and, before every model call,
+ * The AI SDK (`ai@7`): the full history kept as `ModelMessage`s and, before every model call,
  * `pruneMessages` applied as its reference page shows (ai-sdk.dev/docs/reference/ai-sdk-ui/prune-messages):
  * `reasoning: 'before-last-message'`, `toolCalls: 'before-last-2-messages'`, `emptyMessages: 'remove'`.
  * The SDK has no notion of a window: nothing here looks at `contextWindow`, as nothing in the SDK would.

@@ -646,7 +646,7 @@ function aiSdkDriver(setup: ClientSetup, provider: ModelWireFormat): ClientDrive
     async call({ system, history, stream }) {
       const settings = {
         model,
-        ...(system && { system }),
+        ...(system && { instructions: system }),
         messages: [...history],
         tools,
         maxOutputTokens: MAX_TOKENS,
@@ -657,18 +657,19 @@ function aiSdkDriver(setup: ClientSetup, provider: ModelWireFormat): ClientDrive
         const result = await generateText(settings);
         return {
           answer: { text: result.text, toolCalls: result.toolCalls.map((call) => call.toolName) },
-          reply: result.response.messages,
+          reply: result.responseMessages,
         };
       }
       const errors: unknown[] = [];
       const result = streamText({ ...settings, onError: ({ error }) => void errors.push(error) });
       await result.consumeStream();
       if (errors.length > 0) throw errors[0];
-      const [text, toolCalls, response] = await Promise.all([result.text, result.toolCalls, result.response]);
-      return {
-        answer: { text, toolCalls: toolCalls.map((call) => call.toolName) },
-        reply: response.messages,
-      };
+      const [text, toolCalls, reply] = await Promise.all([
+        result.text,
+        result.toolCalls,
+        result.responseMessages,
+      ]);
+      return { answer: { text, toolCalls: toolCalls.map((call) => call.toolName) }, reply };
     },
   };
 }
