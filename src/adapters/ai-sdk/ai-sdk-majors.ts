@@ -156,4 +156,3 @@ function settings6({ model, system, prompt, messages, tools, steps, ...rest }: T
 
 /** Both majors, the current one first. */
 export const AI_SDK_MAJORS: readonly AiSdkMajor[] = [AI_SDK_7, AI_SDK_6];
-export { AI_SDK_6, AI_SDK_7 };
