@@ -95,7 +95,11 @@ const ANTHROPIC_SDK: Readonly<OptionalDependency> = {
  * Loaded on the first call rather than with ctxkit, so that a user who never calls a model needs no SDK.
  * Not exported: its type is the SDK's, which ctxkit's declarations must not name.
  */
-const loadAnthropicSdk = () => loadOptionalDependency(ANTHROPIC_SDK, () => import('@anthropic-ai/sdk'));
+const loadAnthropicSdk = () =>
+  loadOptionalDependency(
+    ANTHROPIC_SDK,
+    (name) => import(name) as Promise<typeof import('@anthropic-ai/sdk')>,
+  );
 
 /** Loads the SDK now, so a program (the chat) can say at start that it is missing, not at the first call. */
 export async function loadAnthropicSdkNow(): Promise<void> {

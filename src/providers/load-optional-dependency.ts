@@ -10,16 +10,18 @@ export interface OptionalDependency {
 
 /**
  * The module `load` imports (a dynamic `import()` of the package, so that nothing loads it before a
- * feature needs it). The package's absence becomes a MissingDependencyError that says what to install;
- * any other failure (a broken install, a dependency of the package itself missing, an error while the
- * package runs) is rethrown as it was, since installing the package would not fix it.
+ * feature needs it). `load` gets the package's name rather than writing it in its `import()`: a bundler
+ * then leaves the import to run time, so a program bundled without the optional package still builds.
+ * The package's absence becomes a MissingDependencyError that says what to install; any other failure (a
+ * broken install, a dependency of the package itself missing, an error while the package runs) is
+ * rethrown as it was, since installing the package would not fix it.
  */
 export async function loadOptionalDependency<T>(
   dependency: OptionalDependency,
-  load: () => Promise<T>,
+  load: (packageName: string) => Promise<T>,
 ): Promise<T> {
   try {
-    return await load();
+    return await load(dependency.packageName);
   } catch (error) {
     if (isPackageNotFound(error, dependency.packageName))
       throw new MissingDependencyError(dependency.packageName, dependency.feature, { cause: error });

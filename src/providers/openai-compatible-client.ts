@@ -97,7 +97,8 @@ const OPENAI_SDK: Readonly<OptionalDependency> = {
  * Loaded on the first call rather than with ctxkit, so that a user who never calls a model needs no SDK.
  * Not exported: its type is the SDK's, which ctxkit's declarations must not name.
  */
-const loadOpenAISdk = () => loadOptionalDependency(OPENAI_SDK, () => import('openai'));
+const loadOpenAISdk = () =>
+  loadOptionalDependency(OPENAI_SDK, (name) => import(name) as Promise<typeof import('openai')>);
 
 /** Loads the SDK now, so a program (the chat) can say at start that it is missing, not at the first call. */
 export async function loadOpenAISdkNow(): Promise<void> {
