@@ -57,7 +57,8 @@ beforeAll(() => {
       ai: installedVersion('ai-v6'),
       '@ai-sdk/provider': installedVersion('@ai-sdk/provider-v3'),
     },
-    devDependencies: typescript,
+    // AI SDK 6's own declarations import `json-schema` types, which a strict consumer must install anyway.
+    devDependencies: { ...typescript, '@types/json-schema': installedVersion('@types/json-schema') },
   });
 }, INSTALL_TIMEOUT_MS);
 
