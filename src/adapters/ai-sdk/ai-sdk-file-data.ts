@@ -9,9 +9,10 @@
  * unedited file goes back as it came, to either version.
  */
 import { InvalidInputError } from '../../core/errors/index.ts';
+import type { MediaPart } from '../../core/message.ts';
 import { base64DataUrl, fileIdOf, fileIdRef, parseDataUrl, textDataUrl } from '../media-ref.ts';
-import { type AiSdkDataKind, definedOnly } from './ai-sdk-meta.ts';
-import type { AiSdkV3DataContent, AiSdkV4FileData } from './ai-sdk-spec.ts';
+import { type AiSdkDataKind, definedOnly, type ProviderOptions } from './ai-sdk-meta.ts';
+import type { AiSdkV3DataContent, AiSdkV4FileData, AiSdkV4FilePart } from './ai-sdk-spec.ts';
 
 /** A file's data as ctxkit keeps it. */
 export interface FileRef {
@@ -110,6 +111,21 @@ export function toV4FileData(
     // Not a URL: what V3 would have sent as a string, V4 takes as inline data.
     return { type: 'data', data: ref };
   }
+}
+
+/** A media part as a V4 file: a prompt's file part and a tool output's file item are alike. */
+export function toV4File(
+  part: MediaPart,
+  extras: (FileExtras & { providerOptions?: ProviderOptions }) | undefined,
+  provider: string | undefined,
+): AiSdkV4FilePart {
+  return definedOnly({
+    type: 'file',
+    data: toV4FileData(part.ref, extras, provider),
+    mediaType: part.mediaType,
+    filename: part.name,
+    providerOptions: extras?.providerOptions,
+  });
 }
 
 /** A `data:` URL's payload as base64 (percent-encoded text re-encoded); undefined for any other ref. */

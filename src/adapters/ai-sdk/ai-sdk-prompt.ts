@@ -19,7 +19,8 @@
  */
 import { canonicalJson } from '../../core/canonical-json.ts';
 import type { MediaPart, MessageInput, Part, ToolResultPart } from '../../core/message.ts';
-import { base64Of, fileExtras, readFileData } from './ai-sdk-file-data.ts';
+import { fileExtras, readFileData } from './ai-sdk-file-data.ts';
+import { storedPart } from './ai-sdk-json.ts';
 import {
   AI_SDK_META_KEY,
   type AiSdkMessageMeta,
@@ -39,7 +40,7 @@ import type {
   AiSdkV4ReasoningFilePart,
   JSONValue,
 } from './ai-sdk-spec.ts';
-import { fromAiSdkToolOutput, toJson } from './ai-sdk-tool-output.ts';
+import { fromAiSdkToolOutput } from './ai-sdk-tool-output.ts';
 
 /** The kind of the user message that holds a tool message of tool-approval responses only. */
 export const TOOL_APPROVAL_KIND = 'tool_approval';
@@ -252,41 +253,6 @@ function unmodeled(part: UnmodeledPart): Converted {
   return { part: { type: 'text', text: unmodeledPartText(part) }, extras: { part: storedPart(part) } };
 }
 
-/** Where a part ctxkit keeps whole holds bytes, they are kept as base64 under this key. */
-const BYTES_KEY = '$bytes';
-
-/**
- * A part ctxkit keeps whole, as JSON: a URL as its href, bytes as base64 under {@link BYTES_KEY} (the
- * files of a V4 tool output hold both), `undefined` members dropped.
- */
-export function storedPart(part: object): JSONValue {
-  return JSON.parse(
-    JSON.stringify(part, (_key, member: unknown) =>
-      member instanceof Uint8Array ? { [BYTES_KEY]: base64Of(member) } : member,
-    ),
-  ) as JSONValue;
-}
-
-/** A part ctxkit kept whole, as it came: the URLs and bytes of file data restored. */
-export function revivedPart(stored: JSONValue): unknown {
-  if (Array.isArray(stored)) return stored.map(revivedPart);
-  if (stored === null || typeof stored !== 'object') return stored;
-  const bytes = stored[BYTES_KEY];
-  if (typeof bytes === 'string' && Object.keys(stored).length === 1)
-    return new Uint8Array(Buffer.from(bytes, 'base64'));
-  const out: Record<string, unknown> = {};
-  for (const [key, member] of Object.entries(stored))
-    if (member !== undefined) out[key] = revivedPart(member);
-  const data = out.data as { type?: unknown; url?: unknown } | undefined;
-  if (
-    (out.type === 'file' || out.type === 'reasoning-file') &&
-    data?.type === 'url' &&
-    typeof data.url === 'string'
-  )
-    out.data = { ...data, url: new URL(data.url) };
-  return out;
-}
-
 function fromToolContent(
   content: readonly ToolPart[],
   providerOptions: ProviderOptions | undefined,
@@ -295,7 +261,7 @@ function fromToolContent(
   let pending: JSONValue[] = [];
   for (const part of content) {
     if (part.type === 'tool-approval-response') {
-      pending.push(toJson(part));
+      pending.push(storedPart(part));
       continue;
     }
     const converted = fromToolOutput(part);

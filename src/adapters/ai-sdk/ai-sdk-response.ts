@@ -11,6 +11,7 @@
  */
 import type { MessageInput, Usage } from '../../core/message.ts';
 import { base64Of } from './ai-sdk-file-data.ts';
+import { parseJson } from './ai-sdk-json.ts';
 import { definedOnly, keptOptions } from './ai-sdk-meta.ts';
 import { type AssistantPart, fromAssistantContent } from './ai-sdk-prompt.ts';
 import type {
@@ -163,11 +164,8 @@ function responseFile(
 
 /** The AI SDK parses a call's input; input it cannot parse goes into its next prompt as `{}`. */
 function parseInput(input: string): unknown {
-  try {
-    return JSON.parse(input) as unknown;
-  } catch {
-    return {};
-  }
+  const parsed = parseJson(input);
+  return parsed ? parsed.value : {};
 }
 
 /** A provider-executed tool's result as the AI SDK's next prompt has it (no `toModelOutput`; alike in both versions). */

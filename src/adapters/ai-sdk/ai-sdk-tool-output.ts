@@ -22,7 +22,8 @@ import {
   UNKNOWN_IMAGE_MEDIA_TYPE,
   UNKNOWN_MEDIA_TYPE,
 } from '../media-ref.ts';
-import { defaultDataKind, fileExtras, inlineBase64, readFileData, toV4FileData } from './ai-sdk-file-data.ts';
+import { defaultDataKind, fileExtras, inlineBase64, readFileData, toV4File } from './ai-sdk-file-data.ts';
+import { parseJson, storedPart } from './ai-sdk-json.ts';
 import {
   type AiSdkDataKind,
   type AiSdkOutputItem,
@@ -37,7 +38,6 @@ import type {
   AiSdkV3ToolResultOutput,
   AiSdkV4ToolResultContentItem,
   AiSdkV4ToolResultOutput,
-  JSONValue,
 } from './ai-sdk-spec.ts';
 
 /** What a denied tool execution without a reason reads as (the AI SDK's providers send the same). */
@@ -102,7 +102,7 @@ function fromContentOutput(value: readonly ContentItem[]): ConvertedOutput {
       texts.push(item.text);
       return definedOnly({ type: 'text', chars: item.text.length, providerOptions });
     }
-    if (item.type === 'custom') return { type: 'custom', part: toJson(item) };
+    if (item.type === 'custom') return { type: 'custom', part: storedPart(item) };
     if (item.type === 'file') {
       const file = readFileData(item.data, item.mediaType);
       media.push(
@@ -188,14 +188,7 @@ export function toV4ToolOutput(
   return toToolOutput(
     result,
     meta,
-    (item, media): AiSdkV4ToolResultContentItem =>
-      definedOnly({
-        type: 'file',
-        data: toV4FileData(media.ref, item, provider),
-        mediaType: media.mediaType,
-        filename: media.name,
-        providerOptions: item.providerOptions,
-      }),
+    (item, media): AiSdkV4ToolResultContentItem => toV4File(media, item, provider),
   );
 }
 
@@ -342,17 +335,4 @@ function v3Item(item: MediaItem, media: MediaPart): AiSdkV3ToolResultContentItem
     case 'image-file-id':
       return definedOnly({ type, fileId: item.fileId ?? fileIdOf(media.ref) ?? media.ref, providerOptions });
   }
-}
-
-function parseJson(text: string): { value: JSONValue } | undefined {
-  try {
-    return { value: JSON.parse(text) as JSONValue };
-  } catch {
-    return undefined;
-  }
-}
-
-/** A JSON-safe copy (what the stores keep): `undefined` members dropped. */
-export function toJson(value: unknown): JSONValue {
-  return JSON.parse(JSON.stringify(value) ?? 'null') as JSONValue;
 }

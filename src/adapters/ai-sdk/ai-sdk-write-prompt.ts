@@ -16,7 +16,8 @@
 import type { MediaPart, Message, Part } from '../../core/message.ts';
 import { textOf } from '../../core/message.ts';
 import { ANTHROPIC_RAW_ARGS_KEY } from '../anthropic-messages.ts';
-import { toV3FileData, toV4FileData } from './ai-sdk-file-data.ts';
+import { toV3FileData, toV4File, toV4FileData } from './ai-sdk-file-data.ts';
+import { parseJson, revivedPart } from './ai-sdk-json.ts';
 import {
   type AiSdkOutputMeta,
   type AiSdkPartMeta,
@@ -25,7 +26,7 @@ import {
   matchPartMeta,
   type ProviderOptions,
 } from './ai-sdk-meta.ts';
-import { revivedPart, type UnmodeledPart, unmodeledPartText } from './ai-sdk-prompt.ts';
+import { type UnmodeledPart, unmodeledPartText } from './ai-sdk-prompt.ts';
 import type {
   AiSdkPromptMessage,
   AiSdkReasoningPart,
@@ -123,13 +124,7 @@ function v4Parts(
   provider: string | undefined,
 ): VersionParts<AiSdkV4FilePart, AiSdkV4ToolResultOutput, AiSdkV4CustomPart | AiSdkV4ReasoningFilePart> {
   const file = (part: MediaPart, extras: AiSdkPartMeta | undefined): AiSdkV4FilePart =>
-    definedOnly({
-      type: 'file',
-      data: toV4FileData(part.ref, extras, provider),
-      mediaType: part.mediaType,
-      filename: part.name,
-      providerOptions: extras?.providerOptions,
-    });
+    toV4File(part, extras, provider);
   return {
     file,
     assistantFile: (part, extras) => {
@@ -294,9 +289,6 @@ function toolParts<File, Output, Extra>(
 
 /** ctxkit's argument text as a tool call's input; text that is not JSON goes as Anthropic's adapter sends it. */
 function inputOf(args: string): unknown {
-  try {
-    return JSON.parse(args) as unknown;
-  } catch {
-    return { [ANTHROPIC_RAW_ARGS_KEY]: args };
-  }
+  const parsed = parseJson(args);
+  return parsed ? parsed.value : { [ANTHROPIC_RAW_ARGS_KEY]: args };
 }
