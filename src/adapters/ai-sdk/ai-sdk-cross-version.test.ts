@@ -205,3 +205,115 @@ describe('a session that crosses AI SDK versions', () => {
     expect(() => toAiSdkPrompt({ system: '', messages })).toThrow(/say which provider/);
   });
 });
+
+describe('parts ctxkit keeps whole, in a session that crosses AI SDK versions', () => {
+  const search = {
+    type: 'tool-call' as const,
+    toolCallId: 'ws1',
+    toolName: 'shot',
+    input: {},
+    providerExecuted: true,
+  };
+
+  it("sends a provider's V3 tool result to a V4 model with its files as V4 file items", () => {
+    const v3: AiSdkV3Prompt = [
+      { role: 'user', content: [{ type: 'text', text: 'look' }] },
+      {
+        role: 'assistant',
+        content: [
+          search,
+          {
+            type: 'tool-result',
+            toolCallId: 'ws1',
+            toolName: 'shot',
+            output: {
+              type: 'content',
+              value: [
+                { type: 'text', text: 'one shot' },
+                { type: 'image-data', data: 'AQID', mediaType: 'image/png' },
+                { type: 'file-url', url: 'https://example.com/a.pdf', mediaType: 'application/pdf' },
+              ],
+            },
+            providerOptions: { openai: { itemId: 'r1' } },
+          },
+        ],
+      },
+    ];
+    const [, assistant] = through(v3, 'v4');
+    expect(assistant?.content).toEqual([
+      search,
+      {
+        type: 'tool-result',
+        toolCallId: 'ws1',
+        toolName: 'shot',
+        output: {
+          type: 'content',
+          value: [
+            { type: 'text', text: 'one shot' },
+            { type: 'file', data: { type: 'data', data: 'AQID' }, mediaType: 'image/png' },
+            {
+              type: 'file',
+              data: { type: 'url', url: new URL('https://example.com/a.pdf') },
+              mediaType: 'application/pdf',
+            },
+          ],
+        },
+        providerOptions: { openai: { itemId: 'r1' } },
+      },
+    ]);
+  });
+
+  it("sends a provider's V4 tool result to a V3 model with its files as V3 items", () => {
+    const v4: AiSdkV4Prompt = [
+      { role: 'user', content: [{ type: 'text', text: 'look' }] },
+      {
+        role: 'assistant',
+        content: [
+          search,
+          {
+            type: 'tool-result',
+            toolCallId: 'ws1',
+            toolName: 'shot',
+            output: {
+              type: 'content',
+              value: [
+                { type: 'file', data: { type: 'data', data: 'AQID' }, mediaType: 'image/png' },
+                {
+                  type: 'file',
+                  data: { type: 'url', url: new URL('https://example.com/a.pdf') },
+                  mediaType: 'application/pdf',
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ];
+    const [, assistant] = through(v4, 'v3');
+    expect(assistant?.content).toEqual([
+      search,
+      {
+        type: 'tool-result',
+        toolCallId: 'ws1',
+        toolName: 'shot',
+        output: {
+          type: 'content',
+          value: [
+            { type: 'image-data', data: 'AQID', mediaType: 'image/png' },
+            { type: 'file-url', url: 'https://example.com/a.pdf', mediaType: 'application/pdf' },
+          ],
+        },
+      },
+    ]);
+  });
+
+  it('leaves a part of a type ctxkit does not know out of a V3 prompt, and sends it back to V4 as it came', () => {
+    const future = { type: 'future-part', payload: { a: 1 } };
+    const v4 = [
+      { role: 'user', content: [{ type: 'text', text: 'go' }] },
+      { role: 'assistant', content: [future, { type: 'text', text: 'done' }] },
+    ] as unknown as AiSdkV4Prompt;
+    expect(through(v4, 'v3')[1]?.content).toEqual([{ type: 'text', text: 'done' }]);
+    expect(through(v4, 'v4')[1]?.content).toEqual([future, { type: 'text', text: 'done' }]);
+  });
+});

@@ -11,7 +11,9 @@
  *   outputs as `ai-sdk-tool-output.ts` says;
  * - what ctxkit does not model is kept, never dropped: provider-executed tool calls and results and V4
  *   custom parts inside an assistant message become text parts that say what they are (counted, never
- *   paired with the agent's own calls) and are sent back as they came; tool-approval responses ride along
+ *   paired with the agent's own calls) and are sent back as they came to a prompt of the version they
+ *   came in (to the other version, a result's output in that version's terms, and a part it has no type
+ *   for left out: see `ai-sdk-write-prompt.ts`); tool-approval responses ride along
  *   in the meta of the tool message next to them (a tool message of approvals only is held as a `user`
  *   message of kind `tool_approval`);
  * - every `providerOptions`, and whatever else a part has beyond ctxkit's fields, goes to `meta.aiSdk`
@@ -60,7 +62,7 @@ type SdkText = Extract<AssistantPart, { type: 'text' }>;
 type SdkReasoning = Extract<AssistantPart, { type: 'reasoning' }>;
 type SdkToolCall = Extract<AssistantPart, { type: 'tool-call' }>;
 type SdkToolResult = Extract<AssistantPart, { type: 'tool-result' }>;
-/** The assistant parts ctxkit holds as text and sends back as they came. */
+/** The assistant parts ctxkit holds as text and sends back whole. */
 export type UnmodeledPart = Extract<AssistantPart, { type: 'tool-call' | 'tool-result' | 'custom' }>;
 
 interface Converted {

@@ -5,8 +5,10 @@
  *
  * The versions differ only in file data, tool outputs' files and the parts only V4 has; everything else is
  * written once. A session may cross versions (logged under AI SDK 6, continued under AI SDK 7): a file
- * goes as the other version's equivalent, a V4 reasoning file as a V3 file, and a V4 custom part, which V3
- * has no place for, is left out of a V3 prompt.
+ * goes as the other version's equivalent (a provider's tool result kept whole too: its output is written
+ * anew), a V4 reasoning file as a V3 file (V3 assistant messages hold files; only the reasoning mark is
+ * lost), and a part V3 has no type for (a V4 custom part, or a type newer than ctxkit) is left out of a V3
+ * prompt.
  *
  * A message with nothing to send (every part of it compacted away) is left out: providers refuse empty
  * content, and join the same-role messages around it. Messages ctxkit made (a summary, a reminder, the
@@ -23,6 +25,7 @@ import {
   type AiSdkPartMeta,
   aiSdkMetaOf,
   definedOnly,
+  keptOptions,
   matchPartMeta,
   type ProviderOptions,
 } from './ai-sdk-meta.ts';
@@ -44,7 +47,12 @@ import type {
   AiSdkV4ReasoningFilePart,
   AiSdkV4ToolResultOutput,
 } from './ai-sdk-spec.ts';
-import { type ToolResultContent, toV3ToolOutput, toV4ToolOutput } from './ai-sdk-tool-output.ts';
+import {
+  fromAiSdkToolOutput,
+  type ToolResultContent,
+  toV3ToolOutput,
+  toV4ToolOutput,
+} from './ai-sdk-tool-output.ts';
 
 /** What `toAiSdkPrompt` converts: a prepared request (`manager.prepare`) or a transcript. */
 export interface ToAiSdkPromptInput {
@@ -92,8 +100,11 @@ interface VersionParts<File, Output, Extra> {
   /** An assistant's file: V4 writes a reasoning file as one. */
   assistantFile(part: MediaPart, extras: AiSdkPartMeta | undefined): File | Extra;
   output(result: ToolResultContent, meta: AiSdkOutputMeta | undefined): Output;
-  /** A part ctxkit held as text, as it came; undefined when this version has no place for it. */
-  unmodeled(part: UnmodeledPart): AiSdkToolCallPart | AiSdkToolResultPart<Output> | Extra | undefined;
+  /**
+   * A part ctxkit kept whole that is neither a tool call nor a tool result (a V4 custom part, or a type
+   * newer than ctxkit): as it came, or undefined when this version has no such type.
+   */
+  ownPart(part: UnmodeledPart): Extra | undefined;
 }
 
 function v3Parts(
@@ -108,16 +119,7 @@ function v3Parts(
       originalUrl: extras?.originalUrl,
       providerOptions: extras?.providerOptions,
     });
-  return {
-    file,
-    assistantFile: file,
-    output: toV3ToolOutput,
-    unmodeled: (part) =>
-      // Stored as it came from a V3 prompt, or a V4 one that had the same call or result.
-      part.type === 'custom'
-        ? undefined
-        : (part as AiSdkToolCallPart | AiSdkToolResultPart<AiSdkV3ToolResultOutput>),
-  };
+  return { file, assistantFile: file, output: toV3ToolOutput, ownPart: () => undefined };
 }
 
 function v4Parts(
@@ -140,8 +142,8 @@ function v4Parts(
       });
     },
     output: (result, meta) => toV4ToolOutput(result, meta, provider),
-    unmodeled: (part) =>
-      part as AiSdkToolCallPart | AiSdkToolResultPart<AiSdkV4ToolResultOutput> | AiSdkV4CustomPart,
+    // Only a V4 prompt holds these (V3 has no custom part and no newer types), so they go back as they came.
+    ownPart: (part) => part as AiSdkV4CustomPart,
   };
 }
 
@@ -229,10 +231,7 @@ function assistantParts<File, Output, Extra>(
     case 'text':
       if (extras?.part !== undefined) {
         const original = revivedPart(extras.part) as UnmodeledPart;
-        if (unmodeledPartText(original) === part.text) {
-          const back = version.unmodeled(original);
-          return back === undefined ? [] : [back];
-        }
+        if (unmodeledPartText(original) === part.text) return unmodeledBack(original, version);
       }
       return [withOptions<AiSdkTextPart>({ type: 'text', text: part.text }, extras?.providerOptions)];
     case 'reasoning':
@@ -259,6 +258,33 @@ function assistantParts<File, Output, Extra>(
       ];
     case 'tool-result':
       return toolParts(part, extras, version);
+  }
+}
+
+/**
+ * A part ctxkit kept whole, for `version`: a tool call is alike in both versions; a result's output is
+ * written anew, since the version it was kept in may not be this one (V3's `image-data` items, V4's `file`).
+ */
+function unmodeledBack<File, Output, Extra>(
+  part: UnmodeledPart,
+  version: VersionParts<File, Output, Extra>,
+): AssistantPart<File, Output, Extra>[] {
+  switch (part.type) {
+    case 'tool-call': {
+      const { providerOptions, ...call } = part;
+      return [withOptions(call, keptOptions(providerOptions))];
+    }
+    case 'tool-result': {
+      const { providerOptions, output, ...result } = part;
+      const read = fromAiSdkToolOutput(output);
+      return [
+        withOptions({ ...result, output: version.output(read, read.meta) }, keptOptions(providerOptions)),
+      ];
+    }
+    default: {
+      const own = version.ownPart(part);
+      return own === undefined ? [] : [own];
+    }
   }
 }
 
