@@ -317,3 +317,75 @@ describe('parts ctxkit keeps whole, in a session that crosses AI SDK versions', 
     expect(through(v4, 'v4')[1]?.content).toEqual([future, { type: 'text', text: 'done' }]);
   });
 });
+
+describe('file data that crosses AI SDK versions', () => {
+  it('reads a V3 string that is a URL as a URL, as AI SDK 6 does, and sends it as one', () => {
+    const v3: AiSdkV3Prompt = [
+      {
+        role: 'user',
+        content: [
+          { type: 'file', data: 'https://example.com/a b.png', mediaType: 'image/png' },
+          { type: 'file', data: 'data:image/png;base64,AQID', mediaType: 'image/png' },
+        ],
+      },
+    ];
+    expect(fromAiSdkPrompt(v3).messages[0]?.parts).toEqual([
+      { type: 'media', mediaType: 'image/png', ref: 'https://example.com/a%20b.png' },
+      { type: 'media', mediaType: 'image/png', ref: 'data:image/png;base64,AQID' },
+    ]);
+    expect(through(v3, 'v4')[0]?.content).toEqual([
+      {
+        type: 'file',
+        data: {
+          type: 'url',
+          url: new URL('https://example.com/a%20b.png'),
+          originalUrl: 'https://example.com/a b.png',
+        },
+        mediaType: 'image/png',
+      },
+      { type: 'file', data: { type: 'data', data: 'AQID' }, mediaType: 'image/png' },
+    ]);
+    expect(through(v3, 'v3')[0]?.content).toEqual([
+      {
+        type: 'file',
+        data: new URL('https://example.com/a%20b.png'),
+        originalUrl: 'https://example.com/a b.png',
+        mediaType: 'image/png',
+      },
+      { type: 'file', data: 'AQID', mediaType: 'image/png' },
+    ]);
+  });
+
+  it("keeps a V4 tool output file's URL as written when it goes to V3, and a V3 file-url's when it goes to V4", () => {
+    const tool = (output: object) =>
+      [
+        { role: 'user', content: [{ type: 'text', text: 'go' }] },
+        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'get', input: {} }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'get', output }] },
+      ] as AiSdkV4Prompt & AiSdkV3Prompt;
+    const v4File = {
+      type: 'file',
+      data: {
+        type: 'url',
+        url: new URL('https://example.com/a%20b.pdf'),
+        originalUrl: 'https://example.com/a b.pdf',
+      },
+      mediaType: 'application/pdf',
+    };
+    const v3File = { type: 'file-url', url: 'https://example.com/a b.pdf', mediaType: 'application/pdf' };
+    const outputOf = (prompt: AiSdkV3Prompt | AiSdkV4Prompt) => {
+      const message = prompt[2];
+      return message?.role === 'tool' && message.content[0]?.type === 'tool-result'
+        ? message.content[0].output
+        : undefined;
+    };
+    expect(outputOf(through(tool({ type: 'content', value: [v4File] }), 'v3'))).toEqual({
+      type: 'content',
+      value: [v3File],
+    });
+    expect(outputOf(through(tool({ type: 'content', value: [v3File] }), 'v4'))).toEqual({
+      type: 'content',
+      value: [v4File],
+    });
+  });
+});

@@ -5,8 +5,9 @@
  *
  * V3 gives bytes, a string (base64, or a provider's file id) or a URL; V4 tags it: `data` (bytes or
  * base64), `url` (with the URL as written when parsing changed it), `reference` (the file's id at each
- * provider) or `text`. How it was given is kept beside the ref when the ref does not imply it, so an
- * unedited file goes back as it came, to either version.
+ * provider) or `text`. A V3 string that parses as a URL is read as AI SDK 6 reads one before it builds a
+ * prompt: as that URL, or a `data:` URL's payload. How it was given is kept beside the ref when the ref
+ * does not imply it, so an unedited file goes back as it came, to either version.
  */
 import { InvalidInputError } from '../../core/errors/index.ts';
 import type { MediaPart } from '../../core/message.ts';
@@ -50,11 +51,12 @@ export function fileExtras(file: FileRef): FileExtras {
 
 export function readFileData(data: AiSdkV3DataContent | AiSdkV4FileData, mediaType: string): FileRef {
   if (data instanceof URL) return { ref: data.href, kind: 'url' };
-  if (typeof data === 'string') return { ref: base64DataUrl(mediaType, data), kind: 'base64' };
-  if (data instanceof Uint8Array) return { ref: base64DataUrl(mediaType, base64Of(data)), kind: 'bytes' };
+  if (typeof data === 'string') return readV3String(data, mediaType);
+  if (data instanceof Uint8Array) return readInline(data, mediaType);
   switch (data.type) {
     case 'data':
-      return readFileData(data.data, mediaType);
+      // V4 says a URL by its own tag: a string here is base64, whatever it looks like.
+      return readInline(data.data, mediaType);
     case 'url':
       return definedOnly({ ref: data.url.href, kind: 'url' as const, originalUrl: data.originalUrl });
     case 'reference': {
@@ -64,6 +66,32 @@ export function readFileData(data: AiSdkV3DataContent | AiSdkV4FileData, mediaTy
     case 'text':
       return { ref: textDataUrl(mediaType, data.text), kind: 'text' };
   }
+}
+
+function readInline(data: Uint8Array | string, mediaType: string): FileRef {
+  return data instanceof Uint8Array
+    ? { ref: base64DataUrl(mediaType, base64Of(data)), kind: 'bytes' }
+    : { ref: base64DataUrl(mediaType, data), kind: 'base64' };
+}
+
+/**
+ * V3 declares a string base64, but AI SDK 6 parses every string it is given as a URL first (its
+ * `convertToLanguageModelV3DataContent`), so a prompt written by hand may hold a URL where the SDK would
+ * have put one; read as base64 it would reach a provider as garbage.
+ */
+function readV3String(data: string, mediaType: string): FileRef {
+  let url: URL;
+  try {
+    url = new URL(data);
+  } catch {
+    return readInline(data, mediaType);
+  }
+  if (url.protocol === 'data:' && parseDataUrl(data)) return { ref: data, kind: defaultDataKind(data) };
+  return definedOnly({
+    ref: url.href,
+    kind: 'url' as const,
+    originalUrl: url.href !== data ? data : undefined,
+  });
 }
 
 /**
@@ -106,7 +134,10 @@ export function toV4FileData(
   const id = fileIdOf(ref);
   if (id !== undefined) return { type: 'reference', reference: extras?.fileId ?? referenceOf(id, provider) };
   try {
-    return definedOnly({ type: 'url' as const, url: new URL(ref), originalUrl: extras?.originalUrl });
+    const url = new URL(ref);
+    // A ref read from a V3 `file-url` item is its URL as written, which V4 keeps beside the parsed one.
+    const originalUrl = extras?.originalUrl ?? (url.href !== ref ? ref : undefined);
+    return definedOnly({ type: 'url' as const, url, originalUrl });
   } catch {
     // Not a URL: what V3 would have sent as a string, V4 takes as inline data.
     return { type: 'data', data: ref };

@@ -325,7 +325,8 @@ function v3Item(item: MediaItem, media: MediaPart): AiSdkV3ToolResultContentItem
     case 'file-url':
       return definedOnly({
         type,
-        url: media.ref,
+        // V3 holds the URL as an unparsed string: the one as written, when a V4 `url` kept it.
+        url: item.originalUrl ?? media.ref,
         mediaType: item.noMediaType ? undefined : media.mediaType,
         providerOptions,
       });
