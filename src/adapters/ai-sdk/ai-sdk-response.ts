@@ -78,7 +78,7 @@ export function fromAiSdkResponse(
 }
 
 /** The content as the AI SDK of `version` puts it in the assistant message of its next prompt. */
-export function responseContent(
+function responseContent(
   content: readonly AiSdkContent[],
   version: AiSdkSpecificationVersion,
 ): AssistantPart[] {
@@ -189,9 +189,8 @@ export class StreamResponseRecorder {
   readonly #content: AiSdkContent[] = [];
   readonly #open = new Map<string, OpenPart>();
   readonly #version: AiSdkSpecificationVersion;
-  usage: AiSdkUsage | undefined;
-  model: string | undefined;
-  finished = false;
+  #usage: AiSdkUsage | undefined;
+  #model: string | undefined;
 
   constructor(version: AiSdkSpecificationVersion) {
     this.#version = version;
@@ -233,11 +232,10 @@ export class StreamResponseRecorder {
         if (part.preliminary !== true) this.#content.push(part);
         break;
       case 'response-metadata':
-        if (part.modelId !== undefined) this.model = part.modelId;
+        if (part.modelId !== undefined) this.#model = part.modelId;
         break;
       case 'finish':
-        this.usage = part.usage;
-        this.finished = true;
+        this.#usage = part.usage;
         break;
       default:
         break;
@@ -246,9 +244,9 @@ export class StreamResponseRecorder {
 
   /** The response's assistant message, as `fromAiSdkResponse` makes it. */
   message(fallbackModel?: string): MessageInput | undefined {
-    const model = this.model ?? fallbackModel;
+    const model = this.#model ?? fallbackModel;
     return fromAiSdkResponse(this.#content, {
-      ...(this.usage && { usage: this.usage }),
+      ...(this.#usage && { usage: this.#usage }),
       ...(model !== undefined && { model }),
       specificationVersion: this.#version,
     });
