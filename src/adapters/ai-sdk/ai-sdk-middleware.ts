@@ -201,6 +201,9 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): CtxkitMiddle
     specificationVersion: 'v3',
 
     async transformParams({ params, model }) {
+      // The prompt's version is the model's, not read from the prompt: AI SDK 7 converts every model with
+      // `asLanguageModelV4` before any middleware runs, so a V3 provider's model still gets a V4 prompt
+      // here, and a prompt holding no version-specific part would not tell.
       const version = versionOf(model);
       const source = settingsOf(params);
       const sessionId = sessionIdOf(source);
