@@ -1,6 +1,6 @@
 /**
- * A fresh project that installs the packed package as a user does: `npm pack` here (its `prepack` builds),
- * then `npm install` of the tarball in a new directory, with the consumer's own tools beside it at the
+ * A fresh project that installs the packed package as a user does: `npm pack` here, then `npm install` of
+ * the tarball in a new directory, with the consumer's own tools beside it at the
  * versions this repository tests (so npm finds them in its cache).
  */
 import { type ExecFileSyncOptions, execFileSync } from 'node:child_process';
@@ -29,10 +29,17 @@ export function run(command: string, args: readonly string[], options: ExecFileS
   }).toString();
 }
 
-/** Packs the package once per run; returns the tarball's path. */
+/**
+ * Packs the package once per run; returns the tarball's path. Packs the `dist/` the test run's global
+ * setup built (`--ignore-scripts`): `prepack` would rebuild it in place while other test files run the CLI
+ * from it. `npm run check:package` packs through `prepack` itself, before the tests.
+ */
 export function packTarball(): string {
   const destination = mkdtempSync(join(tmpdir(), 'ctxkit-pack-'));
-  run('npm', ['pack', '--pack-destination', destination, '--loglevel=error'], { cwd: ROOT, stdio: 'pipe' });
+  run('npm', ['pack', '--ignore-scripts', '--pack-destination', destination, '--loglevel=error'], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
   const [tarball] = readdirSync(destination).filter((name) => name.endsWith('.tgz'));
   if (tarball === undefined) throw new Error(`npm pack left no tarball in ${destination}`);
   return join(destination, tarball);

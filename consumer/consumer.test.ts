@@ -46,7 +46,6 @@ beforeAll(() => {
   full = createConsumerProject('full', tarball, {
     dependencies: {
       ai: installedVersion('ai'),
-      '@ai-sdk/provider': installedVersion('@ai-sdk/provider'),
       langchain: installedVersion('langchain'),
       '@langchain/core': installedVersion('@langchain/core'),
     },

@@ -98,7 +98,10 @@ const ANTHROPIC_SDK: Readonly<OptionalDependency> = {
 const loadAnthropicSdk = () =>
   loadOptionalDependency(
     ANTHROPIC_SDK,
-    (name) => import(name) as Promise<typeof import('@anthropic-ai/sdk')>,
+    (name) =>
+      import(/* webpackIgnore: true */ /* @vite-ignore */ name) as Promise<
+        typeof import('@anthropic-ai/sdk')
+      >,
   );
 
 /** Loads the SDK now, so a program (the chat) can say at start that it is missing, not at the first call. */

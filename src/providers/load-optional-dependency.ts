@@ -10,8 +10,9 @@ export interface OptionalDependency {
 
 /**
  * The module `load` imports (a dynamic `import()` of the package, so that nothing loads it before a
- * feature needs it). `load` gets the package's name rather than writing it in its `import()`: a bundler
- * then leaves the import to run time, so a program bundled without the optional package still builds.
+ * feature needs it). `load` gets the package's name rather than writing it in its `import()`, marked for
+ * webpack and Vite to ignore: a bundler then leaves the import to run time, so a program bundled without
+ * the optional package still builds, and Node resolves it from the bundle's place when it is there.
  * The package's absence becomes a MissingDependencyError that says what to install; any other failure (a
  * broken install, a dependency of the package itself missing, an error while the package runs) is
  * rethrown as it was, since installing the package would not fix it.

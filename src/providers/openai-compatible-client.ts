@@ -98,7 +98,10 @@ const OPENAI_SDK: Readonly<OptionalDependency> = {
  * Not exported: its type is the SDK's, which ctxkit's declarations must not name.
  */
 const loadOpenAISdk = () =>
-  loadOptionalDependency(OPENAI_SDK, (name) => import(name) as Promise<typeof import('openai')>);
+  loadOptionalDependency(
+    OPENAI_SDK,
+    (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name) as Promise<typeof import('openai')>,
+  );
 
 /** Loads the SDK now, so a program (the chat) can say at start that it is missing, not at the first call. */
 export async function loadOpenAISdkNow(): Promise<void> {
