@@ -2,4 +2,4 @@ import type * as Yaml from 'yaml';
 import { requireAtFirstUse } from './require-common-js.ts';
 
 /** The `yaml` package, needed only to read a config file or a skill's front matter. */
-export const yamlModule = requireAtFirstUse<typeof Yaml>('yaml');
+export const yamlModule: () => typeof Yaml = requireAtFirstUse('yaml');
