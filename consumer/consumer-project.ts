@@ -31,8 +31,8 @@ export function run(command: string, args: readonly string[], options: ExecFileS
 
 /**
  * Packs the package once per run; returns the tarball's path. Packs the `dist/` the test run's global
- * setup built (`--ignore-scripts`): `prepack` would rebuild it in place while other test files run the CLI
- * from it. `npm run check:package` packs through `prepack` itself, before the tests.
+ * setup built (`--ignore-scripts`): `prepare` would rebuild it in place while other test files run the CLI
+ * from it. `npm run check:package` packs through `prepare` itself, before the tests.
  */
 export function packTarball(): string {
   const destination = mkdtempSync(join(tmpdir(), 'ctxkit-pack-'));
