@@ -18,6 +18,7 @@ import {
 } from './consumer-project.ts';
 
 const INSTALL_TIMEOUT_MS = 600_000;
+const TYPESCRIPT_5 = '5.9.3';
 const NODE = process.execPath;
 
 let tarball = '';
@@ -49,13 +50,15 @@ beforeAll(() => {
       langchain: installedVersion('langchain'),
       '@langchain/core': installedVersion('@langchain/core'),
     },
-    devDependencies: { ...typescript, vitest: installedVersion('vitest') },
+    devDependencies: {
+      ...typescript,
+      // The compiler many projects still pin, beside the current one.
+      'typescript-5': `npm:typescript@${TYPESCRIPT_5}`,
+      vitest: installedVersion('vitest'),
+    },
   });
   aiSdk6 = createConsumerProject('ai6', tarball, {
-    dependencies: {
-      ai: installedVersion('ai-v6'),
-      '@ai-sdk/provider': installedVersion('@ai-sdk/provider-v3'),
-    },
+    dependencies: { ai: installedVersion('ai-v6') },
     // AI SDK 6's own declarations import `json-schema` types, which a strict consumer must install anyway.
     devDependencies: { ...typescript, '@types/json-schema': installedVersion('@types/json-schema') },
   });
@@ -129,11 +132,11 @@ describe('plain node', () => {
 
 describe('TypeScript consumers (strict, skipLibCheck false)', () => {
   /** The compiler's report, empty when the project type-checks. */
-  const tsc = (project: string, config: object): string => {
+  const tsc = (project: string, config: object, compiler = 'typescript'): string => {
     writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(config, null, 2));
     const compiled = spawnSync(
       NODE,
-      [join(project, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'tsconfig.json'],
+      [join(project, 'node_modules', compiler, 'bin/tsc'), '--noEmit', '-p', 'tsconfig.json'],
       {
         cwd: project,
         encoding: 'utf8',
@@ -149,6 +152,15 @@ describe('TypeScript consumers (strict, skipLibCheck false)', () => {
   ])('moduleResolution %s: every entry, AI SDK 7 and LangChain.js', (_name, resolution) => {
     cpSync(join(FIXTURES, 'types-consumer.ts'), join(full, 'consumer.ts'));
     expect(tsc(full, { compilerOptions: { ...resolution, ...strict }, files: ['consumer.ts'] })).toBe('');
+  });
+
+  it(`TypeScript ${TYPESCRIPT_5}, moduleResolution nodenext: every entry, AI SDK 7 and LangChain.js`, () => {
+    cpSync(join(FIXTURES, 'types-consumer.ts'), join(full, 'consumer.ts'));
+    const config = {
+      compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', ...strict },
+      files: ['consumer.ts'],
+    };
+    expect(tsc(full, config, 'typescript-5')).toBe('');
   });
 
   it('moduleResolution nodenext: the AI SDK middleware under AI SDK 6', () => {
