@@ -35,6 +35,7 @@ import {
   parseJson,
   type SdkErrorClasses,
   type SdkErrorContext,
+  sdkErrorClassesOf,
 } from './model-error-from-sdk.ts';
 import { onceAsync } from './once-async.ts';
 import { modelCallErrorFrom } from './read-provider-error.ts';
@@ -116,7 +117,6 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   const capture = captureErrorBodies(options.fetch ?? globalThis.fetch);
   const sdkOf = onceAsync(async () => {
     const sdk = await loadAnthropicSdk();
-    const { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError } = sdk;
     const client = new sdk.default({
       baseURL: root,
       // Passing a key makes it the SDK's only credential: it reads none from the environment.
@@ -130,13 +130,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
         ...options.headers,
       },
     });
-    const errors: SdkErrorClasses = {
-      APIError,
-      APIConnectionError,
-      APIConnectionTimeoutError,
-      APIUserAbortError,
-    };
-    return { client, errors };
+    return { client, errors: sdkErrorClassesOf(sdk) };
   });
 
   const errorContext = (

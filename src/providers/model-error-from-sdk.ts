@@ -25,6 +25,12 @@ export interface SdkErrorClasses {
   APIUserAbortError: ErrorClass;
 }
 
+/** The four error classes as both SDKs export them under these names, and nothing else of the SDK. */
+export function sdkErrorClassesOf(sdk: SdkErrorClasses): SdkErrorClasses {
+  const { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError } = sdk;
+  return { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError };
+}
+
 export interface SdkErrorContext {
   provider: string;
   url: string;

@@ -27,6 +27,7 @@ import {
   parseJson,
   type SdkErrorClasses,
   type SdkErrorContext,
+  sdkErrorClassesOf,
 } from './model-error-from-sdk.ts';
 import { onceAsync } from './once-async.ts';
 import {
@@ -116,7 +117,6 @@ export function createOpenAICompatibleClient(options: OpenAICompatibleClientOpti
   const capture = captureErrorBodies(options.fetch ?? globalThis.fetch);
   const sdkOf = onceAsync(async () => {
     const sdk = await loadOpenAISdk();
-    const { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError } = sdk;
     const client = new sdk.default({
       baseURL: baseUrl,
       apiKey: options.apiKey || NO_API_KEY_PLACEHOLDER,
@@ -129,13 +129,7 @@ export function createOpenAICompatibleClient(options: OpenAICompatibleClientOpti
       ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
       defaultHeaders: { ...(options.apiKey ? {} : { authorization: null }), ...options.headers },
     });
-    const errors: SdkErrorClasses = {
-      APIError,
-      APIConnectionError,
-      APIConnectionTimeoutError,
-      APIUserAbortError,
-    };
-    return { client, errors };
+    return { client, errors: sdkErrorClassesOf(sdk) };
   });
 
   const errorContext = (
