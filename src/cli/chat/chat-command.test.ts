@@ -358,6 +358,19 @@ describe('ctxkit chat (stdin not a terminal)', () => {
     expect(several.stderr).toMatch(/--model: the server serves several models; pass one: a, b/);
   });
 
+  it('answers a message given as an argument when stdin has already ended, then exits 0', async () => {
+    scripted([{ steps: [], answer: 'Nothing is open.' }]);
+    const run = await chat(
+      ['--base-url', server.openAIBaseUrl, '--model', MODEL, '--data', join(dir, '.ctxkit'), '[turn 0] hi'],
+      [],
+      { cwd: dir },
+    );
+    expect(run.stdout).toContain('Nothing is open.');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(modelCalls()).toHaveLength(1);
+  });
+
   it('exits 1 when a scripted message failed, and says why', async () => {
     server.enqueue(providerError('rate-limit'), providerError('rate-limit'), providerError('rate-limit'));
     const run = await chat(

@@ -84,11 +84,14 @@ export async function runScripted(
       running = undefined;
     }
   };
+  // Taken before the first message runs: lines and the end of input that arrive meanwhile wait for it,
+  // where an iterator taken after the input ended would wait forever (`chat "hi" </dev/null`).
+  const input = lines[Symbol.asyncIterator]();
   try {
     if (first && (await handle(first)) === 'exit') return failed;
-    for await (const line of lines) {
+    for (let next = await input.next(); !next.done; next = await input.next()) {
       if (stop.aborted) break;
-      if ((await handle(line)) === 'exit') break;
+      if ((await handle(next.value)) === 'exit') break;
     }
   } finally {
     process.off('SIGINT', onSigint);
