@@ -4,7 +4,7 @@
  * errors and the agent's read tools. The building blocks are subpath exports: `ctxkit/core`,
  * `ctxkit/tokens`, `ctxkit/layers`, `ctxkit/stores`, `ctxkit/adapters`, `ctxkit/providers`,
  * `ctxkit/summarize`, `ctxkit/agent` and `ctxkit/testing` (the fake provider server and the store
- * conformance suites, for people who write their own store). `src/public-api.test.ts` pins the lists.
+ * conformance suites, for people who write their own store).
  */
 
 export { fromAnthropicMessage, toAnthropicMessage } from './adapters/anthropic-message.ts';
