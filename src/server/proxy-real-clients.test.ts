@@ -839,7 +839,7 @@ function summaryOf(run: RunCase, result: RunResult): RunSummary {
   };
 }
 
-/** Figures for the issue, printed only when asked (`CTXKIT_ACCEPTANCE_FIGURES=1`). */
+/** Acceptance figures, printed only when asked (`CTXKIT_ACCEPTANCE_FIGURES=1`). */
 function printFigures(sessions: number, texts: readonly string[]): void {
   const scanned = texts.reduce((sum, text) => sum + text.length, 0);
   process.stdout.write(
