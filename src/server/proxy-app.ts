@@ -32,6 +32,7 @@ import {
   readBoundedBytes,
   readBoundedText,
 } from './read-body.ts';
+import { rawHeadersOf, repeatedHeader, repeatedHeaderRefusal } from './repeated-headers.ts';
 import { SessionResolver, storeSessionId } from './resolve-session.ts';
 import { createRestRoutes } from './rest/rest-routes.ts';
 import { sessionIdSchema } from './rest/rest-schemas.ts';
@@ -116,6 +117,14 @@ export function createProxyApp(options: ProxyOptions): Hono {
       const format = c.req.path.startsWith('/v1/messages') ? anthropicWire : openAIWire;
       return errorResponse(format, 403, refusal);
     });
+
+  // A session id or token sent twice is refused, not read as the one value Fetch joins them into.
+  app.use('*', async (c, next) => {
+    const repeated = repeatedHeader(rawHeadersOf(c.env));
+    if (repeated === undefined) return next();
+    const anthropic = c.req.path.startsWith('/v1/messages') || c.req.raw.headers.has('anthropic-version');
+    return errorResponse(anthropic ? anthropicWire : openAIWire, 400, repeatedHeaderRefusal(repeated));
+  });
 
   // Open to whoever may reach a token-less proxy (this machine); with tokens, to a client presenting one.
   app.get('/metrics', (c) => {

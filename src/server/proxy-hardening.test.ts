@@ -265,6 +265,84 @@ describe('bad input', () => {
   });
 });
 
+describe('a ctxkit header sent twice', () => {
+  /** A raw request: fetch cannot send one header twice (its Headers joins them). */
+  const postTwice = (
+    h: ProxyHarness,
+    path: string,
+    headers: Record<string, string | string[]>,
+    body: unknown,
+  ): Promise<{ status: number; json: unknown }> => {
+    const url = new URL(h.proxy.url);
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) as unknown }));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify(body));
+    });
+  };
+  const openAIBody = { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] };
+
+  it('is a 400 in the client’s format naming the header, for the session header and the token', async () => {
+    const h = await start({ tokens: ['a-token-of-sixteen-chars'] });
+    h.upstream.setFallback(openAIReply({ content: 'ok' }));
+    const token = { 'x-ctxkit-token': 'a-token-of-sixteen-chars' };
+    const session = await postTwice(
+      h,
+      '/v1/chat/completions',
+      { ...token, 'x-ctxkit-session': ['dupA', 'dupB'] },
+      openAIBody,
+    );
+    expect(session.status).toBe(400);
+    expect(errorOf(session.json).message).toContain('x-ctxkit-session was sent 2 times');
+    expect((session.json as { error: { type: string } }).error.type).toBe('invalid_request_error');
+    const anthropic = await postTwice(
+      h,
+      '/v1/messages',
+      { ...token, 'anthropic-version': '2023-06-01', 'x-ctxkit-session': ['dupA', 'dupB'] },
+      { model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] },
+    );
+    expect(anthropic.status).toBe(400);
+    expect(anthropic.json).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining('x-ctxkit-session') },
+    });
+    const tokens = await postTwice(
+      h,
+      '/v1/chat/completions',
+      { 'x-ctxkit-token': ['a-token-of-sixteen-chars', 'a-token-of-sixteen-chars'] },
+      openAIBody,
+    );
+    expect(tokens.status).toBe(400);
+    expect(errorOf(tokens.json).message).toContain('x-ctxkit-token was sent 2 times');
+    expect(modelRequests(h)).toHaveLength(0);
+    // Nothing was made of the joined id; the header sent once, even with a comma in it, is served.
+    expect(await h.store.list()).toEqual([]);
+    const once = await postTwice(
+      h,
+      '/v1/chat/completions',
+      { ...token, 'x-ctxkit-session': 'one, id' },
+      openAIBody,
+    );
+    expect(once.status).toBe(200);
+  });
+});
+
 describe('an upstream that breaks off', () => {
   it('before any content is a 502 in the client’s format', async () => {
     const upstream = await rawUpstream((res) => {
