@@ -3,7 +3,8 @@
  * (Anthropic) manage context; any other `/v1/…` request (the model list, Anthropic's token counting) goes
  * to the upstream as it came; `GET /healthz` says the server is up and its session store answers;
  * `GET /metrics` serves the counters in Prometheus' text format (with tokens configured, to a client
- * presenting one).
+ * presenting one). What the routes reaching an upstream answer, and every line logged, is redacted of
+ * every key the server holds or the request carried (`redact-relay.ts`).
  */
 
 import type { Context, MiddlewareHandler } from 'hono';
@@ -32,6 +33,7 @@ import {
   readBoundedBytes,
   readBoundedText,
 } from './read-body.ts';
+import { RelayRedaction } from './redact-relay.ts';
 import { rawHeadersOf, repeatedHeader, repeatedHeaderRefusal } from './repeated-headers.ts';
 import { SessionResolver, storeSessionId } from './resolve-session.ts';
 import { createRestRoutes } from './rest/rest-routes.ts';
@@ -48,7 +50,15 @@ import { anthropicWire } from './wire/anthropic-wire.ts';
 import { openAIWire } from './wire/openai-wire.ts';
 import type { WireFormat } from './wire/wire-format.ts';
 
-export function createProxyApp(options: ProxyOptions): Hono {
+export function createProxyApp(given: ProxyOptions): Hono {
+  // The keys the server holds (filled in for clients that send none) and its tokens; each request adds
+  // the client's own.
+  const redaction = new RelayRedaction([
+    given.upstreamKeys?.openai,
+    given.upstreamKeys?.anthropic,
+    ...(given.tokens ?? []),
+  ]);
+  const options = given.logger ? { ...given, logger: redaction.logger(given.logger) } : given;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const tokens = options.tokens ?? [];
   const fetcher = options.fetch ?? fetch;
@@ -94,6 +104,9 @@ export function createProxyApp(options: ProxyOptions): Hono {
     await next();
     metrics.request(c.req.path, c.res.status);
   });
+  // Around every handler below (the refusal log reads the response as made), so it redacts the response as
+  // finally made, an error's too.
+  for (const path of ['/v1/*', '/chat/completions']) app.use(path, redaction.middleware);
   app.get('/healthz', async (c) => {
     const health = await checkHealth(sessions);
     if (!health.ok) options.logger?.warn({ error: health.error }, 'health check failed');
