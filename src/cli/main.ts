@@ -206,6 +206,10 @@ export function buildProgram(setExitStatus: (status: number) => void = () => {})
         '--read-back-rounds <n>',
         'read-backs the proxy answers itself per request (default 4; 0: none)',
       )
+      .option(
+        '--upstream-timeout <seconds>',
+        'seconds the upstream may send nothing (before its answer, or between two pieces of it) before the client gets a 504 (default 300, also the most)',
+      )
       .addHelpText(
         'after',
         '\nThe client\'s own key (Authorization or x-api-key) goes upstream; a client that sends none, or sends the\nproxy token as its key, gets OPENAI_API_KEY / ANTHROPIC_API_KEY from this environment. Name a session with\nthe x-ctxkit-session header, or let ctxkit recognize the conversation. --window is the window of models\nthat neither the upstream nor the profile table knows.\nExamples:\n  ctxkit serve --upstream http://127.0.0.1:11434/v1\n  ctxkit serve --host 0.0.0.0 --token "$(openssl rand -hex 24)" --store postgres://ctxkit@db/ctxkit',

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent, createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -54,7 +55,7 @@ describe('ctxkit serve', () => {
     expect(run.stderr).toContain('CTXKIT_TOKEN');
   });
 
-  it('names the flag of a bad upstream, port or token', async () => {
+  it('names the flag of a bad upstream, port, token or upstream timeout', async () => {
     const cwd = tempDir();
     const upstreamRun = await runCtxkit(['serve', '--upstream', 'ftp://x'], { cwd });
     expect(upstreamRun.code).toBe(2);
@@ -73,6 +74,44 @@ describe('ctxkit serve', () => {
     const sqliteHeldRun = await runCtxkit(['serve', '--max-held-sessions', '8'], { cwd });
     expect(sqliteHeldRun.code).toBe(2);
     expect(sqliteHeldRun.stderr).toContain('--max-held-sessions: applies to --store');
+    for (const bad of ['0', '301', '1.5']) {
+      const timeoutRun = await runCtxkit(['serve', '--upstream-timeout', bad], { cwd });
+      expect(timeoutRun.code, bad).toBe(2);
+      expect(timeoutRun.stderr, bad).toContain(
+        `--upstream-timeout: expected a whole number of seconds from 1 to 300, got "${bad}"`,
+      );
+    }
+  });
+
+  it('gives up on a silent upstream after --upstream-timeout seconds: a 504', async () => {
+    const silent = createServer((req) => req.resume());
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const served = await serve([
+        '--data',
+        tempDir(),
+        '--upstream',
+        `http://127.0.0.1:${port}/v1`,
+        '--window',
+        '16000',
+        '--upstream-timeout',
+        '1',
+      ]);
+      const started = performance.now();
+      const response = await fetch(`${served.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'anyone there?' }] }),
+      });
+      expect(response.status).toBe(504);
+      expect(await response.text()).toContain('the upstream sent nothing for 1 s');
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(await served.stop()).toBe(0);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((done) => silent.close(done));
+    }
   });
 
   it('serves a client, keeps its session in SQLite, stops cleanly on SIGTERM and recognizes the conversation after a restart', async () => {

@@ -17,7 +17,11 @@ import type { ConversationIndex } from '../server/conversation/conversation-inde
 import { createPostgresConversationIndex } from '../server/conversation/postgres-conversation-index.ts';
 import { createSqliteConversationIndex } from '../server/conversation/sqlite-conversation-index.ts';
 import { isLoopback } from '../server/loopback.ts';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_READ_BACK_ROUNDS } from '../server/proxy-options.ts';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_READ_BACK_ROUNDS,
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
+} from '../server/proxy-options.ts';
 import {
   createPostgresSessionLocks,
   DEFAULT_MAX_HELD_SESSIONS,
@@ -49,6 +53,7 @@ export interface ServeFlags extends PolicyFlags {
   maxBodyMb?: string;
   readBackRounds?: string;
   maxHeldSessions?: string;
+  upstreamTimeout?: string;
 }
 
 export const DEFAULT_SERVE_PORT = 8787;
@@ -61,6 +66,8 @@ export const TOKEN_VARIABLE = 'CTXKIT_TOKEN';
 const MAX_BODY_MB = 1024;
 /** The most `--max-held-sessions` takes: each is a PostgreSQL connection. */
 const MAX_HELD_SESSIONS = 10_000;
+/** The most `--upstream-timeout` takes, in seconds: Node's fetch waits no longer whatever it says. */
+const MAX_UPSTREAM_TIMEOUT_S = DEFAULT_UPSTREAM_TIMEOUT_MS / 1000;
 
 export interface ServeIo {
   env: Readonly<Record<string, string | undefined>>;
@@ -93,6 +100,10 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
   const readBackRounds =
     parseCountFlag('--read-back-rounds', flags.readBackRounds, { unit: 'rounds', max: 50, zero: 'none' }) ??
     DEFAULT_MAX_READ_BACK_ROUNDS;
+  const upstreamTimeout = parseCountFlag('--upstream-timeout', flags.upstreamTimeout, {
+    unit: 'seconds',
+    max: MAX_UPSTREAM_TIMEOUT_S,
+  });
   const maxHeld = parseCountFlag('--max-held-sessions', flags.maxHeldSessions, {
     unit: 'sessions',
     max: MAX_HELD_SESSIONS,
@@ -155,6 +166,7 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
       trace: stores.trace,
       maxBodyBytes: maxBodyMb === undefined ? DEFAULT_MAX_BODY_BYTES : maxBodyMb * 1024 * 1024,
       maxReadBackRounds: readBackRounds,
+      ...(upstreamTimeout !== undefined && { upstreamTimeoutMs: upstreamTimeout * 1000 }),
       logger,
       port,
       host,

@@ -24,7 +24,12 @@ import {
 import { browserRefusal } from './loopback.ts';
 import { METRICS_CONTENT_TYPE, ProxyMetrics } from './metrics.ts';
 import { type PendingReply, type ProxyCallDeps, proxyModelCall } from './proxy-call.ts';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_READ_BACK_ROUNDS, type ProxyOptions } from './proxy-options.ts';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_READ_BACK_ROUNDS,
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
+  type ProxyOptions,
+} from './proxy-options.ts';
 import { errorResponse, refusalOf } from './proxy-responses.ts';
 import {
   BodyTooLargeError,
@@ -45,6 +50,7 @@ import {
   UpstreamError,
   UpstreamUnreachableError,
 } from './upstream-http.ts';
+import { upstreamTimeoutIn, withUpstreamTimeout } from './upstream-timeout.ts';
 import { UpstreamWindows } from './upstream-window.ts';
 import { anthropicWire } from './wire/anthropic-wire.ts';
 import { openAIWire } from './wire/openai-wire.ts';
@@ -61,7 +67,11 @@ export function createProxyApp(given: ProxyOptions): Hono {
   const options = given.logger ? { ...given, logger: redaction.logger(given.logger) } : given;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const tokens = options.tokens ?? [];
-  const fetcher = options.fetch ?? fetch;
+  // Every upstream request (model calls, passed-through ones, window questions) gives up on a silent upstream.
+  const fetcher = withUpstreamTimeout(
+    options.fetch ?? fetch,
+    options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+  );
   const openAIBase = options.upstream.replace(/\/+$/, '');
   const anthropicRoot = (options.upstreamAnthropic ?? options.upstream)
     .replace(/\/+$/, '')
@@ -261,6 +271,9 @@ export function createProxyApp(given: ProxyOptions): Hono {
     const format = c.req.path.startsWith('/v1/messages') ? anthropicWire : openAIWire;
     if (error instanceof UpstreamError) {
       options.logger?.warn({ err: { message: error.message } }, 'upstream failed');
+      // An upstream that went silent is a gateway timeout, whatever the failure it surfaced as.
+      const timeout = upstreamTimeoutIn(error);
+      if (timeout) return errorResponse(format, 504, timeout.message);
       return errorResponse(
         format,
         502,

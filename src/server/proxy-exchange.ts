@@ -11,7 +11,12 @@ import { isContextOverflow } from '../providers/is-context-overflow.ts';
 import { modelCallErrorFrom } from '../providers/read-provider-error.ts';
 import type { ProxyCallDeps, ProxyCallInput } from './proxy-call.ts';
 import type { ResolvedSession } from './resolve-session.ts';
-import { readUpstreamText, responseHeaders, UpstreamUnreachableError } from './upstream-http.ts';
+import {
+  readUpstreamText,
+  responseHeaders,
+  UpstreamError,
+  UpstreamUnreachableError,
+} from './upstream-http.ts';
 import type { WindowQuestion } from './upstream-window.ts';
 import type { ReadBackRound, ReadReply, WireRequest } from './wire/wire-format.ts';
 
@@ -53,7 +58,8 @@ export async function send(call: CallState, body: Record<string, unknown>): Prom
       signal: call.input.signal,
     });
   } catch (error) {
-    if (call.input.signal.aborted) throw error;
+    // An UpstreamError (the upstream went silent) is not one that could not be reached.
+    if (call.input.signal.aborted || error instanceof UpstreamError) throw error;
     throw new UpstreamUnreachableError(call.upstream.url, error);
   }
 }

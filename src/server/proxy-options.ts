@@ -10,6 +10,13 @@ import type { SessionLocks } from './session-locks/session-locks.ts';
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 /** Read-back rounds the proxy answers itself within one client request before the model must answer. */
 export const DEFAULT_MAX_READ_BACK_ROUNDS = 4;
+/**
+ * How long the upstream may stay silent, in milliseconds: before its answer begins, and between two pieces
+ * of it. A non-streamed answer of a reasoning model begins only once the whole reply is written, which
+ * can take minutes, so the wait is generous; it is also the longest Node's own fetch waits (undici's
+ * headers and body timeouts), so a longer one needs a `fetch` of one's own.
+ */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 300_000;
 /** Largest upstream answer read whole (non-streamed), in bytes. */
 export const MAX_UPSTREAM_ANSWER_BYTES = 64 * 1024 * 1024;
 /** The header a client may name its session with. */
@@ -46,6 +53,12 @@ export interface ProxyOptions {
   sessionLocks?: SessionLocks;
   maxBodyBytes?: number;
   maxReadBackRounds?: number;
+  /**
+   * How long the upstream may stay silent before the proxy gives up on it: for its answer to begin, and
+   * between two pieces of it (a stalled stream). The client gets a 504, or an error event once its stream
+   * has begun. Default `DEFAULT_UPSTREAM_TIMEOUT_MS`.
+   */
+  upstreamTimeoutMs?: number;
   fetch?: typeof fetch;
   logger?: Logger;
   /** Sessions kept in memory beyond those in use (the rest reload from the store); default 256. */

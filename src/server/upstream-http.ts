@@ -69,7 +69,8 @@ export async function readUpstreamText(response: Response, signal?: AbortSignal)
     try {
       next = await reader.read();
     } catch (error) {
-      if (signal?.aborted) throw error;
+      // One the fetch raised itself (the upstream went silent) says what happened already.
+      if (signal?.aborted || error instanceof UpstreamError) throw error;
       throw new UpstreamError(`the upstream broke off its answer${codeOf(error)}`, { cause: error });
     }
     if (next.done) break;
