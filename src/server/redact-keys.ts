@@ -64,8 +64,8 @@ export function createRedactor(secrets: Iterable<string | undefined>): Redactor 
 
 /**
  * A secret as it may appear in what an upstream writes: as sent; escaped inside a JSON string (quotes,
- * backslashes, controls; non-ASCII as `\uXXXX` the way ASCII-only encoders write it; `/` as `\/`); and
- * URL-encoded (either case of hex), as in an echoed query string.
+ * backslashes, controls; non-ASCII as `\uXXXX` the way ASCII-only encoders write it; `/` as `\/`);
+ * URL-encoded (either case of hex), as in an echoed query string; and lowercased, as a header's name is.
  */
 export function secretForms(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
@@ -75,6 +75,7 @@ export function secretForms(secret: string): string[] {
   );
   const forms = new Set([
     secret,
+    secret.toLowerCase(),
     json,
     asciiJson,
     json.replaceAll('/', '\\/'),
