@@ -14,6 +14,7 @@ import type { ResolvedSession } from './resolve-session.ts';
 import {
   readUpstreamText,
   responseHeaders,
+  UpstreamAnswerCutOffError,
   UpstreamError,
   UpstreamUnreachableError,
 } from './upstream-http.ts';
@@ -87,6 +88,9 @@ export async function jsonExchange(call: CallState, prepared: PrepareResult): Pr
       if (round === 0 && isContextOverflow(error)) return { overflow: error, answer };
       return { response: passThrough(answer, call.headersOf(prepared)) };
     }
+    // A connection closed early ends a body as cleanly as a whole one: only the format's markers tell.
+    const incomplete = answer.body === '' ? 'an empty body' : format.incompleteAnswer(json);
+    if (incomplete !== undefined) throw new UpstreamAnswerCutOffError(incomplete);
     let reply: ReadReply;
     try {
       reply = format.readAnswer(json, call.request.ownTool);

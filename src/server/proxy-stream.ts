@@ -19,7 +19,12 @@ import {
   withFirstUsage,
 } from './proxy-exchange.ts';
 import { formatSseEvent, readSseEvents, type SseEvent, SseEventTooLargeError } from './sse.ts';
-import { readUpstreamText, responseHeaders, UpstreamError } from './upstream-http.ts';
+import {
+  readUpstreamText,
+  responseHeaders,
+  UpstreamAnswerCutOffError,
+  UpstreamError,
+} from './upstream-http.ts';
 import type {
   ReadBackRound,
   StreamContinuation,
@@ -59,6 +64,11 @@ export async function streamExchange(call: CallState, prepared: PrepareResult): 
         response.headers,
       );
       if (isContextOverflow(error)) return { overflow: error, answer };
+    } else {
+      // A 200 that is not a stream passes as it came only when it is a whole answer.
+      const incomplete =
+        answer.body === '' ? 'an empty body' : format.incompleteAnswer(parseJson(answer.body));
+      if (incomplete !== undefined) throw new UpstreamAnswerCutOffError(incomplete);
     }
     return { response: passThrough(answer, call.headersOf(prepared)) };
   }
@@ -70,13 +80,18 @@ export async function streamExchange(call: CallState, prepared: PrepareResult): 
       const next = await events.next();
       if (next.done) break;
       head.push(...relay.push(next.value));
-      if (relay.error || relay.started) break;
+      if (relay.error || relay.started || relay.ended) break;
     }
   } catch (error) {
     await events.return(undefined);
     if (call.input.signal.aborted) throw error;
     // Nothing has reached the client yet: it gets a 502 in its own format.
     throw new UpstreamError(upstreamBrokeOff(error), { cause: error });
+  }
+  if (!relay.error && !relay.started && !relay.complete) {
+    // The stream ended before its end marker, nothing of it sent yet: a 502, not an empty answer.
+    await events.return(undefined);
+    throw new UpstreamAnswerCutOffError(streamCutOff(format));
   }
   if (relay.error) {
     const error = streamErrorOf(format, relay.error);
@@ -133,10 +148,11 @@ export async function* relayRest(
     let firstUsage: Usage | undefined;
     for (let round = 0; ; round++) {
       try {
-        if (!relay.error) {
+        if (!relay.error && !relay.ended) {
           for await (const event of events) {
             for (const out of relay.push(event)) yield formatSseEvent(out);
-            if (relay.error) break;
+            // Past the end marker nothing is read: an upstream that keeps the stream open is not waited on.
+            if (relay.error || relay.ended) break;
           }
         }
       } catch (error) {
@@ -148,6 +164,15 @@ export async function* relayRest(
       if (relay.error) {
         // After content has reached the client, an upstream error ends the stream as the upstream said.
         yield await failed(relay.error.event);
+        return;
+      }
+      if (!relay.complete) {
+        // The stream ended (its connection closed, or the upstream ended it) before its end marker: the
+        // client reads an error and no clean end, so its SDK raises instead of keeping a partial answer,
+        // and the session keeps no reply.
+        yield await failed(
+          format.errorEvent(502, new UpstreamAnswerCutOffError(streamCutOff(format)).message),
+        );
         return;
       }
       const reply = relay.reply();
@@ -200,6 +225,13 @@ export async function* relayRest(
     await events.return(undefined);
     if (!finished) await call.session.release();
   }
+}
+
+/** What a stream that ended before its format's end marker lacked. */
+function streamCutOff(format: WireFormat): string {
+  return format.name === 'openai'
+    ? 'its stream ended before a finish_reason and [DONE]'
+    : 'its stream ended before message_stop';
 }
 
 /** What the client reads when the upstream failed mid-answer (never the upstream's raw error text). */

@@ -1,4 +1,5 @@
 /** Headers and bodies between the proxy and an upstream. */
+import type { ErrorCode } from '../core/errors/index.ts';
 import { CREDENTIAL_HEADERS } from './client-identity.ts';
 import { MAX_UPSTREAM_ANSWER_BYTES } from './proxy-options.ts';
 
@@ -54,6 +55,20 @@ export class UpstreamError extends Error {}
 export class UpstreamAnswerTooLargeError extends UpstreamError {
   constructor() {
     super(`the upstream's answer is larger than ${MAX_UPSTREAM_ANSWER_BYTES} bytes`);
+  }
+}
+
+/**
+ * The upstream's answer ended before its format says an answer is whole (an empty or unparseable body, a
+ * stream without its end marker): a connection closed early looks like a clean end, and must not reach
+ * the client as a complete answer.
+ */
+export class UpstreamAnswerCutOffError extends UpstreamError {
+  readonly code: ErrorCode = 'model_call_failed';
+
+  /** `detail`: what was missing, in the proxy's own words (never the upstream's text). */
+  constructor(detail: string) {
+    super(`ctxkit proxy: the upstream's answer was cut off (${detail})`);
   }
 }
 

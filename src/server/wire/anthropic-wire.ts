@@ -132,6 +132,15 @@ export const anthropicWire: WireFormat = {
     return body;
   },
 
+  incompleteAnswer(json) {
+    if (json === undefined) return 'its body is not complete JSON';
+    if (!isRecord(json) || json.type !== 'message' || !Array.isArray(json.content))
+      return 'its body is not a message';
+    // A non-streamed message always says why it stopped; one without it is not a whole answer.
+    if (typeof json.stop_reason !== 'string') return 'the message has no stop_reason';
+    return undefined;
+  },
+
   readAnswer(json, ownTool) {
     const content = isRecord(json) && Array.isArray(json.content) ? json.content.map(assistantBlock) : [];
     return splitReadCalls(fromAnthropicResponse(isRecord(json) ? { ...json, content } : json), ownTool);
@@ -280,6 +289,7 @@ class AnthropicRelay implements StreamRelay {
   #clientBlocks: number;
   #held: SseEvent[] = [];
   #started = false;
+  #stopped = false;
   error: { event: SseEvent; json: unknown } | undefined;
   messageId: string | undefined;
 
@@ -297,7 +307,16 @@ class AnthropicRelay implements StreamRelay {
     return this.#clientBlocks;
   }
 
+  get ended(): boolean {
+    return this.#stopped;
+  }
+
+  get complete(): boolean {
+    return this.#stopped;
+  }
+
   push(event: SseEvent): SseEvent[] {
+    if (this.#stopped) return [];
     const json = sseJson(event);
     const type = isRecord(json) ? json.type : event.event;
     if (type === 'error' || event.event === 'error') {
@@ -329,8 +348,11 @@ class AnthropicRelay implements StreamRelay {
         if (type !== 'content_block_start') this.#started = true;
         return this.#forward(event, { ...json, index: target });
       }
-      case 'message_delta':
       case 'message_stop':
+        this.#stopped = true;
+        this.#held.push(event);
+        return [];
+      case 'message_delta':
         this.#held.push(event);
         return [];
       default:

@@ -146,6 +146,16 @@ export const openAIWire: WireFormat = {
     return body;
   },
 
+  incompleteAnswer(json) {
+    if (json === undefined) return 'its body is not complete JSON';
+    if (!isRecord(json) || !Array.isArray(json.choices) || json.choices.length === 0)
+      return 'its body holds no choices';
+    // A finished choice says why it finished; a body without one is not a whole answer.
+    if (!json.choices.every((choice) => isRecord(choice) && typeof choice.finish_reason === 'string'))
+      return 'a choice has no finish_reason';
+    return undefined;
+  },
+
   readAnswer(json, ownTool) {
     return splitReadCalls(fromOpenAIChatCompletion(json), ownTool);
   },
@@ -259,6 +269,8 @@ class OpenAIRelay implements StreamRelay {
   #clientCalls: number;
   #held: SseEvent[] = [];
   #started = false;
+  #finished = false;
+  #done = false;
   error: { event: SseEvent; json: unknown } | undefined;
   messageId: string | undefined;
 
@@ -276,8 +288,18 @@ class OpenAIRelay implements StreamRelay {
     return this.#clientCalls;
   }
 
+  get ended(): boolean {
+    return this.#done;
+  }
+
+  get complete(): boolean {
+    return this.#done && this.#finished;
+  }
+
   push(event: SseEvent): SseEvent[] {
+    if (this.#done) return [];
     if (event.data === '[DONE]') {
+      this.#done = true;
       this.#held.push(event);
       return [];
     }
@@ -302,6 +324,7 @@ class OpenAIRelay implements StreamRelay {
       return [];
     }
     if (finishing) {
+      this.#finished = true;
       // The finish is held to the end (another round may follow); what the chunk says beside it goes now.
       this.#held.push({ ...event, data: JSON.stringify(finishPart(rewritten)) });
       const said = contentPart(rewritten);

@@ -82,6 +82,10 @@ export interface StreamRelay {
   finish(): SseEvent[];
   /** True once an event that the client must see as content has been returned by `push`. */
   readonly started: boolean;
+  /** The format's end marker arrived (OpenAI `[DONE]`, Anthropic `message_stop`): nothing after it is read. */
+  readonly ended: boolean;
+  /** The answer is whole by its format's own markers (OpenAI: a `finish_reason`, then `[DONE]`). */
+  readonly complete: boolean;
   /** The answer so far. */
   reply(): ReadReply;
   /** An error event in the stream, as the upstream sent it. */
@@ -114,6 +118,11 @@ export interface WireFormat {
     prepared: { system: string; messages: readonly Message[] },
     additions: UpstreamAdditions,
   ): Record<string, unknown>;
+  /**
+   * Why a non-streamed answer (status 200, its body parsed, undefined when it did not parse) is not a whole
+   * answer by the format's own markers; undefined when it is one.
+   */
+  incompleteAnswer(json: unknown): string | undefined;
   /** A non-streamed answer (status 200), read; throws when it is not one. */
   readAnswer(json: unknown, ownTool: string | undefined): ReadReply;
   /** The answer the client gets: the upstream's body without ctxkit's calls. */
