@@ -27,7 +27,7 @@ import {
   readAnthropicEvent,
 } from './anthropic-stream.ts';
 import { captureErrorBodies } from './capture-error-bodies.ts';
-import { loadOptionalDependency, type OptionalDependency } from './load-optional-dependency.ts';
+import { importOptionalDependency, type OptionalDependency } from './load-optional-dependency.ts';
 import { DEFAULT_MODEL_TIMEOUT_MS, guardModelCall, type ModelCallGuard } from './model-call-guard.ts';
 import type { ModelClient, ModelRequest, ModelResponse, ModelStreamEvent } from './model-client.ts';
 import {
@@ -96,14 +96,7 @@ const ANTHROPIC_SDK: Readonly<OptionalDependency> = {
  * Loaded on the first call rather than with ctxkit, so that a user who never calls a model needs no SDK.
  * Not exported: its type is the SDK's, which ctxkit's declarations must not name.
  */
-const loadAnthropicSdk = () =>
-  loadOptionalDependency(
-    ANTHROPIC_SDK,
-    (name) =>
-      import(/* webpackIgnore: true */ /* @vite-ignore */ name) as Promise<
-        typeof import('@anthropic-ai/sdk')
-      >,
-  );
+const loadAnthropicSdk = () => importOptionalDependency<typeof import('@anthropic-ai/sdk')>(ANTHROPIC_SDK);
 
 /** Loads the SDK now, so a program (the chat) can say at start that it is missing, not at the first call. */
 export async function loadAnthropicSdkNow(): Promise<void> {

@@ -10,9 +10,8 @@ export interface OptionalDependency {
 
 /**
  * The module `load` imports (a dynamic `import()` of the package, so that nothing loads it before a
- * feature needs it). `load` gets the package's name rather than writing it in its `import()`, marked for
- * webpack and Vite to ignore: a bundler then leaves the import to run time, so a program bundled without
- * the optional package still builds, and Node resolves it from the bundle's place when it is there.
+ * feature needs it). `load` gets the package's name rather than writing it in its `import()`, so that a
+ * bundler can leave the import to run time (see `importOptionalDependency`).
  * The package's absence becomes a MissingDependencyError that says what to install; any other failure (a
  * broken install, a dependency of the package itself missing, an error while the package runs) is
  * rethrown as it was, since installing the package would not fix it.
@@ -28,6 +27,18 @@ export async function loadOptionalDependency<T>(
       throw new MissingDependencyError(dependency.packageName, dependency.feature, { cause: error });
     throw error;
   }
+}
+
+/**
+ * The optional package itself, imported by name: the specifier is a variable, marked for webpack and Vite
+ * to leave alone, so a bundler keeps the import for run time and a program bundled without the package
+ * still builds. `T` is the package's module type, which only the caller's own code may name.
+ */
+export function importOptionalDependency<T>(dependency: OptionalDependency): Promise<T> {
+  return loadOptionalDependency(
+    dependency,
+    (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name) as Promise<T>,
+  );
 }
 
 /**

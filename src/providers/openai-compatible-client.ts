@@ -19,7 +19,7 @@ import { isAgentVisible, type Message, type Usage } from '../core/message.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import { captureErrorBodies } from './capture-error-bodies.ts';
 import { detectServedContextWindow } from './detect-served-window.ts';
-import { loadOptionalDependency, type OptionalDependency } from './load-optional-dependency.ts';
+import { importOptionalDependency, type OptionalDependency } from './load-optional-dependency.ts';
 import { DEFAULT_MODEL_TIMEOUT_MS, guardModelCall, type ModelCallGuard } from './model-call-guard.ts';
 import type { ModelClient, ModelRequest, ModelResponse, ModelStreamEvent } from './model-client.ts';
 import {
@@ -98,11 +98,7 @@ const OPENAI_SDK: Readonly<OptionalDependency> = {
  * Loaded on the first call rather than with ctxkit, so that a user who never calls a model needs no SDK.
  * Not exported: its type is the SDK's, which ctxkit's declarations must not name.
  */
-const loadOpenAISdk = () =>
-  loadOptionalDependency(
-    OPENAI_SDK,
-    (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name) as Promise<typeof import('openai')>,
-  );
+const loadOpenAISdk = () => importOptionalDependency<typeof import('openai')>(OPENAI_SDK);
 
 /** Loads the SDK now, so a program (the chat) can say at start that it is missing, not at the first call. */
 export async function loadOpenAISdkNow(): Promise<void> {
