@@ -4,12 +4,11 @@ import { Agent, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import OpenAI from 'openai';
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PRESETS } from '../core/policy/index.ts';
 import { createContextManager } from '../engine/context-manager.ts';
+import { capturingLogger } from '../server/testing/capturing-logger.ts';
 import { createMemoryBlobStore } from '../store/memory-blob-store.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';
 import { DAY_MS } from '../store/retention.ts';
@@ -276,16 +275,7 @@ describe('the retention of ctxkit serve', () => {
     const trace = createMemoryTraceStore();
     const policy = { ...PRESETS.default, retention: { ...PRESETS.default.retention, maxIdleDays } };
     const manager = createContextManager({ policy, store, blobs, trace });
-    const lines: string[] = [];
-    const logger = pino(
-      { base: undefined },
-      new Writable({
-        write(chunk, _encoding, done) {
-          lines.push(String(chunk));
-          done();
-        },
-      }),
-    );
+    const { logger, lines } = capturingLogger();
     return { store, blobs, manager, logger, lines };
   }
 

@@ -8,10 +8,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRESETS } from '../core/policy/index.ts';
 import { createContextManager } from '../engine/context-manager.ts';
@@ -20,6 +18,7 @@ import { createMemorySessionStore } from '../store/memory-session-store.ts';
 import { createMemoryTraceStore } from '../store/trace-store.ts';
 import { REDACTED } from './redact-keys.ts';
 import { type RunningProxy, startProxyServer } from './start-proxy-server.ts';
+import { capturingLogger } from './testing/capturing-logger.ts';
 
 const CLIENT_OPENAI_KEY = 'sk-proj-redactionClientKey-5c1e9a77d2';
 const CLIENT_ANTHROPIC_KEY = 'sk-ant-api03-redactionClientKey-8b2d4f60';
@@ -236,7 +235,7 @@ async function startEchoUpstream(): Promise<{ url: string; lastKey(): string; cl
 
 let upstream: Awaited<ReturnType<typeof startEchoUpstream>>;
 const proxies: RunningProxy[] = [];
-const logs: string[] = [];
+const { logger, lines: logs } = capturingLogger();
 let open: RunningProxy;
 let guarded: RunningProxy;
 
@@ -249,15 +248,6 @@ async function startProxy(tokens: string[]): Promise<RunningProxy> {
     blobs: createMemoryBlobStore(),
     trace,
   });
-  const logger = pino(
-    { base: undefined },
-    new Writable({
-      write(chunk, _encoding, done) {
-        logs.push(String(chunk));
-        done();
-      },
-    }),
-  );
   const proxy = await startProxyServer({
     manager,
     upstream: `${upstream.url}/v1`,

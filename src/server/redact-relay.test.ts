@@ -1,26 +1,11 @@
-import { Writable } from 'node:stream';
 import { Hono } from 'hono';
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { REDACTED } from './redact-keys.ts';
 import { clientSecrets, RelayRedaction } from './redact-relay.ts';
+import { capturingLogger } from './testing/capturing-logger.ts';
 
 const SERVER_KEY = 'sk-proj-relayServerKey-1f2e3d4c';
 const CLIENT_KEY = 'sk-proj-relayClientKey-9a8b7c6d';
-
-function capturedLogger(): { logger: pino.Logger; lines: string[] } {
-  const lines: string[] = [];
-  const logger = pino(
-    { base: undefined },
-    new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    }),
-  );
-  return { logger, lines };
-}
 
 describe('clientSecrets', () => {
   it('takes the credential of each header a key or token comes in', () => {
@@ -62,7 +47,7 @@ describe('RelayRedaction', () => {
   });
 
   it('redacts what is logged: the server’s keys always, the client’s while its request is served', async () => {
-    const { logger, lines } = capturedLogger();
+    const { logger, lines } = capturingLogger();
     const redaction = new RelayRedaction([SERVER_KEY]);
     const log = redaction.logger(logger);
     log.warn({ err: new Error(`upstream said ${SERVER_KEY}`), nested: [{ at: SERVER_KEY }] }, 'failed');

@@ -2,8 +2,6 @@
  * A proxy in front of the fake provider server, with in-memory stores and a log captured in memory: for
  * tests that drive the proxy over real HTTP.
  */
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { PRESETS } from '../../core/policy/index.ts';
 import type { Policy } from '../../core/policy/policy-schema.ts';
 import { type ContextManager, createContextManager } from '../../engine/context-manager.ts';
@@ -19,6 +17,7 @@ import {
 } from '../../testing/fake-provider-server.ts';
 import type { ProxyOptions } from '../proxy-options.ts';
 import { type RunningProxy, startProxyServer } from '../start-proxy-server.ts';
+import { capturingLogger } from './capturing-logger.ts';
 
 export interface ProxyHarness {
   upstream: FakeProviderServer;
@@ -40,16 +39,7 @@ export interface ProxyHarnessOptions extends Partial<Omit<ProxyOptions, 'manager
 export async function startProxyHarness(options: ProxyHarnessOptions = {}): Promise<ProxyHarness> {
   const { policy, upstreamOptions, ...proxyOptions } = options;
   const upstream = await startFakeProviderServer(upstreamOptions);
-  const logs: string[] = [];
-  const logger = pino(
-    { base: undefined },
-    new Writable({
-      write(chunk, _encoding, done) {
-        logs.push(String(chunk));
-        done();
-      },
-    }),
-  );
+  const { logger, lines: logs } = capturingLogger();
   const store = createMemorySessionStore();
   const blobs = createMemoryBlobStore();
   const trace = createMemoryTraceStore();
