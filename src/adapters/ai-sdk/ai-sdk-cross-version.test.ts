@@ -2,23 +2,13 @@
  * A session logged under one AI SDK major and continued under the other: what one version gave reaches a
  * model of the other version in that version's terms (files, tool outputs' files, the parts only V4 has).
  */
+
 import { describe, expect, it } from 'vitest';
-import type { Message, MessageInput } from '../../core/message.ts';
+import type { Message } from '../../core/message.ts';
 import { fromAiSdkPrompt } from './ai-sdk-prompt.ts';
-import type { AiSdkSpecificationVersion, AiSdkV3Prompt, AiSdkV4Prompt } from './ai-sdk-spec.ts';
+import { logged, through } from './ai-sdk-round-trip.ts';
+import type { AiSdkV3Prompt, AiSdkV4Prompt } from './ai-sdk-spec.ts';
 import { toAiSdkPrompt } from './ai-sdk-write-prompt.ts';
-
-const logged = (messages: readonly MessageInput[]): Message[] =>
-  messages.map((message, seq) => ({ ...message, id: `m${seq}`, seq, meta: message.meta ?? {} }));
-
-/** A prompt read into ctxkit and written back for `version`, for the provider `openai`. */
-const through = (prompt: AiSdkV3Prompt | AiSdkV4Prompt, version: AiSdkSpecificationVersion) => {
-  const transcript = fromAiSdkPrompt(prompt);
-  return toAiSdkPrompt(
-    { ...transcript, messages: logged(transcript.messages) },
-    { specificationVersion: version, provider: 'openai' },
-  );
-};
 
 describe('a session that crosses AI SDK versions', () => {
   const bytes = new Uint8Array([1, 2, 3]);

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Message, MessageInput } from '../../core/message.ts';
+import type { Message } from '../../core/message.ts';
 import { INTERRUPTED_RESULT_TEXT } from '../../core/view/tool-pairing-repair.ts';
 import { aiSdkMetaOf } from './ai-sdk-meta.ts';
 import { fromAiSdkPrompt, TOOL_APPROVAL_KIND, unmodeledPartText } from './ai-sdk-prompt.ts';
+import { logged, through } from './ai-sdk-round-trip.ts';
 import type {
-  AiSdkSpecificationVersion,
   AiSdkV3Message,
   AiSdkV3Prompt,
   AiSdkV3ToolResultOutput,
@@ -17,18 +17,6 @@ import type {
 } from './ai-sdk-spec.ts';
 import { toAiSdkPrompt } from './ai-sdk-write-prompt.ts';
 
-/** Numbered as a log would number them. */
-const logged = (messages: readonly MessageInput[]): Message[] =>
-  messages.map((message, seq) => ({ ...message, id: `m${seq}`, seq, meta: message.meta ?? {} }));
-
-/** A prompt read into ctxkit and written back for `version`. */
-const through = (prompt: AiSdkV3Prompt | AiSdkV4Prompt, version: AiSdkSpecificationVersion) => {
-  const transcript = fromAiSdkPrompt(prompt);
-  return toAiSdkPrompt(
-    { ...transcript, messages: logged(transcript.messages) },
-    { specificationVersion: version, provider: 'openai' },
-  );
-};
 const roundTrip = (prompt: AiSdkV3Prompt) => through(prompt, 'v3');
 
 /** Compared as a provider would read it: JSON, with URLs and bytes spelled out. */
