@@ -76,4 +76,13 @@ describe('RelayRedaction', () => {
     expect(text).not.toContain(CLIENT_KEY);
     for (const line of lines) expect(line).toContain(REDACTED);
   });
+
+  it("builds a client's redactor once for its key, and uses the server's for a key the server holds", () => {
+    const redaction = new RelayRedaction([SERVER_KEY]);
+    const client = new Headers({ authorization: `Bearer ${CLIENT_KEY}` });
+    const first = redaction.of(client);
+    expect(redaction.of(new Headers({ authorization: `Bearer ${CLIENT_KEY}` }))).toBe(first);
+    expect(first.text(`${CLIENT_KEY} ${SERVER_KEY}`)).toBe(`${REDACTED} ${REDACTED}`);
+    expect(redaction.of(new Headers({ authorization: `Bearer ${SERVER_KEY}` }))).toBe(redaction.server);
+  });
 });

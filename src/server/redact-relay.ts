@@ -16,6 +16,9 @@ import { createRedactor, type Redactor } from './redact-keys.ts';
 /** Headers a client's key or token arrives in (`api-key`: Azure OpenAI's). */
 const CLIENT_KEY_HEADERS = ['authorization', 'x-api-key', 'api-key', TOKEN_HEADER] as const;
 
+/** Redactors kept for the clients' own keys: a client sends the same key request after request. */
+const CACHED_CLIENT_REDACTORS = 64;
+
 /** Every key or token the client sent, as it sent it (the credential of `Authorization: <scheme> …`). */
 export function clientSecrets(headers: Headers): string[] {
   const secrets: string[] = [];
@@ -36,6 +39,8 @@ export function clientSecrets(headers: Headers): string[] {
 export class RelayRedaction {
   readonly server: Redactor;
   readonly #secrets: readonly (string | undefined)[];
+  /** By the client's secrets, oldest first: building a redactor is work in proportion to its keys. */
+  readonly #byClient = new Map<string, Redactor>();
   /** The redactor of the request being served, wherever its work is (its handlers, its stream's pulls). */
   readonly #current = new AsyncLocalStorage<Redactor>();
 
@@ -46,8 +51,19 @@ export class RelayRedaction {
   }
 
   of(headers: Headers): Redactor {
-    const client = clientSecrets(headers);
-    return client.length === 0 ? this.server : createRedactor([...this.#secrets, ...client]);
+    const client = clientSecrets(headers).filter((secret) => !this.#secrets.includes(secret));
+    if (client.length === 0) return this.server;
+    const key = client.join('\0');
+    let redactor = this.#byClient.get(key);
+    if (redactor === undefined) {
+      redactor = createRedactor([...this.#secrets, ...client]);
+      if (this.#byClient.size >= CACHED_CLIENT_REDACTORS) {
+        const oldest = this.#byClient.keys().next().value;
+        if (oldest !== undefined) this.#byClient.delete(oldest);
+      }
+    } else this.#byClient.delete(key);
+    this.#byClient.set(key, redactor);
+    return redactor;
   }
 
   /** Middleware redacting the response of the routes it is on, and what is logged while they run. */

@@ -6,10 +6,8 @@
  * stream after.
  */
 import { type ErrorCode, InvalidInputError } from '../core/errors/index.ts';
+import { MAX_TIMER_MS } from '../providers/model-call-guard.ts';
 import { UpstreamError } from './upstream-http.ts';
-
-/** The longest wait a timer takes. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The codes Node's fetch (undici) fails with when it stopped waiting itself. */
 const FETCH_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
