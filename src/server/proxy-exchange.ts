@@ -9,6 +9,7 @@ import type { MessageInput, ToolCallPart, ToolResultPart, Usage } from '../core/
 import type { PrepareResult } from '../engine/context-manager.ts';
 import { isContextOverflow } from '../providers/is-context-overflow.ts';
 import { modelCallErrorFrom } from '../providers/read-provider-error.ts';
+import { incompleteBody } from './answer-completeness.ts';
 import type { ProxyCallDeps, ProxyCallInput } from './proxy-call.ts';
 import type { ResolvedSession } from './resolve-session.ts';
 import {
@@ -88,8 +89,7 @@ export async function jsonExchange(call: CallState, prepared: PrepareResult): Pr
       if (round === 0 && isContextOverflow(error)) return { overflow: error, answer };
       return { response: passThrough(answer, call.headersOf(prepared)) };
     }
-    // A connection closed early ends a body as cleanly as a whole one: only the format's markers tell.
-    const incomplete = answer.body === '' ? 'an empty body' : format.incompleteAnswer(json);
+    const incomplete = incompleteBody(format, answer.body, json);
     if (incomplete !== undefined) throw new UpstreamAnswerCutOffError(incomplete);
     let reply: ReadReply;
     try {

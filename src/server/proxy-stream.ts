@@ -7,6 +7,7 @@ import type { Usage } from '../core/message.ts';
 import type { PrepareResult } from '../engine/context-manager.ts';
 import { isContextOverflow } from '../providers/is-context-overflow.ts';
 import { modelCallErrorFrom } from '../providers/read-provider-error.ts';
+import { incompleteBody, streamCutOff } from './answer-completeness.ts';
 import {
   type CallState,
   type Exchange,
@@ -66,8 +67,7 @@ export async function streamExchange(call: CallState, prepared: PrepareResult): 
       if (isContextOverflow(error)) return { overflow: error, answer };
     } else {
       // A 200 that is not a stream passes as it came only when it is a whole answer.
-      const incomplete =
-        answer.body === '' ? 'an empty body' : format.incompleteAnswer(parseJson(answer.body));
+      const incomplete = incompleteBody(format, answer.body, parseJson(answer.body));
       if (incomplete !== undefined) throw new UpstreamAnswerCutOffError(incomplete);
     }
     return { response: passThrough(answer, call.headersOf(prepared)) };
@@ -225,13 +225,6 @@ export async function* relayRest(
     await events.return(undefined);
     if (!finished) await call.session.release();
   }
-}
-
-/** What a stream that ended before its format's end marker lacked. */
-function streamCutOff(format: WireFormat): string {
-  return format.name === 'openai'
-    ? 'its stream ended before a finish_reason and [DONE]'
-    : 'its stream ended before message_stop';
 }
 
 /** What the client reads when the upstream failed mid-answer (never the upstream's raw error text). */

@@ -132,6 +132,8 @@ export const anthropicWire: WireFormat = {
     return body;
   },
 
+  streamEnd: 'message_stop',
+
   incompleteAnswer(json) {
     if (json === undefined) return 'its body is not complete JSON';
     if (!isRecord(json) || json.type !== 'message' || !Array.isArray(json.content))

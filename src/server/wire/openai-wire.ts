@@ -146,6 +146,8 @@ export const openAIWire: WireFormat = {
     return body;
   },
 
+  streamEnd: 'a finish_reason and [DONE]',
+
   incompleteAnswer(json) {
     if (json === undefined) return 'its body is not complete JSON';
     if (!isRecord(json) || !Array.isArray(json.choices) || json.choices.length === 0)

@@ -123,6 +123,8 @@ export interface WireFormat {
    * answer by the format's own markers; undefined when it is one.
    */
   incompleteAnswer(json: unknown): string | undefined;
+  /** What ends a whole stream of this format, in words (for the error of a stream cut off before it). */
+  readonly streamEnd: string;
   /** A non-streamed answer (status 200), read; throws when it is not one. */
   readAnswer(json: unknown, ownTool: string | undefined): ReadReply;
   /** The answer the client gets: the upstream's body without ctxkit's calls. */
