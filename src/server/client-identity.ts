@@ -6,7 +6,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { TOKEN_HEADER } from './proxy-options.ts';
-import type { WireFormatName } from './wire/wire-format.ts';
+import type { CredentialFamily } from './wire/wire-format.ts';
 
 export interface ClientIdentity {
   /** The owner of the sessions this request may use: a digest of the token (or the client's key). */
@@ -22,7 +22,7 @@ export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization',
 
 export function identifyClient(
   headers: Headers,
-  format: WireFormatName,
+  format: CredentialFamily,
   tokens: readonly string[],
   upstreamKey: string | undefined,
 ): IdentityResult {
@@ -63,7 +63,7 @@ export function identifyClient(
   };
 }
 
-function authHeaders(format: WireFormatName, key: string): Record<string, string> {
+function authHeaders(format: CredentialFamily, key: string): Record<string, string> {
   return format === 'anthropic' ? { 'x-api-key': key } : { authorization: `Bearer ${key}` };
 }
 

@@ -15,7 +15,7 @@ export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 const OTHER = 'other';
 
 const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
-const FORMATS: readonly WireFormatName[] = ['openai', 'anthropic'];
+const FORMATS: readonly WireFormatName[] = ['openai', 'anthropic', 'responses'];
 /** The routes requests are counted by (`/v1/*`: what is forwarded untouched; `/api/*`: the REST API). */
 export const METRIC_ROUTES = [
   '/v1/chat/completions',

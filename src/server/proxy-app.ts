@@ -1,6 +1,7 @@
 /**
- * The proxy's HTTP surface (Hono): `POST /v1/chat/completions` (OpenAI) and `POST /v1/messages`
- * (Anthropic) manage context; any other `/v1/…` request (the model list, Anthropic's token counting) goes
+ * The proxy's HTTP surface (Hono): `POST /v1/chat/completions` (OpenAI Chat), `POST /v1/responses` (OpenAI
+ * Responses) and `POST /v1/messages` (Anthropic) manage context; a Responses request that keeps its
+ * history on the upstream (`previous_response_id`, `conversation`) is passed through, and says so; any other `/v1/…` request (the model list, Anthropic's token counting) goes
  * to the upstream as it came; `GET /healthz` says the server is up and its session store answers;
  * `GET /metrics` serves the counters in Prometheus' text format (with tokens configured, to a client
  * presenting one). What the routes reaching an upstream answer, and every line logged, is redacted of
@@ -30,7 +31,7 @@ import {
   DEFAULT_UPSTREAM_TIMEOUT_MS,
   type ProxyOptions,
 } from './proxy-options.ts';
-import { errorResponse, refusalOf } from './proxy-responses.ts';
+import { errorResponse, RESPONSE_HEADERS, refusalOf } from './proxy-responses.ts';
 import {
   BodyTooLargeError,
   MAX_JSON_DEPTH,
@@ -54,6 +55,7 @@ import { upstreamTimeoutIn, withUpstreamTimeout } from './upstream-timeout.ts';
 import { UpstreamWindows } from './upstream-window.ts';
 import { anthropicWire } from './wire/anthropic-wire.ts';
 import { openAIWire } from './wire/openai-wire.ts';
+import { responsesWire, upstreamHistoryField } from './wire/responses-wire.ts';
 import type { WireFormat } from './wire/wire-format.ts';
 
 export function createProxyApp(given: ProxyOptions): Hono {
@@ -100,7 +102,10 @@ export function createProxyApp(given: ProxyOptions): Hono {
     upstream: (format) =>
       format.name === 'anthropic'
         ? { base: anthropicRoot, url: `${anthropicRoot}/v1/messages` }
-        : { base: openAIBase, url: `${openAIBase}/chat/completions` },
+        : {
+            base: openAIBase,
+            url: `${openAIBase}/${format.name === 'responses' ? 'responses' : 'chat/completions'}`,
+          },
     pendingReplies,
     withoutStreamOptions: new Set(),
     loaded: new LoadedSessions(options.manager, maxLoaded),
@@ -116,7 +121,7 @@ export function createProxyApp(given: ProxyOptions): Hono {
   });
   // Around every handler below (the refusal log reads the response as made), so it redacts the response as
   // finally made, an error's too.
-  for (const path of ['/v1/*', '/chat/completions']) app.use(path, redaction.middleware);
+  for (const path of ['/v1/*', '/chat/completions', '/responses']) app.use(path, redaction.middleware);
   app.get('/healthz', async (c) => {
     const health = await checkHealth(sessions);
     if (!health.ok) options.logger?.warn({ error: health.error }, 'health check failed');
@@ -137,16 +142,15 @@ export function createProxyApp(given: ProxyOptions): Hono {
     app.use('*', async (c, next) => {
       const refusal = browserRefusal(c.req.raw.headers, options.allowedHosts ?? []);
       if (refusal === undefined) return next();
-      const format = c.req.path.startsWith('/v1/messages') ? anthropicWire : openAIWire;
-      return errorResponse(format, 403, refusal);
+      return errorResponse(formatOfRequest(c.req.path, c.req.raw.headers), 403, refusal);
     });
 
   // A session id or token sent twice is refused, not read as the one value Fetch joins them into.
   app.use('*', async (c, next) => {
     const repeated = repeatedHeader(rawHeadersOf(c.env));
     if (repeated === undefined) return next();
-    const anthropic = c.req.path.startsWith('/v1/messages') || c.req.raw.headers.has('anthropic-version');
-    return errorResponse(anthropic ? anthropicWire : openAIWire, 400, repeatedHeaderRefusal(repeated));
+    const format = formatOfRequest(c.req.path, c.req.raw.headers);
+    return errorResponse(format, 400, repeatedHeaderRefusal(repeated));
   });
 
   // Open to whoever may reach a token-less proxy (this machine); with tokens, to a client presenting one.
@@ -160,7 +164,12 @@ export function createProxyApp(given: ProxyOptions): Hono {
 
   const modelRoute = (format: WireFormat) => async (c: Context) => {
     const headers = c.req.raw.headers;
-    const identified = identifyClient(headers, format.name, tokens, options.upstreamKeys?.[format.name]);
+    const identified = identifyClient(
+      headers,
+      format.credentials,
+      tokens,
+      options.upstreamKeys?.[format.credentials],
+    );
     if ('refused' in identified) return errorResponse(format, 401, identified.refused);
     let text: string;
     try {
@@ -178,6 +187,24 @@ export function createProxyApp(given: ProxyOptions): Hono {
     const tooDeep = pathPastDepth(body);
     if (tooDeep !== undefined)
       return errorResponse(format, 400, `${tooDeep}: nested deeper than ${MAX_JSON_DEPTH} levels`, tooDeep);
+    const upstreamHistory = format === responsesWire ? upstreamHistoryField(body) : undefined;
+    if (upstreamHistory !== undefined) {
+      // ctxkit sees only the new part of a conversation the upstream keeps: it cannot manage it.
+      options.logger?.info(
+        { format: format.name, model: (body as { model?: unknown }).model, field: upstreamHistory },
+        'model call passed through: the upstream keeps its history',
+      );
+      const url = new URL(c.req.url);
+      const answer = await forward(
+        c.req.raw,
+        `${openAIBase}/responses${url.search}`,
+        identified.identity.upstreamAuth,
+        new TextEncoder().encode(text),
+      );
+      metrics.upstreamCall(format.name, 'forwarded', answer.status);
+      answer.headers.set(RESPONSE_HEADERS.unmanaged, upstreamHistory);
+      return answer;
+    }
     return proxyModelCall(deps, {
       format,
       search: new URL(c.req.url).search,
@@ -191,6 +218,8 @@ export function createProxyApp(given: ProxyOptions): Hono {
   // A client whose base URL was set without `/v1` (as some tools document it) reaches the same route.
   app.post('/chat/completions', modelRoute(openAIWire));
   app.post('/v1/messages', modelRoute(anthropicWire));
+  app.post('/v1/responses', modelRoute(responsesWire));
+  app.post('/responses', modelRoute(responsesWire));
   // A REST or dashboard write on a session holds it as a model call does, so neither sees the other
   // half-done; in a fleet a read first reads the session again if another instance changed it. Before
   // the routes it guards, which answer without calling on.
@@ -229,11 +258,13 @@ export function createProxyApp(given: ProxyOptions): Hono {
   app.all('/v1/*', async (c) => {
     const url = new URL(c.req.url);
     const headers = c.req.raw.headers;
-    const format =
-      url.pathname.startsWith('/v1/messages') || headers.has('anthropic-version')
-        ? anthropicWire
-        : openAIWire;
-    const identified = identifyClient(headers, format.name, tokens, options.upstreamKeys?.[format.name]);
+    const format = formatOfRequest(url.pathname, headers);
+    const identified = identifyClient(
+      headers,
+      format.credentials,
+      tokens,
+      options.upstreamKeys?.[format.credentials],
+    );
     if ('refused' in identified) return errorResponse(format, 401, identified.refused);
     let body: Uint8Array | undefined;
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
@@ -248,27 +279,38 @@ export function createProxyApp(given: ProxyOptions): Hono {
       format === anthropicWire
         ? `${anthropicRoot}${url.pathname}${url.search}`
         : `${openAIBase}${url.pathname.replace(/^\/v1/, '')}${url.search}`;
+    const answer = await forward(c.req.raw, target, identified.identity.upstreamAuth, body);
+    metrics.upstreamCall(format.name, 'forwarded', answer.status);
+    return answer;
+  });
+
+  /** A request sent to the upstream as it came (its credentials as the client's identity says). */
+  async function forward(
+    request: Request,
+    target: string,
+    upstreamAuth: Record<string, string>,
+    body: Uint8Array | undefined,
+  ): Promise<Response> {
     let upstream: Response;
     try {
       upstream = await fetcher(target, {
-        method: c.req.method,
-        headers: forwardedHeaders(headers, identified.identity.upstreamAuth, false),
+        method: request.method,
+        headers: forwardedHeaders(request.headers, upstreamAuth, false),
         ...(body !== undefined && { body }),
-        signal: c.req.raw.signal,
+        signal: request.signal,
       });
     } catch (error) {
-      if (c.req.raw.signal.aborted) throw error;
+      if (request.signal.aborted) throw error;
       throw new UpstreamUnreachableError(target, error);
     }
-    metrics.upstreamCall(format.name, 'forwarded', upstream.status);
     return new Response(upstream.body, {
       status: upstream.status,
       headers: responseHeaders(upstream.headers),
     });
-  });
+  }
 
   app.onError((error, c) => {
-    const format = c.req.path.startsWith('/v1/messages') ? anthropicWire : openAIWire;
+    const format = formatOfRequest(c.req.path, c.req.raw.headers);
     if (error instanceof UpstreamError) {
       options.logger?.warn({ err: { message: error.message } }, 'upstream failed');
       // An upstream that went silent is a gateway timeout, whatever the failure it surfaced as.
@@ -291,6 +333,16 @@ export function createProxyApp(given: ProxyOptions): Hono {
     c.json({ error: { message: `no route ${c.req.method} ${c.req.path.slice(0, MAX_PATH_SHOWN)}` } }, 404),
   );
   return app;
+}
+
+/**
+ * The format a request's errors are answered in: Anthropic's for its paths or a client that sends its
+ * version header, the Responses API's for its paths, else OpenAI Chat's.
+ */
+function formatOfRequest(path: string, headers: Headers): WireFormat {
+  if (path.startsWith('/v1/messages') || headers.has('anthropic-version')) return anthropicWire;
+  if (/^(?:\/v1)?\/responses(?:\/|$)/.test(path)) return responsesWire;
+  return openAIWire;
 }
 
 /** The longest part of an unknown path a 404 repeats. */

@@ -19,6 +19,8 @@ export const RESPONSE_HEADERS = {
   tokensSaved: 'x-ctxkit-tokens-saved',
   edits: 'x-ctxkit-edits',
   contextWindow: 'x-ctxkit-context-window',
+  /** Set on a request passed through unmanaged: the field by which the upstream keeps its history. */
+  unmanaged: 'x-ctxkit-unmanaged',
 } as const;
 
 /**

@@ -67,6 +67,7 @@ type AnthropicWireMessage = { role: 'user' | 'assistant'; content: string | unkn
 
 export const anthropicWire: WireFormat = {
   name: 'anthropic',
+  credentials: 'anthropic',
   provider: 'anthropic',
 
   parseRequest(body) {

@@ -59,6 +59,7 @@ const SYSTEM_ROLES = new Set(['system', 'developer']);
 
 export const openAIWire: WireFormat = {
   name: 'openai',
+  credentials: 'openai',
   provider: 'openai-compatible',
 
   parseRequest(body) {

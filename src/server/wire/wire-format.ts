@@ -1,5 +1,6 @@
 /**
- * What the proxy needs from a provider's wire format (OpenAI Chat Completions, Anthropic Messages): read
+ * What the proxy needs from a provider's wire format (OpenAI Chat Completions and Responses, Anthropic
+ * Messages): read
  * a client's request into ctxkit's terms, write the prepared view back into the client's own body, read
  * an answer, and relay a stream. One implementation per format; the proxy's flow is shared.
  */
@@ -7,7 +8,10 @@ import type { Message, MessageInput, ToolCallPart, ToolResultPart } from '../../
 import type { ToolDefinition } from '../../core/tool-definition.ts';
 import type { SseEvent } from '../sse.ts';
 
-export type WireFormatName = 'openai' | 'anthropic';
+export type WireFormatName = 'openai' | 'anthropic' | 'responses';
+
+/** Whose keys and credential headers a format's clients use. */
+export type CredentialFamily = 'openai' | 'anthropic';
 
 /** A client's request, read. `body` is never modified: upstream bodies are copies of it. */
 export interface WireRequest {
@@ -104,13 +108,18 @@ export interface StreamRelayOptions {
 /** Where the client's view of the message stands when a further round begins. */
 export interface StreamContinuation {
   messageId: string | undefined;
-  /** Content blocks (Anthropic) or tool calls (OpenAI) the client has already seen. */
+  /** Content blocks (Anthropic), output items (Responses) or tool calls (OpenAI) the client has already seen. */
   blocks: number;
   toolCalls: number;
+  /** Events the client has read, for a format that numbers them (Responses' `sequence_number`). */
+  events?: number;
+  /** The output items the client has read, for a format whose final event repeats them (Responses). */
+  output?: readonly unknown[];
 }
 
 export interface WireFormat {
   readonly name: WireFormatName;
+  readonly credentials: CredentialFamily;
   parseRequest(body: unknown): WireRequest;
   /** The body to send upstream: the client's own, with the prepared system prompt and messages. */
   upstreamBody(

@@ -1,0 +1,388 @@
+/**
+ * OpenAI's Responses API, as the proxy reads and writes it (`POST /v1/responses`).
+ *
+ * `instructions` and the leading system/developer items are the system prompt; the rest of `input` is
+ * history, read by `adapters/openai-responses.ts` (a reasoning item stays in one message with the calls
+ * it belongs to). The upstream body is the client's own with `input` rendered from the prepared view:
+ * the client's items wherever ctxkit left a message unchanged.
+ *
+ * Streams: events pass through as they arrive. The items of ctxkit's read-back calls are taken out (the
+ * client's items renumbered so `output_index` stays 0, 1, …), `response.completed` / `response.incomplete`
+ * is held to the end, a further round continues the same response (its `response.created` dropped, its
+ * items numbered after the ones the client has), and every event the client reads is numbered in order
+ * (`sequence_number`). An overflow arrives as an error status, or as `response.failed` / `error` before
+ * any item.
+ */
+import { z } from 'zod';
+import { recoverToolNames } from '../../adapters/finish-transcript.ts';
+import {
+  assistantMessageOfOutput,
+  ResponsesItemIndex,
+  readResponsesInput,
+  toResponsesItems,
+  toResponsesTool,
+  usageFromResponses,
+} from '../../adapters/openai-responses.ts';
+import { readOffloadedTool } from '../../agent/read-offloaded-tool.ts';
+import type { Message, MessageInput } from '../../core/message.ts';
+import type { ToolDefinition } from '../../core/tool-definition.ts';
+import { READ_OFFLOADED_TOOL } from '../../engine/offload-results.ts';
+import type { SseEvent } from '../sse.ts';
+import { sseJson } from '../sse.ts';
+import { renderView } from './render-view.ts';
+import {
+  asWireRequestError,
+  fieldOfPath,
+  historyWithIds,
+  isRecord,
+  positiveIntegerField,
+  splitReadCalls,
+} from './wire-common.ts';
+import {
+  type ReadReply,
+  type StreamRelay,
+  type StreamRelayOptions,
+  type UpstreamAdditions,
+  type WireFormat,
+  type WireRequest,
+  WireRequestError,
+} from './wire-format.ts';
+
+const requestSchema = z.looseObject({
+  model: z.string().min(1, 'must name a model'),
+  input: z.union([z.string(), z.array(z.unknown()).min(1, 'must hold at least one item')]),
+  instructions: z.string().nullish(),
+  stream: z.boolean().nullish(),
+  tools: z.array(z.looseObject({ type: z.string() })).nullish(),
+});
+
+/** Request fields that keep the conversation on the upstream: ctxkit sees only part of it, and passes it. */
+export const UPSTREAM_HISTORY_FIELDS = ['previous_response_id', 'conversation'] as const;
+
+/** The upstream-held history field a request names, if any. */
+export function upstreamHistoryField(body: unknown): string | undefined {
+  if (!isRecord(body)) return undefined;
+  return UPSTREAM_HISTORY_FIELDS.find((field) => body[field] !== undefined && body[field] !== null);
+}
+
+/** Events a response opens with: they say nothing the client must see before content begins. */
+const OPENING_EVENTS = new Set(['response.created', 'response.in_progress', 'response.queued']);
+/** Events that end a whole response. */
+const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete']);
+
+/** The raw output items of an answer, by the message read from it: a read-back round echoes them. */
+const outputItemsOfReply = new WeakMap<MessageInput, readonly unknown[]>();
+
+export const responsesWire: WireFormat = {
+  name: 'responses',
+  credentials: 'openai',
+  provider: 'openai-compatible',
+
+  parseRequest(body) {
+    const parsed = requestSchema.safeParse(body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new WireRequestError(
+        issue?.message ?? 'invalid body',
+        fieldOfPath(issue?.path ?? []) || undefined,
+      );
+    }
+    const request = parsed.data;
+    let read: ReturnType<typeof readResponsesInput>;
+    try {
+      read = readResponsesInput(request.input);
+    } catch (error) {
+      throw asWireRequestError(error);
+    }
+    const drafts = read.groups.map((group) => group.draft);
+    recoverToolNames(drafts);
+    const tools = (request.tools ?? []).map(toolDefinitionOf);
+    const maxOutputTokens = positiveIntegerField(request, 'max_output_tokens');
+    const clientToolNames = new Set(tools.map((tool) => tool.name));
+    const instructions = request.instructions ?? '';
+    return {
+      body: request,
+      model: request.model,
+      stream: request.stream === true,
+      system: [instructions, ...read.system].filter((text) => text !== '').join('\n\n'),
+      tools,
+      ...historyWithIds(drafts),
+      origin: read.groups.map((_, index) => index),
+      wire: read.groups.map((group) => group.items),
+      leadingWire: read.systemItems,
+      ...(maxOutputTokens !== undefined && { maxOutputTokens }),
+      clientToolNames,
+      ownTool: clientToolNames.has(READ_OFFLOADED_TOOL) ? undefined : READ_OFFLOADED_TOOL,
+    };
+  },
+
+  upstreamBody(request, prepared, additions) {
+    const index = new ResponsesItemIndex().add((request.wire as unknown[][]).flat());
+    const history = renderView<unknown[]>(prepared.messages, request, (run: Message[]) => [
+      toResponsesItems(run, index),
+    ]).flat();
+    const body: Record<string, unknown> = { ...request.body };
+    let lead: readonly unknown[] = request.leadingWire;
+    if (prepared.system !== request.system) {
+      lead = [];
+      if (prepared.system === '') delete body.instructions;
+      else body.instructions = prepared.system;
+    }
+    body.input = [...lead, ...history, ...roundItems(request, additions)];
+    if (additions.readTool && request.ownTool !== undefined) {
+      const tools = Array.isArray(request.body.tools) ? request.body.tools : [];
+      body.tools = [...tools, toResponsesTool(readOffloadedTool)];
+    }
+    return body;
+  },
+
+  streamEnd: 'response.completed',
+
+  incompleteAnswer(json) {
+    if (json === undefined) return 'its body is not complete JSON';
+    if (!isRecord(json) || !Array.isArray(json.output)) return 'its body is not a response';
+    // A whole response says it ended: `completed`, or `incomplete` with the reason it stopped early.
+    if (json.status !== 'completed' && json.status !== 'incomplete')
+      return `the response's status is ${JSON.stringify(json.status ?? null)}`;
+    return undefined;
+  },
+
+  readAnswer(json, ownTool) {
+    if (!isRecord(json) || !Array.isArray(json.output)) throw new Error('not a response');
+    return splitReadCalls(replyOf(json.output, json.usage, json.model), ownTool);
+  },
+
+  clientAnswer(json, ownTool) {
+    if (ownTool === undefined || !isRecord(json) || !Array.isArray(json.output)) return json;
+    const output = json.output.filter((item) => !isCallOf(item, ownTool));
+    return output.length === json.output.length ? json : { ...json, output };
+  },
+
+  createRelay(options) {
+    return new ResponsesRelay(options);
+  },
+
+  continuation(relay, previous) {
+    const responses = relay as ResponsesRelay;
+    return {
+      messageId: previous?.messageId ?? responses.responseId,
+      blocks: responses.clientItems.length,
+      toolCalls: 0,
+      events: responses.eventsSent,
+      output: responses.clientItems,
+    };
+  },
+
+  errorBody(status, message, field) {
+    return { error: { message, type: errorType(status), param: field ?? null, code: null } };
+  },
+
+  errorEvent(status, message) {
+    // The event the SDKs raise as an error mid-stream (`type: 'error'`), numbered after nothing in particular.
+    return {
+      event: 'error',
+      data: JSON.stringify({
+        type: 'error',
+        code: errorType(status),
+        message,
+        param: null,
+        sequence_number: 0,
+      }),
+    };
+  },
+};
+
+function errorType(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 413) return 'request_too_large';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request_error';
+}
+
+function toolDefinitionOf(tool: Record<string, unknown>, index: number): ToolDefinition {
+  if (tool.type === 'function') {
+    if (typeof tool.name !== 'string' || tool.name === '')
+      throw new WireRequestError('a function tool needs a name', `tools[${index}].name`);
+    return {
+      name: tool.name,
+      ...(typeof tool.description === 'string' && { description: tool.description }),
+      ...(isRecord(tool.parameters) && { parameters: tool.parameters }),
+    };
+  }
+  // A custom tool (a grammar), or a hosted one (`web_search`, `local_shell`…): counted as written.
+  const name = typeof tool.name === 'string' && tool.name !== '' ? tool.name : String(tool.type);
+  if (name === '') throw new WireRequestError('a tool needs a type', `tools[${index}].type`);
+  return { name, description: JSON.stringify(tool) };
+}
+
+function replyOf(output: readonly unknown[], usage: unknown, model: unknown): MessageInput {
+  const read = usageFromResponses(usage);
+  const reply: MessageInput = {
+    ...assistantMessageOfOutput(output),
+    ...(read && { usage: read }),
+    ...(typeof model === 'string' && { meta: { model } }),
+  };
+  outputItemsOfReply.set(reply, output);
+  return reply;
+}
+
+function isCallOf(item: unknown, tool: string | undefined): boolean {
+  return tool !== undefined && isRecord(item) && item.type === 'function_call' && item.name === tool;
+}
+
+/**
+ * The read-back rounds as input items: the model's output as it came (its reasoning beside its calls),
+ * then ctxkit's results. Without `store`, item ids name nothing the upstream kept, so they are left out.
+ */
+function roundItems(request: WireRequest, additions: UpstreamAdditions): unknown[] {
+  const stored = request.body.store !== false;
+  return additions.rounds.flatMap((round) => {
+    const output =
+      outputItemsOfReply.get(round.reply) ??
+      toResponsesItems([{ ...round.reply, id: '', seq: 0, meta: {} } as Message], new ResponsesItemIndex());
+    return [
+      ...output.map((item) => (stored || !isRecord(item) ? item : withoutId(item))),
+      ...round.results.map((result) => ({
+        type: 'function_call_output',
+        call_id: result.callId,
+        output: result.content,
+      })),
+    ];
+  });
+}
+
+function withoutId(item: Record<string, unknown>): Record<string, unknown> {
+  const { id: _id, ...rest } = item;
+  return rest;
+}
+
+/** One upstream stream, relayed. */
+class ResponsesRelay implements StreamRelay {
+  readonly #options: StreamRelayOptions;
+  /** Upstream `output_index` → the client's, or 'read' for ctxkit's own calls. */
+  readonly #indexes = new Map<number, number | 'read'>();
+  /** Every output item the upstream finished, by its upstream index: the model's whole answer. */
+  readonly #items = new Map<number, unknown>();
+  /** The output items the client has read, over every round, in its numbering. */
+  readonly clientItems: unknown[];
+  #held: SseEvent[] = [];
+  #final: Record<string, unknown> | undefined;
+  #started = false;
+  #ended = false;
+  #sent: number;
+  error: { event: SseEvent; json: unknown } | undefined;
+  responseId: string | undefined;
+
+  constructor(options: StreamRelayOptions) {
+    this.#options = options;
+    this.clientItems = [...(options.continuing?.output ?? [])];
+    this.#sent = options.continuing?.events ?? 0;
+    this.responseId = options.continuing?.messageId;
+  }
+
+  get started(): boolean {
+    return this.#started;
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  get complete(): boolean {
+    return this.#final !== undefined;
+  }
+
+  get eventsSent(): number {
+    return this.#sent;
+  }
+
+  push(event: SseEvent): SseEvent[] {
+    if (this.#ended) return [];
+    // Some compatible servers end a Responses stream with `[DONE]` as Chat Completions does.
+    if (event.data === '[DONE]') return [];
+    const json = sseJson(event);
+    const type = isRecord(json) && typeof json.type === 'string' ? json.type : event.event;
+    if (type === 'error') {
+      this.error = { event, json: { error: json } };
+      return [];
+    }
+    if (type === 'response.failed') {
+      this.#ended = true;
+      const response = isRecord(json) && isRecord(json.response) ? json.response : {};
+      this.error = { event, json: { error: response.error ?? response } };
+      return [];
+    }
+    if (!isRecord(json)) return [event];
+    if (type !== undefined && OPENING_EVENTS.has(type)) {
+      const response = isRecord(json.response) ? json.response : {};
+      if (this.responseId === undefined && typeof response.id === 'string') this.responseId = response.id;
+      return this.#options.continuing ? [] : [this.#numbered(event, json)];
+    }
+    if (type !== undefined && FINAL_EVENTS.has(type)) {
+      this.#ended = true;
+      this.#final = isRecord(json.response) ? json.response : {};
+      this.#held.push(event);
+      return [];
+    }
+    if (typeof json.output_index !== 'number') return [this.#numbered(event, json)];
+    let target = this.#indexes.get(json.output_index);
+    if (target === undefined) {
+      target = isCallOf(json.item, this.#options.ownTool) ? 'read' : this.clientItems.length;
+      if (target !== 'read') this.clientItems.push(json.item ?? null);
+      this.#indexes.set(json.output_index, target);
+    }
+    if (type === 'response.output_item.done') {
+      this.#items.set(json.output_index, json.item);
+      if (target !== 'read') this.clientItems[target] = json.item;
+    }
+    if (target === 'read') return [];
+    this.#started = true;
+    return [this.#numbered(event, { ...json, output_index: target })];
+  }
+
+  finish(): SseEvent[] {
+    const out = this.#held.map((event) => {
+      const json = sseJson(event);
+      if (!isRecord(json) || !isRecord(json.response)) return this.#numbered(event, json);
+      // The client's response: the id it read first, every item it read, over every round.
+      return this.#numbered(event, {
+        ...json,
+        response: {
+          ...json.response,
+          ...(this.responseId !== undefined && { id: this.responseId }),
+          output: this.clientItems,
+        },
+      });
+    });
+    this.#held = [];
+    this.#started = true;
+    return out;
+  }
+
+  reply(): ReadReply {
+    const output = [...this.#items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item);
+    const final = this.#final ?? {};
+    const full = replyOf(output, final.usage, final.model);
+    const split = splitReadCalls(full, this.#options.ownTool);
+    const visible = assistantMessageOfOutput(this.clientItems);
+    return {
+      ...split,
+      visible: {
+        ...visible,
+        ...(full.usage && { usage: full.usage }),
+        ...(full.meta && { meta: full.meta }),
+      },
+    };
+  }
+
+  /** The event as the client reads it: numbered after every event it read before. */
+  #numbered(event: SseEvent, json: unknown): SseEvent {
+    if (!isRecord(json)) return event;
+    const numbered = 'sequence_number' in json ? { ...json, sequence_number: this.#sent } : json;
+    this.#sent += 1;
+    const data = JSON.stringify(numbered);
+    return data === event.data ? event : { ...event, data };
+  }
+}
