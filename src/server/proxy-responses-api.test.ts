@@ -129,6 +129,22 @@ describe('the Responses route', () => {
     expect(numbers).toEqual(numbers.map((_, index) => index));
   });
 
+  it.each([
+    ['before any item', 2],
+    ['after the first text', 6],
+  ])('fails a stream the upstream cut off %s instead of ending it cleanly', async (_, cutAfterEvents) => {
+    const s = await setup({
+      window: 16_000,
+      answer: () => ({ text: 'This answer is cut short.', cutAfterEvents }),
+    });
+    const stream = s.client.responses.stream({ model: 'gpt-5', input: 'Hi' });
+    const outcome = await stream.finalResponse().then(
+      () => 'complete',
+      (error: unknown) => String(error),
+    );
+    expect(outcome).toMatch(/response\.completed/);
+  });
+
   it('passes a request naming previous_response_id through unmanaged, and says so', async () => {
     const s = await setup({ window: 16_000 });
     const body = {
