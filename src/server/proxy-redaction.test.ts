@@ -410,7 +410,7 @@ describe.each(CASES)('$name', (setup) => {
     received.expectNoSecret();
   });
 
-  it('openai: passed-through routes (the model list, a refused lookup, a Responses stream)', async () => {
+  it('openai: passed-through routes (the model list, a refused lookup) and the Responses API (a stream, a 401)', async () => {
     const received = new Received();
     const client = openai();
     const { data: page, response } = await client.models.list().withResponse();
@@ -428,6 +428,11 @@ describe.each(CASES)('$name', (setup) => {
       if (event.type === 'response.output_text.delta') text += event.delta;
     }
     expect(text).toBe(ANSWER);
+    const refused = await rejected(
+      client.responses.create({ model: OPENAI_MODEL, input: 'hi' }, { headers: REJECT }),
+    );
+    received.error(refused);
+    expect((refused as Error).message).toContain(`Incorrect API key provided: ${REDACTED}`);
     received.expectNoSecret();
     expect(upstream.lastKey()).toBe(setup.upstreamOpenAI);
   });
