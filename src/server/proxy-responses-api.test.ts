@@ -5,6 +5,7 @@ import { createContextManager } from '../engine/context-manager.ts';
 import { READ_OFFLOADED_TOOL } from '../engine/offload-results.ts';
 import { createMemoryBlobStore } from '../store/memory-blob-store.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';
+import type { SessionStore } from '../store/session-store.ts';
 import { createMemoryTraceStore } from '../store/trace-store.ts';
 import { RESPONSE_HEADERS } from './proxy-responses.ts';
 import { type RunningProxy, startProxyServer } from './start-proxy-server.ts';
@@ -25,6 +26,7 @@ afterEach(async () => {
 });
 
 interface Setup {
+  store: SessionStore;
   upstream: ResponsesUpstream;
   proxy: RunningProxy;
   client: OpenAI;
@@ -57,7 +59,7 @@ async function setup(
     () => upstream.close(),
     () => proxy.close(0),
   );
-  return { upstream, proxy, client: new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: KEY }), logs };
+  return { store, upstream, proxy, client: new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: KEY }), logs };
 }
 
 const SHELL_TOOL = {
@@ -311,6 +313,14 @@ describe('a Codex-shaped session through the proxy at a 16k window', () => {
         .map((entry) => entry.session),
     );
     expect(sessions.size).toBe(1);
+    // Each reply entered the log with the usage its `response.completed` reported.
+    const [listing] = await s.store.list();
+    const log = (await s.store.load(listing?.id ?? ''))?.log ?? [];
+    const replies = log.filter((message) => message.role === 'assistant');
+    expect(replies.length).toBeGreaterThanOrEqual(turns - 1);
+    expect(replies.slice(0, turns - 1).every((message) => (message.usage?.inputTokens ?? 0) > 300)).toBe(
+      true,
+    );
     // The same requests sent directly overflow: the test has teeth.
     const direct = bodies.filter((body) => countRequest(body, body.input as unknown[]) > 16_000);
     expect(direct.length).toBeGreaterThanOrEqual(20);
