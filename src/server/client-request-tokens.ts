@@ -9,6 +9,7 @@ import { estimateMessageTokens } from '../core/tokens/estimate-message-tokens.ts
 import { estimateToolDefinitionTokens } from '../core/tokens/estimate-tool-definition-tokens.ts';
 import { createExactCounter } from '../core/tokens/exact-counter.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
+import { BoundedMap } from './loaded-sessions.ts';
 import { deepEqual } from './wire/render-view.ts';
 
 /** Messages whose counts are remembered; the oldest are forgotten first. */
@@ -16,7 +17,7 @@ export const MAX_COUNTED_MESSAGES = 200_000;
 
 export class ClientRequestTokens {
   readonly #counter = createExactCounter('o200k');
-  readonly #counts = new Map<string, number>();
+  readonly #counts = new BoundedMap<string, number>(MAX_COUNTED_MESSAGES);
 
   /** `ids` are the history's content ids (the cache keys). */
   count(
@@ -66,10 +67,6 @@ export class ClientRequestTokens {
     if (known !== undefined) return known;
     const tokens = count();
     this.#counts.set(id, tokens);
-    if (this.#counts.size > MAX_COUNTED_MESSAGES) {
-      const oldest = this.#counts.keys().next().value;
-      if (oldest !== undefined) this.#counts.delete(oldest);
-    }
     return tokens;
   }
 }
