@@ -12,6 +12,8 @@ export interface RecordedRequest {
   /** The parsed JSON body, or undefined when the body was not JSON. */
   body: unknown;
   rawBody: string;
+  /** The error message the server refused the request with, checking it as the provider would. */
+  refusal?: string;
   /**
    * Set to true when the client closed the connection before the reply was complete (an abort in the
    * middle of a stream or of a delay); stays unset otherwise.

@@ -11,8 +11,9 @@
  *   await server.close();
  *
  * Routes: `POST /v1/chat/completions` and `/chat/completions` (format `openai`), `POST /v1/messages`
- * (format `anthropic`). A request missing what the real API requires is answered with that API's 400 (see
- * `strict`). With no scripted reply left, the answer is a 500 naming the request, so a test that forgot
+ * (format `anthropic`). A request missing what the real API requires, or breaking a rule the real API
+ * refuses requests by (Anthropic's tool pairing, empty content, cache breakpoints, thinking signatures), is
+ * answered with that API's 400 and its `refusal` recorded (see `strict`). With no scripted reply left, the answer is a 500 naming the request, so a test that forgot
  * one fails loudly. A request with `stream: true` gets its reply as server-sent events: a reply built
  * with the stream builders as it is, a plain successful reply turned into its stream form.
  *
@@ -28,9 +29,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { streamFormOf } from './fake-provider-server-streams.ts';
+import { signedAnthropicReply } from './fake-provider-server-thinking.ts';
 import type { HttpReply, RecordedRequest, SseEvent, WireFormat } from './fake-provider-server-types.ts';
 import { validateRequest } from './fake-provider-server-validate.ts';
 import { type FakeServedWindows, isWindowRoute, windowRouteReply } from './fake-provider-server-windows.ts';
+import type { ThinkingSigner } from './thinking-signer.ts';
 
 export type { HttpReply, RecordedRequest, SseEvent, WireFormat } from './fake-provider-server-types.ts';
 export type { FakeOllamaModel, FakeServedWindows } from './fake-provider-server-windows.ts';
@@ -44,9 +47,16 @@ export interface FakeProviderServerOptions {
   /**
    * Reject, as the provider would and without using a scripted reply, requests missing what the API
    * requires: a JSON body, `model`, `messages`; for Anthropic also `max_tokens` and the
-   * `anthropic-version` header. Default true; turn off to script replies to malformed requests.
+   * `anthropic-version` header, and the rules of anthropic-request-rules.ts. Default true; turn off to
+   * script replies to malformed requests.
    */
   strict?: boolean;
+  /**
+   * Sign the thinking of every Anthropic answer with this signer (each scripted signature replaced, each
+   * redacted block's data issued afresh) and, when strict, refuse a request whose thinking blocks it did
+   * not sign exactly so, as Anthropic refuses them.
+   */
+  thinkingSigner?: ThinkingSigner;
   /** What the window routes answer (Ollama, vLLM, llama.cpp); unset routes answer 404. */
   servedWindows?: FakeServedWindows;
 }
@@ -60,6 +70,8 @@ export interface FakeProviderServer {
   readonly anthropicBaseUrl: string;
   /** Every request received, oldest first. */
   readonly requests: readonly RecordedRequest[];
+  /** The signer of its Anthropic thinking blocks, when it was given one. */
+  readonly thinkingSigner: ThinkingSigner | undefined;
   /** Adds replies, answered one per request in order. */
   enqueue(...replies: ScriptedReply[]): FakeProviderServer;
   setFallback(reply: ScriptedReply | undefined): void;
@@ -113,8 +125,10 @@ export async function startFakeProviderServer(
       else send(res, 404, notFound(`${request.method} ${path}`));
       return;
     }
-    const invalid = options.strict === false ? undefined : validateRequest(request);
+    const invalid =
+      options.strict === false ? undefined : validateRequest(request, { signer: options.thinkingSigner });
     if (invalid) {
+      request.refusal = refusalOf(invalid.body);
       send(res, invalid.status ?? 400, invalid.body);
       return;
     }
@@ -128,7 +142,9 @@ export async function startFakeProviderServer(
       });
       return;
     }
-    const reply = streamFormOf(request, typeof scripted === 'function' ? await scripted(request) : scripted);
+    const answer = typeof scripted === 'function' ? await scripted(request) : scripted;
+    const signer = request.format === 'anthropic' ? options.thinkingSigner : undefined;
+    const reply = streamFormOf(request, signer ? signedAnthropicReply(answer, signer) : answer);
     await wait(reply.delayMs, res);
     if (reply.events !== undefined) await sendEvents(res, reply, (ms) => wait(ms, res));
     else send(res, reply.status ?? 200, reply.body, reply.headers);
@@ -166,6 +182,7 @@ export async function startFakeProviderServer(
     openAIBaseUrl: `${url}/v1`,
     anthropicBaseUrl: url,
     requests,
+    thinkingSigner: options.thinkingSigner,
     enqueue(...replies) {
       queue.push(...replies);
       return fake;
@@ -196,6 +213,13 @@ function formatOf(method: string | undefined, path: string): WireFormat | 'unkno
   if (path === '/v1/chat/completions' || path === '/chat/completions') return 'openai';
   if (path === '/v1/messages') return 'anthropic';
   return 'unknown';
+}
+
+/** The message of an error body in either format. */
+function refusalOf(body: unknown): string {
+  const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
+  const message = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : '';
+  return typeof message === 'string' ? message : '';
 }
 
 function notFound(what: string): unknown {
