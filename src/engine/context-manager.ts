@@ -56,6 +56,14 @@ import { validateMessageInputs } from './validate-message-input.ts';
 import { validatePrepareRequest } from './validate-prepare-request.ts';
 
 /**
+ * A session's token cache holds one entry per message it has shown, so its size is the session's: any
+ * count bound would be smaller than some session, and a view larger than its cache misses on every entry
+ * (each recount tokenized the whole view again, and evicted one entry at a time, which takes time in
+ * proportion to the bound: a 200,000-message session spent minutes there).
+ */
+const SESSION_TOKEN_CACHE_ENTRIES = Number.MAX_SAFE_INTEGER;
+
+/**
  * The ContextManager: decides what the model sees. One per process, any number of sessions.
  *
  * `policy` is the manager's; a session may have an override of its own (`setPolicyOverride`), kept in the
@@ -607,7 +615,10 @@ export class ContextManager {
     ]);
     const policy = this.#storedPolicy(sessionId, override?.override);
     const counter = this.#counters.counterFor(policy.policy.model);
-    const cache = new MessageTokenCache(this.#tokenCacheOptions);
+    const cache = new MessageTokenCache({
+      ...this.#tokenCacheOptions,
+      maxEntries: SESSION_TOKEN_CACHE_ENTRIES,
+    });
     const runtime = new SessionRuntime(sessionId, counter, cache, policy);
     if (lastRequest.request) runtime.memo.request = lastRequest.request;
     runtime.lastRequest.stored = lastRequest.stored;
