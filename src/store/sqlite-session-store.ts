@@ -16,9 +16,12 @@ import { z } from 'zod';
 import {
   CorruptSessionError,
   SchemaTooNewError,
+  SequenceConflictError,
   StoreBusyError,
   StoreClosedError,
 } from '../core/errors/index.ts';
+import type { Message } from '../core/message.ts';
+import { yieldToEventLoop } from '../core/work-slices.ts';
 import { betterSqlite3 } from './load-better-sqlite3.ts';
 import {
   assertPositions,
@@ -153,27 +156,47 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
       `INSERT INTO ${T}messages (session_id, seq, body, message_id, content_id, tokens) VALUES (?, ?, ?, ?, ?, ?)`,
     ),
     insertEdit: db.prepare(`INSERT INTO ${T}edits (session_id, position, body, reach) VALUES (?, ?, ?, ?)`),
-    messages: db.prepare(`SELECT seq, body FROM ${T}messages WHERE session_id = ? ORDER BY seq`).raw(),
-    messagesFrom: db
-      .prepare(`SELECT seq, body, tokens FROM ${T}messages WHERE session_id = ? AND seq >= ? ORDER BY seq`)
+    // Every read stops at the session's counts: rows past them are a large write's pieces, not yet (or
+    // never, when it failed) part of the session (see `writeInPieces`).
+    messages: db
+      .prepare(`SELECT seq, body FROM ${T}messages WHERE session_id = ? AND seq < ? ORDER BY seq`)
       .raw(),
-    edits: db.prepare(`SELECT position, body FROM ${T}edits WHERE session_id = ? ORDER BY position`).raw(),
+    messagesFrom: db
+      .prepare(
+        `SELECT seq, body, tokens FROM ${T}messages WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq`,
+      )
+      .raw(),
+    edits: db
+      .prepare(`SELECT position, body FROM ${T}edits WHERE session_id = ? AND position < ? ORDER BY position`)
+      .raw(),
     // One row (and one JSON.parse) for thousands of ids, from the covering index.
     messageKeys: db
       .prepare(
-        `SELECT count(*), min(seq), max(seq), json_group_array(message_id ORDER BY seq), json_group_array(content_id ORDER BY seq) FROM ${T}messages WHERE session_id = ?`,
+        `SELECT count(*), min(seq), max(seq), json_group_array(message_id ORDER BY seq), json_group_array(content_id ORDER BY seq) FROM ${T}messages WHERE session_id = ? AND seq < ?`,
       )
       .raw(),
     // Edits a resume needs whatever it starts at (cuts, branches), then those reaching its messages.
     // (Rows written before schema v2 have no reach and are read as needed always.)
     alwaysNeededEdits: db
       .prepare(
-        `SELECT position, body FROM ${T}edits WHERE session_id = ? AND reach IS NULL ORDER BY position`,
+        `SELECT position, body FROM ${T}edits WHERE session_id = ? AND position < ? AND reach IS NULL ORDER BY position`,
       )
       .raw(),
     editsReaching: db
-      .prepare(`SELECT position, body FROM ${T}edits WHERE session_id = ? AND reach >= ? ORDER BY position`)
+      .prepare(
+        `SELECT position, body FROM ${T}edits WHERE session_id = ? AND position < ? AND reach >= ? ORDER BY position`,
+      )
       .raw(),
+    // What a write finds past the session's counts is what a large write left when it failed: dropped.
+    dropMessagesFrom: db.prepare(`DELETE FROM ${T}messages WHERE session_id = ? AND seq >= ?`),
+    dropEditsFrom: db.prepare(`DELETE FROM ${T}edits WHERE session_id = ? AND position >= ?`),
+    messagesFromCount: db
+      .prepare(`SELECT count(*) FROM ${T}messages WHERE session_id = ? AND seq >= ?`)
+      .pluck(),
+    editsFromCount: db
+      .prepare(`SELECT count(*) FROM ${T}edits WHERE session_id = ? AND position >= ?`)
+      .pluck(),
+    messageIdAt: db.prepare(`SELECT message_id FROM ${T}messages WHERE session_id = ? AND seq = ?`).pluck(),
     list: db.prepare(
       `SELECT id, created_at, updated_at, message_count, edit_count FROM ${T}sessions WHERE updated_at < ? ORDER BY updated_at, id LIMIT ?`,
     ),
@@ -203,6 +226,29 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
     return { messages: parsed.data.message_count, edits: parsed.data.edit_count };
   };
 
+  /** Inserts rows, the messages from seq `from.messages` on, the edits from position `from.edits` on. */
+  const insertRows = (sessionId: string, rows: WriteRows, from: SessionPositions): void => {
+    rows.messages.forEach((body, offset) => {
+      statements.insertMessage.run(
+        sessionId,
+        from.messages + offset,
+        body,
+        rows.messageIds[offset],
+        rows.contentIds[offset],
+        rows.tokens[offset],
+      );
+    });
+    rows.edits.forEach((body, offset) => {
+      statements.insertEdit.run(sessionId, from.edits + offset, body, rows.editReach[offset]);
+    });
+  };
+
+  /** Drops what a large write that failed left past the session's counts, where this write goes. */
+  const dropLeftovers = (sessionId: string, change: PositionedWrite, actual: SessionPositions): void => {
+    if (change.messages.length > 0) statements.dropMessagesFrom.run(sessionId, actual.messages);
+    if (change.edits.length > 0) statements.dropEditsFrom.run(sessionId, actual.edits);
+  };
+
   const writeRows = db.transaction(
     (sessionId: string, change: PositionedWrite, rows: WriteRows, at: number) => {
       const existing = readPositions(sessionId);
@@ -215,49 +261,112 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
       };
       if (existing) statements.updateSession.run(next.messages, next.edits, at, sessionId);
       else statements.insertSession.run(sessionId, at, at, next.messages, next.edits);
-      rows.messages.forEach((body, offset) => {
-        statements.insertMessage.run(
-          sessionId,
-          actual.messages + offset,
-          body,
-          rows.messageIds[offset],
-          rows.contentIds[offset],
-          rows.tokens[offset],
-        );
-      });
-      rows.edits.forEach((body, offset) => {
-        statements.insertEdit.run(sessionId, actual.edits + offset, body, rows.editReach[offset]);
-      });
+      dropLeftovers(sessionId, change, actual);
+      insertRows(sessionId, rows, actual);
+    },
+  );
+
+  /**
+   * The first piece of a write in pieces: the positions checked, what a failed write left dropped, the
+   * session's row made (empty) when it has none, the piece inserted past the counts. Returns the
+   * positions the write goes to.
+   */
+  const beginPieces = db.transaction(
+    (sessionId: string, change: PositionedWrite, rows: WriteRows, at: number): SessionPositions => {
+      const existing = readPositions(sessionId);
+      const actual = existing ?? { messages: 0, edits: 0 };
+      assertPositions(sessionId, change, actual);
+      if (!existing) statements.insertSession.run(sessionId, at, at, 0, 0);
+      dropLeftovers(sessionId, change, actual);
+      insertRows(sessionId, rows, actual);
+      return actual;
+    },
+  );
+
+  /** Another piece, while the counts it writes past have not moved (else another writer came first). */
+  const continuePieces = db.transaction(
+    (
+      sessionId: string,
+      change: PositionedWrite,
+      start: SessionPositions,
+      rows: WriteRows,
+      from: SessionPositions,
+    ) => {
+      assertUnmoved(sessionId, change, start, readPositions(sessionId));
+      insertRows(sessionId, rows, from);
+    },
+  );
+
+  /**
+   * The last piece, then the counts moved on, which makes every piece part of the session at once. The
+   * rows past the counts must be exactly this write's: another writer that dropped its pieces as
+   * leftovers and wrote its own in their place is a conflict, not a mixture.
+   */
+  const finishPieces = db.transaction(
+    (
+      sessionId: string,
+      change: PositionedWrite,
+      start: SessionPositions,
+      rows: WriteRows,
+      from: SessionPositions,
+      firstIds: ReadonlyMap<number, string>,
+      at: number,
+    ) => {
+      const actual = readPositions(sessionId);
+      assertUnmoved(sessionId, change, start, actual);
+      insertRows(sessionId, rows, from);
+      const messages = statements.messagesFromCount.get(sessionId, start.messages) as number;
+      const edits = statements.editsFromCount.get(sessionId, start.edits) as number;
+      let ours =
+        messages === change.messages.length && (change.edits.length === 0 || edits === change.edits.length);
+      for (const [seq, id] of firstIds) if (statements.messageIdAt.get(sessionId, seq) !== id) ours = false;
+      if (!ours)
+        throw new SequenceConflictError(sessionId, 'messages', start.messages, start.messages + messages);
+      const current = actual ?? start;
+      statements.updateSession.run(
+        current.messages + change.messages.length,
+        current.edits + change.edits.length,
+        at,
+        sessionId,
+      );
     },
   );
 
   const readSession = db.transaction((sessionId: string) => {
     const row = statements.session.get(sessionId);
     if (row === undefined) return undefined;
+    const counts = countsOf(row);
     return {
       row,
-      messages: statements.messages.all(sessionId) as unknown[][],
-      edits: statements.edits.all(sessionId) as unknown[][],
+      messages: statements.messages.all(sessionId, counts.messages) as unknown[][],
+      edits: statements.edits.all(sessionId, counts.edits) as unknown[][],
     };
   });
 
   const readRecent = db.transaction((sessionId: string) => {
     const row = statements.session.get(sessionId);
     if (row === undefined) return undefined;
-    const keys = decodeMessageKeys(sessionId, statements.messageKeys.get(sessionId) as unknown[] | undefined);
-    const always = decodeEditRows(sessionId, statements.alwaysNeededEdits.all(sessionId) as unknown[][]);
+    const counts = countsOf(row);
+    const keys = decodeMessageKeys(
+      sessionId,
+      statements.messageKeys.get(sessionId, counts.messages) as unknown[] | undefined,
+    );
+    const always = decodeEditRows(
+      sessionId,
+      statements.alwaysNeededEdits.all(sessionId, counts.edits) as unknown[][],
+    );
     // The bodies' start comes from the cuts just read, inside the same snapshot.
     const logStart = recentStart(always.edits, keys.messageIds.length);
     const reaching = decodeEditRows(
       sessionId,
-      statements.editsReaching.all(sessionId, logStart) as unknown[][],
+      statements.editsReaching.all(sessionId, counts.edits, logStart) as unknown[][],
     );
     return {
       row,
       edits: mergeEditRows(always, reaching),
       keys,
       logStart,
-      recent: statements.messagesFrom.all(sessionId, logStart) as unknown[][],
+      recent: statements.messagesFrom.all(sessionId, logStart, counts.messages) as unknown[][],
     };
   });
 
@@ -282,6 +391,8 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
   const write = async (sessionId: string, change: PositionedWrite, at: number): Promise<void> => {
     open();
     assertWritable(sessionId, change, at);
+    const pieces = writePieces(change);
+    if (pieces.length > 1) return writeInPieces(sessionId, change, pieces, at);
     // Serialize and check before taking the lock: the transaction only compares and inserts.
     const rows = encodeWriteRows(sessionId, change);
     guard(location, busyTimeoutMs, () => {
@@ -295,6 +406,68 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
         throw error;
       }
     });
+  };
+
+  /**
+   * A large write (a client's history of hundreds of thousands of messages) in transactions of a few
+   * milliseconds each, the event loop getting a turn between them: as one, it would hold the write lock
+   * and the thread for seconds, and every other session's write and request would wait. The pieces go
+   * past the session's counts, where no read looks (every read stops at the counts), and the last
+   * transaction moves the counts on: the write is still whole or absent. A write that fails on the way
+   * leaves rows past the counts, which the next write there drops.
+   */
+  const writeInPieces = async (
+    sessionId: string,
+    change: PositionedWrite,
+    pieces: readonly WritePiece[],
+    at: number,
+  ): Promise<void> => {
+    // Every piece is serialized (and so checked) before the first is written: a malformed message
+    // stores nothing, as in one transaction.
+    const encoded: WriteRows[] = [];
+    for (const piece of pieces) {
+      encoded.push(encodeWriteRows(sessionId, pieceOf(change, piece)));
+      await yieldToEventLoop();
+    }
+    let start: SessionPositions | undefined;
+    const firstIds = new Map<number, string>();
+    for (const [index, piece] of pieces.entries()) {
+      const rows = encoded[index] as WriteRows;
+      if (index === 0) {
+        start = guard(location, busyTimeoutMs, () =>
+          conflictOnKeys(sessionId, change, () => beginPieces.immediate(sessionId, change, rows, at)),
+        );
+      } else {
+        await yieldToEventLoop();
+        const from = {
+          messages: (start as SessionPositions).messages + piece.messages[0],
+          edits: (start as SessionPositions).edits + piece.edits[0],
+        };
+        const last = index === pieces.length - 1;
+        guard(location, busyTimeoutMs, () =>
+          conflictOnKeys(sessionId, change, () =>
+            last
+              ? finishPieces.immediate(sessionId, change, start as SessionPositions, rows, from, firstIds, at)
+              : continuePieces.immediate(sessionId, change, start as SessionPositions, rows, from),
+          ),
+        );
+      }
+      const first = change.messages[piece.messages[0]];
+      if (first && piece.messages[1] > piece.messages[0]) firstIds.set(first.seq, first.id);
+      // Dropped as soon as written: the pieces are not held twice.
+      encoded[index] = EMPTY_ROWS;
+    }
+  };
+
+  /** Another writer's rows where this one inserts: the conflict it is. */
+  const conflictOnKeys = <T>(sessionId: string, change: PositionedWrite, work: () => T): T => {
+    try {
+      return work();
+    } catch (error) {
+      if (isSqliteError(error, 'SQLITE_CONSTRAINT_PRIMARYKEY'))
+        throw new SequenceConflictError(sessionId, 'messages', change.expectedSeq ?? 0, -1);
+      throw error;
+    }
   };
 
   return {
@@ -370,6 +543,130 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
       db.close();
     },
   };
+}
+
+/**
+ * A session row's counts, where its reads stop. A row without them reads every row: the checks after
+ * the read say what is wrong with it.
+ */
+function countsOf(row: unknown): SessionPositions {
+  const { message_count: messages, edit_count: edits } = row as {
+    message_count?: unknown;
+    edit_count?: unknown;
+  };
+  return {
+    messages: typeof messages === 'number' ? messages : Number.MAX_SAFE_INTEGER,
+    edits: typeof edits === 'number' ? edits : Number.MAX_SAFE_INTEGER,
+  };
+}
+
+/** Rows a write puts in one transaction at most, and bytes (of bodies). */
+export const SQLITE_PIECE_ROWS = 2_000;
+export const SQLITE_PIECE_BYTES = 1 << 20;
+
+/** One transaction's share of a write: message offsets [from, to) and edit offsets [from, to). */
+interface WritePiece {
+  messages: [number, number];
+  edits: [number, number];
+}
+
+/**
+ * A write cut into pieces of at most `SQLITE_PIECE_ROWS` rows and about `SQLITE_PIECE_BYTES` of text
+ * (messages first, then edits); one piece for any ordinary write. Sizes are estimated from the text the
+ * messages hold, before they are serialized.
+ */
+function writePieces(change: PositionedWrite): WritePiece[] {
+  const total = change.messages.length + change.edits.length;
+  if (
+    total <= SQLITE_PIECE_ROWS &&
+    textSize(change.messages, 0, change.messages.length) <= SQLITE_PIECE_BYTES
+  )
+    return [{ messages: [0, change.messages.length], edits: [0, change.edits.length] }];
+  const pieces: WritePiece[] = [];
+  let rows = 0;
+  let bytes = 0;
+  let piece: WritePiece = { messages: [0, 0], edits: [0, 0] };
+  const close = (): void => {
+    pieces.push(piece);
+    piece = { messages: [piece.messages[1], piece.messages[1]], edits: [piece.edits[1], piece.edits[1]] };
+    rows = 0;
+    bytes = 0;
+  };
+  for (let offset = 0; offset < change.messages.length; offset++) {
+    if (rows >= SQLITE_PIECE_ROWS || bytes >= SQLITE_PIECE_BYTES) close();
+    piece.messages[1] = offset + 1;
+    rows++;
+    bytes += textSize(change.messages, offset, offset + 1);
+  }
+  for (let offset = 0; offset < change.edits.length; offset++) {
+    if (rows >= SQLITE_PIECE_ROWS) close();
+    piece.edits[1] = offset + 1;
+    rows++;
+  }
+  if (rows > 0 || pieces.length === 0) pieces.push(piece);
+  return pieces;
+}
+
+/**
+ * UTF-16 units of the text `messages[from, to)` hold: their size, roughly and cheaply. Messages are not
+ * checked yet (encoding them does that): anything unexpected counts as little.
+ */
+function textSize(messages: readonly Message[], from: number, to: number): number {
+  let size = 0;
+  for (let index = from; index < to; index++) {
+    const parts: unknown = messages[index]?.parts;
+    if (!Array.isArray(parts)) continue;
+    for (const part of parts as Record<string, unknown>[]) {
+      size += PART_OVERHEAD;
+      for (const field of SIZED_FIELDS) {
+        const value = part?.[field];
+        if (typeof value === 'string') size += value.length;
+      }
+    }
+  }
+  return size;
+}
+
+/** What a part adds beside its text, roughly: its type and ids, as JSON. */
+const PART_OVERHEAD = 32;
+/** The part fields that hold the bulk of a message. */
+const SIZED_FIELDS = ['text', 'args', 'content'] as const;
+
+const EMPTY_ROWS: WriteRows = {
+  messages: [],
+  messageIds: [],
+  contentIds: [],
+  tokens: [],
+  edits: [],
+  editReach: [],
+};
+
+/** The part of a write one piece holds, numbered where it goes. */
+function pieceOf(change: PositionedWrite, piece: WritePiece): PositionedWrite {
+  const [from, to] = piece.messages;
+  return {
+    messages: change.messages.slice(from, to),
+    contentIds: change.contentIds?.slice(from, to),
+    tokens: change.tokens?.slice(from, to),
+    edits: change.edits.slice(piece.edits[0], piece.edits[1]),
+    expectedSeq: change.expectedSeq === undefined ? undefined : change.expectedSeq + from,
+    expectedEditCount:
+      change.expectedEditCount === undefined ? undefined : change.expectedEditCount + piece.edits[0],
+  };
+}
+
+/** The counts a write in pieces goes past have not moved since its first piece. */
+function assertUnmoved(
+  sessionId: string,
+  change: PositionedWrite,
+  start: SessionPositions,
+  actual: SessionPositions | undefined,
+): void {
+  const now = actual ?? { messages: 0, edits: 0 };
+  if (!actual || (change.messages.length > 0 && now.messages !== start.messages))
+    throw new SequenceConflictError(sessionId, 'messages', start.messages, now.messages);
+  if (change.edits.length > 0 && now.edits !== start.edits)
+    throw new SequenceConflictError(sessionId, 'edits', start.edits, now.edits);
 }
 
 function isSqliteError(error: unknown, code: string): boolean {
