@@ -69,7 +69,11 @@ it('writes a large append whole, giving the event loop turns while it does', asy
       if (counting) setImmediate(count);
     };
     setImmediate(count);
-    await store.append('s', { messages: log, contentIds: log.map((m) => `c${m.seq}`), expectedSeq: 0 }, 1);
+    await store.append(
+      's',
+      { messages: log, contentIds: log.map((m) => `c${m.seq}`), expectedSeq: 0, expectedEditCount: 0 },
+      1,
+    );
     counting = false;
     // One transaction gave none: the append ran from start to end without letting anything else run.
     expect(turns).toBeGreaterThanOrEqual(5);
