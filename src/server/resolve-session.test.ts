@@ -355,6 +355,27 @@ describe.each(INDEXES)('SessionResolver over the %s index', (_name, open) => {
   );
 
   it(
+    'recognizes a conversation of 200,000 messages, other work going on meanwhile',
+    withIndex(async (index) => {
+      const resolver = new SessionResolver(index);
+      const ids = Array.from({ length: 200_000 }, (_, at) => `m${at}`);
+      let turns = 0;
+      let counting = true;
+      const count = (): void => {
+        turns++;
+        if (counting) setImmediate(count);
+      };
+      setImmediate(count);
+      const first = await turn(resolver, ids);
+      const second = await turn(resolver, [...ids, 'r', 'u']);
+      counting = false;
+      expect(second).toMatchObject({ origin: 'continued', publicId: first.publicId });
+      // Hashed, looked up and recorded at once, the two requests gave nothing else a turn.
+      expect(turns).toBeGreaterThanOrEqual(10);
+    }),
+  );
+
+  it(
     'frees a session when recording it fails, and records a release once',
     withIndex(async (inner) => {
       const { index, state } = failable(inner);

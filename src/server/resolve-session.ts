@@ -17,7 +17,7 @@ import { idProblem } from '../core/session-id.ts';
 import {
   type ConversationHead,
   type ConversationIndex,
-  continueConversationHashes,
+  continueConversationHashesInSlices,
   continuesHead,
   conversationRoot,
 } from './conversation/conversation-index.ts';
@@ -89,7 +89,8 @@ export class SessionResolver {
       const unlock = await this.#locks.acquire(sessionId);
       return { sessionId, publicId: named, origin: 'named', release: unlock };
     }
-    const hashes = continueConversationHashes(conversationRoot(owner, start), ids);
+    // In slices: a history of a million messages is a million hashes, and other requests go on meanwhile.
+    const hashes = await continueConversationHashesInSlices(conversationRoot(owner, start), ids);
     const heads = await this.#index.heads(owner, hashes);
     let taken: { head: ConversationHead; unlock: ReleaseLock } | undefined;
     for (const head of newestFirst(hashes, heads)) {

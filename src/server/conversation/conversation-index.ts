@@ -6,7 +6,8 @@
  * longest known prefix of any other request can be found by bisection (a prefix is known only when all
  * shorter ones are), which tells a fork from a new conversation.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
+import { forEachInSlices, WorkSlices } from '../../core/work-slices.ts';
 
 export interface ConversationMatch {
   sessionId: string;
@@ -69,19 +70,34 @@ export function conversationHashes(owner: string, system: string, contentIds: re
 
 /** The hash a conversation's chain starts from: the owner and the system prompt. */
 export function conversationRoot(owner: string, system: string): string {
-  return createHash('sha256')
-    .update(`ctxkit-conversation\n${owner}\n${system}`)
-    .digest('hex')
-    .slice(0, HASH_HEX);
+  return hash('sha256', `ctxkit-conversation\n${owner}\n${system}`, 'hex').slice(0, HASH_HEX);
 }
 
 /** The chain continued from `previous` (the last prefix hash, or the root) over more messages. */
 export function continueConversationHashes(from: string, contentIds: readonly string[]): string[] {
   let previous = from;
+  // One-shot `hash`: a request of a million messages hashes a million times, and a hash object's set-up
+  // cost four times the hashing.
   return contentIds.map((id) => {
-    previous = createHash('sha256').update(`${previous}\n${id}`).digest('hex').slice(0, HASH_HEX);
+    previous = hash('sha256', `${previous}\n${id}`, 'hex').slice(0, HASH_HEX);
     return previous;
   });
+}
+
+/** `continueConversationHashes` in slices, the event loop getting turns between them. */
+export async function continueConversationHashesInSlices(
+  from: string,
+  contentIds: readonly string[],
+  slices: WorkSlices = new WorkSlices(),
+): Promise<string[]> {
+  let previous = from;
+  const hashes: string[] = [];
+  for (const id of contentIds) {
+    previous = hash('sha256', `${previous}\n${id}`, 'hex').slice(0, HASH_HEX);
+    hashes.push(previous);
+    if (slices.due()) await slices.next();
+  }
+  return hashes;
 }
 
 /** The longest `k` with `known(hashes[k - 1])`, by bisection (prefix knowledge is monotone). */
@@ -200,8 +216,13 @@ export function createMemoryConversationIndex(options: { maxPrefixes?: number } 
       const heads = owners.get(owner)?.heads;
       if (!heads) return [];
       const found: ConversationHead[] = [];
-      // Each hash once: a session is found by its one head hash, so it is listed once.
-      for (const hash of new Set(hashes)) {
+      const seen = new Set<string>();
+      const slices = new WorkSlices();
+      for (const hash of hashes) {
+        if (slices.due()) await slices.next();
+        // Each hash once: a session is found by its one head hash, so it is listed once.
+        if (seen.has(hash)) continue;
+        seen.add(hash);
         const holders = heads.get(hash);
         if (holders === undefined) continue;
         for (const session of holders instanceof Set ? holders : [holders]) {
@@ -219,17 +240,21 @@ export function createMemoryConversationIndex(options: { maxPrefixes?: number } 
       const entries = entriesOf(owner);
       const next = [...hashes];
       records++;
+      const recordedAt = records;
+      // In slices: a new conversation of a million messages is a million prefixes. Meanwhile the session
+      // is in its owner's entries (so they stay) and out of the recency list (so it is not evicted).
       let session = entries.sessions.get(sessionId);
       if (session) {
         size -= weightOf(session.hashes);
-        removeHolder(entries.heads, headHashOf(session), session);
-        replaceHashes(entries.prefixes, session, next);
-        session.recordedAt = records;
         recency.delete(session);
+        removeHolder(entries.heads, headHashOf(session), session);
+        await replaceHashes(entries.prefixes, session, next);
+        session.recordedAt = recordedAt;
       } else {
-        session = { owner, sessionId, hashes: next, recordedAt: records };
-        entries.sessions.set(sessionId, session);
-        for (const hash of next) addHolder(entries.prefixes, hash, session);
+        const created: HeldSession = { owner, sessionId, hashes: next, recordedAt };
+        session = created;
+        entries.sessions.set(sessionId, created);
+        await forEachInSlices(next, (hash) => addHolder(entries.prefixes, hash, created));
       }
       addHolder(entries.heads, headHashOf(session), session);
       recency.add(session);
@@ -254,11 +279,23 @@ function headHashOf(session: HeldSession): string {
  * conversation costs its new messages, not the whole. The session keeps its place among the holders of
  * the prefixes it keeps, and queues last for the ones it gains.
  */
-function replaceHashes(prefixes: Map<string, Holders>, session: HeldSession, next: readonly string[]): void {
+async function replaceHashes(
+  prefixes: Map<string, Holders>,
+  session: HeldSession,
+  next: readonly string[],
+): Promise<void> {
   const previous = session.hashes;
   const common = commonPrefixLength(previous, next);
-  for (const hash of previous.slice(common)) removeHolder(prefixes, hash, session);
-  for (const hash of next.slice(common)) addHolder(prefixes, hash, session);
+  const slices = new WorkSlices();
+  // Longest first, so that between two slices a prefix is still known only when every shorter one is.
+  for (let index = previous.length - 1; index >= common; index--) {
+    removeHolder(prefixes, previous[index] as string, session);
+    if (slices.due()) await slices.next();
+  }
+  for (let index = common; index < next.length; index++) {
+    addHolder(prefixes, next[index] as string, session);
+    if (slices.due()) await slices.next();
+  }
   session.hashes = next;
 }
 

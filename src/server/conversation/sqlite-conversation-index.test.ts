@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import {
   CONVERSATION_INDEX_SCHEMA_VERSION,
   CONVERSATION_MIGRATIONS_TABLE,
 } from './conversation-index-migrations.ts';
-import { createSqliteConversationIndex } from './sqlite-conversation-index.ts';
+import { createSqliteConversationIndex, HASHES_PER_STATEMENT } from './sqlite-conversation-index.ts';
 import { PREFIXES_TABLE, SESSIONS_TABLE } from './stored-conversation-index.ts';
 
 const tempFile = (): { filename: string; remove(): void } => {
@@ -236,5 +237,60 @@ describe('createSqliteConversationIndex', () => {
       db.close();
     }
     expect(() => createSqliteConversationIndex({ filename })).toThrow(SchemaTooNewError);
+  });
+});
+
+describe('a conversation of many thousand messages', () => {
+  const files: { remove(): void }[] = [];
+  afterEach(() => {
+    for (const file of files.splice(0)) file.remove();
+  });
+  const ids = (count: number, from = 0): string[] =>
+    Array.from({ length: count }, (_, index) => `m${from + index}`);
+
+  it('is recorded and looked up in pieces, the event loop getting turns, and found as one', async () => {
+    const file = tempFile();
+    files.push(file);
+    const index = createSqliteConversationIndex({ filename: file.filename });
+    try {
+      const hashes = hashesOf(...ids(HASHES_PER_STATEMENT * 4 + 3));
+      let turns = 0;
+      let counting = true;
+      const count = (): void => {
+        turns++;
+        if (counting) setImmediate(count);
+      };
+      setImmediate(count);
+      await index.record('owner', 's1', hashes);
+      const afterRecord = turns;
+      const heads = await index.heads('owner', [...hashes, ...hashesOf(...ids(5, 1_000_000))]);
+      counting = false;
+      // In one transaction and one statement neither gave a turn.
+      expect(afterRecord).toBeGreaterThanOrEqual(4);
+      expect(turns - afterRecord).toBeGreaterThanOrEqual(4);
+      expect(heads).toMatchObject([{ sessionId: 's1', head: hashes.length, headHash: hashes.at(-1) }]);
+      expect(await index.find('owner', [...hashes, 'next'])).toEqual({
+        sessionId: 's1',
+        length: hashes.length,
+        head: hashes.length,
+        headHash: hashes.at(-1),
+      });
+      // Continued by one message: its new prefix is claimed, the head moves on.
+      const longer = hashesOf(...ids(HASHES_PER_STATEMENT * 4 + 4));
+      await index.record('owner', 's1', longer);
+      expect(await index.heads('owner', longer)).toMatchObject([{ sessionId: 's1', head: longer.length }]);
+      // A fork from the middle is found as the prefix it shares.
+      const fork = [...hashes.slice(0, 5_000), ...hashesOf('other')];
+      expect(await index.find('owner', fork)).toMatchObject({ sessionId: 's1', length: 5_000 });
+    } finally {
+      await index.close();
+    }
+  });
+
+  it('hashes as it always did (the hashes are stored)', () => {
+    const root = createHash('sha256').update('ctxkit-conversation\nowner\nsystem').digest('hex').slice(0, 32);
+    const first = createHash('sha256').update(`${root}\na`).digest('hex').slice(0, 32);
+    const second = createHash('sha256').update(`${first}\nb`).digest('hex').slice(0, 32);
+    expect(hashesOf('a', 'b')).toEqual([first, second]);
   });
 });

@@ -7,6 +7,7 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { SchemaTooNewError, StoredDataInvalidError } from '../../core/errors/index.ts';
+import { yieldToEventLoop } from '../../core/work-slices.ts';
 import { pendingMigrations, statementsFor } from '../../store/session-store-migrations.ts';
 import { openSqlite, type SqliteSource } from '../../store/sqlite-source.ts';
 import type { ConversationHead } from './conversation-index.ts';
@@ -38,6 +39,9 @@ const headRowSchema = z.object({
 });
 const versionRowSchema = z.object({ version: z.int().nullable() });
 
+/** Hashes one statement looks up, and prefixes one transaction claims: a few milliseconds' work. */
+export const HASHES_PER_STATEMENT = 2_000;
+
 export function createSqliteConversationIndex(source: SqliteSource): StoredConversationIndex {
   const connection = openSqlite(source);
   const { db } = connection;
@@ -66,10 +70,33 @@ export function createSqliteConversationIndex(source: SqliteSource): StoredConve
        SET head = excluded.head, head_hash = excluded.head_hash, recorded_at = excluded.recorded_at,
            recorded_seq = excluded.recorded_seq`,
   );
-  const recordAll = db.transaction((owner: string, sessionId: string, hashes: readonly string[]) => {
-    for (const hash of hashes) claim.run(owner, hash, sessionId);
+  /** Claims `hashes` from `from` on and makes them the session's conversation, in one transaction. */
+  const recordAll = db.transaction(
+    (owner: string, sessionId: string, hashes: readonly string[], from: number) => {
+      for (let index = from; index < hashes.length; index++) claim.run(owner, hashes[index], sessionId);
+      setHead.run(owner, sessionId, hashes.length, hashes.at(-1) ?? '', Date.now());
+    },
+  );
+  const setHeadOnly = db.transaction((owner: string, sessionId: string, hashes: readonly string[]) => {
     setHead.run(owner, sessionId, hashes.length, hashes.at(-1) ?? '', Date.now());
   });
+  const claimAll = db.transaction((owner: string, sessionId: string, hashes: readonly string[]) => {
+    for (const hash of hashes) claim.run(owner, hash, sessionId);
+  });
+  const headOf = db.prepare(
+    `SELECT head, head_hash FROM ${SESSIONS_TABLE} WHERE owner = ? AND session_id = ?`,
+  );
+
+  /**
+   * How many of `hashes` the session's last record claimed already: all its conversation's prefixes, when
+   * this conversation continues it (its head hash is this one's at its head). 0 otherwise.
+   */
+  const recordedBefore = (owner: string, sessionId: string, hashes: readonly string[]): number => {
+    const row = headOf.get(owner, sessionId) as { head?: unknown; head_hash?: unknown } | undefined;
+    const head = typeof row?.head === 'number' ? row.head : 0;
+    return head > 0 && head <= hashes.length && hashes[head - 1] === row?.head_hash ? head : 0;
+  };
+
   // The hashes go as one JSON array, so a request's thousands of them are one statement, with no
   // bound on variables; each is a lookup on (owner, head_hash). INDEXED BY, since without statistics
   // the planner may rather scan all the owner's sessions by the primary key.
@@ -90,15 +117,40 @@ export function createSqliteConversationIndex(source: SqliteSource): StoredConve
     find: (owner, hashes) => findByProbes(hashes, (hash) => ownerOf(owner, hash)),
     async heads(owner, hashes) {
       if (hashes.length === 0) return [];
-      return headsIn.all(owner, JSON.stringify(hashes)).map((row): ConversationHead => {
-        const parsed = headRowSchema.safeParse(row);
-        if (!parsed.success) throw new StoredDataInvalidError(location, z.prettifyError(parsed.error));
-        const { session_id, head, head_hash, recorded_seq } = parsed.data;
-        return { sessionId: session_id, head, headHash: head_hash, recordedAt: recorded_seq };
-      });
+      const found: ConversationHead[] = [];
+      // A piece of the hashes per statement, the event loop getting a turn between two: a million
+      // hashes in one held the thread for a second.
+      for (let from = 0; from < hashes.length; from += HASHES_PER_STATEMENT) {
+        if (from > 0) await yieldToEventLoop();
+        const piece = hashes.slice(from, from + HASHES_PER_STATEMENT);
+        for (const row of headsIn.all(owner, JSON.stringify(piece))) {
+          const parsed = headRowSchema.safeParse(row);
+          if (!parsed.success) throw new StoredDataInvalidError(location, z.prettifyError(parsed.error));
+          const { session_id, head, head_hash, recorded_seq } = parsed.data;
+          found.push({ sessionId: session_id, head, headHash: head_hash, recordedAt: recorded_seq });
+        }
+      }
+      return found;
     },
     async record(owner, sessionId, hashes) {
-      recordAll.immediate(owner, sessionId, hashes);
+      // What the session's last record claimed is claimed still: a request continuing its conversation
+      // claims its new messages' prefixes only.
+      const from = recordedBefore(owner, sessionId, hashes);
+      const fresh = hashes.length - from;
+      if (fresh <= HASHES_PER_STATEMENT) {
+        recordAll.immediate(owner, sessionId, hashes, from);
+        return;
+      }
+      // Many: a transaction a piece, in the conversation's order, so a prefix is known only when every
+      // shorter one is (bisection stays right between two pieces); each piece in hash order, which
+      // keeps the b-tree's writes together. The head is set last: a record cut short is a record that
+      // did not happen, but for prefixes claimed, as a session recorded again keeps its old ones.
+      for (let start = from; start < hashes.length; start += HASHES_PER_STATEMENT) {
+        const piece = hashes.slice(start, start + HASHES_PER_STATEMENT).sort();
+        claimAll.immediate(owner, sessionId, piece);
+        await yieldToEventLoop();
+      }
+      setHeadOnly.immediate(owner, sessionId, hashes);
     },
     async close() {
       connection.close();
