@@ -159,4 +159,35 @@ describe('Anthropic request rules', () => {
       check([...loop, { role: 'assistant', content: 'done' }, { role: 'user', content: 'next' }], enabled),
     ).toBeUndefined();
   });
+
+  it('refuse an assistant message whose thinking does not come first, and thinking in a prefill with thinking off', () => {
+    expect(
+      check([
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: [{ type: 'text', text: 'Let me look.' }, thinking('t'), call('t1')] },
+        { role: 'user', content: [result('t1')] },
+      ]),
+    ).toBe(
+      'messages.1.content.0: If an assistant message contains any thinking blocks, the first block must be `thinking` or `redacted_thinking`. Found `text`.',
+    );
+    // Two assistant messages in a row are one to the API: the earlier one's text comes first.
+    expect(
+      check([
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: 'Noted.' },
+        { role: 'assistant', content: [thinking('t'), call('t1')] },
+        { role: 'user', content: [result('t1')] },
+      ]),
+    ).toBe(
+      'messages.1.content.0: If an assistant message contains any thinking blocks, the first block must be `thinking` or `redacted_thinking`. Found `text`.',
+    );
+    expect(
+      check([
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: [thinking('t')] },
+      ]),
+    ).toBe(
+      'messages.1.content.0: When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`. To use thinking blocks, enable `thinking` in your request.',
+    );
+  });
 });

@@ -14,8 +14,12 @@
  *   messages of one role are joined first, as the API joins them;
  * - thinking blocks as they were issued: `messages.N.content.K: Invalid \`signature\` in \`thinking\`
  *   block`, `messages.N.content.K: Invalid \`data\` in \`redacted_thinking\` block`;
+ * - an assistant message holding thinking starts with it: `messages.N.content.0: If an assistant message
+ *   contains any thinking blocks, the first block must be \`thinking\` or \`redacted_thinking\`. Found \`text\`.`;
  * - with thinking on, the last assistant message of a tool loop starts with its thinking:
- *   `messages.N.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`tool_use\`. …`.
+ *   `messages.N.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`tool_use\`. …`;
+ *   with thinking off, a final assistant message (a prefill) holds none: `messages.N.content.K: When
+ *   thinking is disabled, an \`assistant\` message in the final position cannot contain \`thinking\`. …`.
  *
  * Pure: the body in, the first rule it breaks out (as the API's message), or undefined.
  */
@@ -62,7 +66,9 @@ export function anthropicRuleViolation(
     cacheControlRule(body, messages) ??
     toolPairingRule(joined(messages)) ??
     thinkingIntegrityRule(messages, options.signer) ??
-    thinkingFirstRule(body, joined(messages))
+    thinkingLeadsRule(joined(messages)) ??
+    thinkingFirstRule(body, joined(messages)) ??
+    prefillThinkingRule(body, messages)
   );
 }
 
@@ -153,6 +159,26 @@ function thinkingIntegrityRule(
   return undefined;
 }
 
+/** Thinking comes before what it led to: an assistant turn holding any starts with one. */
+function thinkingLeadsRule(turns: JoinedTurn[]): string | undefined {
+  for (const turn of turns) {
+    if (turn.role !== 'assistant' || !turn.blocks.some(({ block }) => isThinking(block))) continue;
+    const first = turn.blocks[0];
+    if (first === undefined || isThinking(first.block)) continue;
+    return `messages.${first.message}.content.${first.position}: If an assistant message contains any thinking blocks, the first block must be \`thinking\` or \`redacted_thinking\`. Found \`${String(first.block.type)}\`.`;
+  }
+  return undefined;
+}
+
+/** With thinking off, an assistant message the model is to continue holds no thinking. */
+function prefillThinkingRule(body: Record<string, unknown>, messages: WireMessage[]): string | undefined {
+  const last = messages.at(-1);
+  if (thinkingEnabled(body) || last?.role !== 'assistant') return undefined;
+  const position = last.blocks.findIndex(isThinking);
+  if (position < 0) return undefined;
+  return `messages.${last.index}.content.${position}: When thinking is disabled, an \`assistant\` message in the final position cannot contain \`thinking\`. To use thinking blocks, enable \`thinking\` in your request.`;
+}
+
 /**
  * With thinking on, a request that continues a tool loop (its last message holds tool results) must send
  * the assistant message that made those calls starting with the thinking that came with it.
@@ -164,8 +190,7 @@ function thinkingFirstRule(body: Record<string, unknown>, turns: JoinedTurn[]): 
   if (last?.role !== 'user' || assistant?.role !== 'assistant') return undefined;
   if (!last.blocks.some(({ block }) => block.type === 'tool_result')) return undefined;
   const first = assistant.blocks[0];
-  if (first === undefined || first.block.type === 'thinking' || first.block.type === 'redacted_thinking')
-    return undefined;
+  if (first === undefined || isThinking(first.block)) return undefined;
   return `messages.${first.message}.content.${first.position}.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first.block.type)}\`. ${THINKING_FIRST_MESSAGE}`;
 }
 
@@ -199,6 +224,10 @@ function joined(messages: WireMessage[]): JoinedTurn[] {
 function idsOf(turn: JoinedTurn | undefined, type: string, field: string): string[] {
   if (turn === undefined) return [];
   return turn.blocks.flatMap(({ block }) => (block.type === type ? [String(block[field])] : []));
+}
+
+function isThinking(block: Block): boolean {
+  return block.type === 'thinking' || block.type === 'redacted_thinking';
 }
 
 function isEmptyText(block: unknown): boolean {

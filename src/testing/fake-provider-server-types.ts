@@ -6,6 +6,8 @@ export interface RecordedRequest {
   method: string;
   /** The path without the query string. */
   path: string;
+  /** The query string with its `?` (`?beta=true`), or empty. */
+  search?: string;
   format: WireFormat | 'unknown';
   /** Header names are lower-case, as node gives them; repeated headers are joined with ", ". */
   headers: Record<string, string>;

@@ -104,10 +104,12 @@ export async function startFakeProviderServer(
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const rawBody = await readBody(req);
-    const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
+    const url = req.url ?? '/';
+    const path = url.split('?', 1)[0] ?? '/';
     const request: RecordedRequest = {
       method: req.method ?? 'GET',
       path,
+      search: url.slice(path.length),
       format: formatOf(req.method, path),
       headers: headersOf(req),
       body: parseJson(rawBody),
