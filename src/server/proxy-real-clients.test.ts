@@ -332,6 +332,12 @@ describe('ctxkit serve with real clients, against an upstream holding a 12,000-t
     CALL_TIMEOUT_MS,
   );
 
+  it('sent the upstream nothing it refuses: Anthropic requests kept the API’s rules, thinking as signed', () => {
+    const anthropic = upstream.server.requests.filter((request) => request.format === 'anthropic');
+    expect(anthropic.length).toBeGreaterThan(0);
+    expect(upstream.server.requests.flatMap((request) => request.refusal ?? [])).toEqual([]);
+  });
+
   it(
     'keeps no client key in the session store, offloaded content, trace or log',
     async () => {
@@ -608,17 +614,20 @@ function anthropicDriver(setup: ClientSetup): ClientDriver<AnthropicMessageParam
   };
 }
 
-/** Anthropic returns every thinking block signed, and a client sends it back so. */
+/**
+ * Anthropic returns every thinking block signed, and a client sends it back so: the recorded reasoning as
+ * if this upstream had answered it (signed by its signer, redacted data issued by it), since the upstream
+ * refuses thinking it did not sign.
+ */
 function signedReasoning(message: Message): Message {
-  if (!message.parts.some((part) => part.type === 'reasoning' && part.signature === undefined))
-    return message;
+  if (!message.parts.some((part) => part.type === 'reasoning')) return message;
   return {
     ...message,
-    parts: message.parts.map((part) =>
-      part.type === 'reasoning' && part.signature === undefined
-        ? { ...part, signature: Buffer.from(`signature:${part.text.length}`).toString('base64') }
-        : part,
-    ),
+    parts: message.parts.map((part) => {
+      if (part.type !== 'reasoning') return part;
+      if (part.redactedData !== undefined) return { ...part, redactedData: upstream.signer.redactedData() };
+      return { ...part, signature: upstream.signer.sign(part.text) };
+    }),
   };
 }
 

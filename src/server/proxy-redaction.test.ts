@@ -16,6 +16,7 @@ import { createContextManager } from '../engine/context-manager.ts';
 import { createMemoryBlobStore } from '../store/memory-blob-store.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';
 import { createMemoryTraceStore } from '../store/trace-store.ts';
+import { anthropicRefusalBody } from '../testing/anthropic-request-rules.ts';
 import { REDACTED } from './redact-keys.ts';
 import { type RunningProxy, startProxyServer } from './start-proxy-server.ts';
 import { capturingLogger } from './testing/capturing-logger.ts';
@@ -81,6 +82,9 @@ async function startEchoUpstream(): Promise<{ url: string; lastKey(): string; cl
         res.end(JSON.stringify(value));
       };
       const path = req.url ?? '';
+      // It takes no Messages request the API would refuse.
+      const refusal = path === '/v1/messages' ? anthropicRefusalBody(body) : undefined;
+      if (refusal !== undefined) return json(400, refusal);
       if (req.headers['x-echo-reject'] !== undefined || path.endsWith('/models/reject'))
         return json(
           401,

@@ -368,6 +368,54 @@ describe('the Anthropic route', () => {
     expect(modelRequests(h)).toHaveLength(2);
   });
 
+  it('sends thinking the upstream issued back as it came, and passes on its refusal of thinking it did not', async () => {
+    const h = await start({ expectRefusals: true });
+    h.upstream.enqueue(
+      anthropicReply({
+        content: [
+          { type: 'thinking', thinking: 'The log is long; read it.' },
+          { type: 'tool_use', id: 'toolu_log', name: 'read_log', input: {} },
+        ],
+      }),
+      anthropicReply({ text: 'done' }),
+    );
+    const client = new Anthropic({ baseURL: h.proxy.url, apiKey: KEY, maxRetries: 0 });
+    const params = {
+      model: 'claude-sonnet-4-6',
+      max_tokens: 2048,
+      thinking: { type: 'enabled' as const, budget_tokens: 1024 },
+      tools: [{ name: 'read_log', input_schema: { type: 'object' as const, properties: {} } }],
+    };
+    const ask = { role: 'user' as const, content: 'Find the needle.' };
+    const first = await client.messages.create({ ...params, messages: [ask] });
+    const loop = (content: typeof first.content) => [
+      ask,
+      { role: 'assistant' as const, content },
+      {
+        role: 'user' as const,
+        content: [{ type: 'tool_result' as const, tool_use_id: 'toolu_log', content: 'no needle here' }],
+      },
+    ];
+    const second = await client.messages.create({ ...params, messages: loop(first.content) });
+    expect(second.content).toEqual([{ type: 'text', text: 'done' }]);
+
+    const [thinking, call] = first.content;
+    if (thinking?.type !== 'thinking' || call === undefined) throw new Error('no thinking');
+    const changed = client.messages.create({
+      ...params,
+      messages: loop([{ ...thinking, thinking: `${thinking.thinking} Then grep it.` }, call]),
+    });
+    await expect(changed).rejects.toMatchObject({
+      status: 400,
+      error: { error: { message: 'messages.1.content.0: Invalid `signature` in `thinking` block' } },
+    });
+    expect(modelRequests(h).map((request) => request.refusal)).toEqual([
+      undefined,
+      undefined,
+      'messages.1.content.0: Invalid `signature` in `thinking` block',
+    ]);
+  });
+
   it('answers a malformed body with a 400 in the Anthropic shape naming the field', async () => {
     const h = await start();
     const response = await postJson(`${h.proxy.url}/v1/messages`, {

@@ -9,6 +9,7 @@ import net from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { anthropicRefusalBody } from '../testing/anthropic-request-rules.ts';
 import { type ProxyHarness, startProxyHarness } from './testing/proxy-harness.ts';
 
 /** What the upstream answers: the raw bytes after the status line and headers, and whether it closes. */
@@ -126,6 +127,14 @@ async function startRawUpstream(): Promise<string> {
       );
       if (received.length < headEnd + 4 + length) return;
       socket.removeAllListeners('data');
+      // A Messages request the API would refuse is refused here too, whatever the scenario.
+      const refusal = refusalOf(received.subarray(0, headEnd).toString(), received.subarray(headEnd + 4));
+      if (refusal !== undefined) {
+        socket.end(
+          `HTTP/1.1 400 Bad Request\r\ncontent-type: ${JSON_TYPE}\r\nconnection: close\r\n\r\n${refusal}`,
+        );
+        return;
+      }
       const { contentType, body, keepOpen } = scenario;
       socket.write(`HTTP/1.1 200 OK\r\ncontent-type: ${contentType}\r\nconnection: close\r\n\r\n${body}`);
       if (!keepOpen) socket.end();
@@ -133,6 +142,19 @@ async function startRawUpstream(): Promise<string> {
   });
   await new Promise<void>((done) => upstream.listen(0, '127.0.0.1', done));
   return `http://127.0.0.1:${(upstream.address() as net.AddressInfo).port}`;
+}
+
+/** The API's 400 body, as text, when the request is a Messages request it would refuse. */
+function refusalOf(head: string, body: Buffer): string | undefined {
+  if (!head.startsWith('POST /v1/messages ')) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString());
+  } catch {
+    return undefined;
+  }
+  const refusal = anthropicRefusalBody(json);
+  return refusal === undefined ? undefined : JSON.stringify(refusal);
 }
 
 beforeAll(async () => {

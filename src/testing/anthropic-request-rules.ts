@@ -72,6 +72,17 @@ export function anthropicRuleViolation(
   );
 }
 
+/** The API's 400 body for a request that breaks a rule, or undefined: for hand-written test upstreams. */
+export function anthropicRefusalBody(
+  body: unknown,
+  options: AnthropicRuleOptions = {},
+): { type: 'error'; error: { type: 'invalid_request_error'; message: string } } | undefined {
+  const message = anthropicRuleViolation(body, options);
+  return message === undefined
+    ? undefined
+    : { type: 'error', error: { type: 'invalid_request_error', message } };
+}
+
 /** Whether the request turns extended thinking on (`enabled` with a budget, or `adaptive`). */
 export function thinkingEnabled(body: unknown): boolean {
   if (!isRecord(body) || !isRecord(body.thinking)) return false;

@@ -1,6 +1,11 @@
 /**
  * A proxy in front of the fake provider server, with in-memory stores and a log captured in memory: for
  * tests that drive the proxy over real HTTP.
+ *
+ * The fake refuses what the real APIs refuse (Anthropic's tool pairing, empty content, cache breakpoints)
+ * and, with a thinking signer of its own, thinking it did not issue or that came back changed. A proxy
+ * that sends it such a request fails the test when the harness closes, whatever the test expected of the
+ * answer, unless the test said it means to (`expectRefusals`).
  */
 import { PRESETS } from '../../core/policy/index.ts';
 import type { Policy } from '../../core/policy/policy-schema.ts';
@@ -15,6 +20,7 @@ import {
   type FakeProviderServerOptions,
   startFakeProviderServer,
 } from '../../testing/fake-provider-server.ts';
+import { createThinkingSigner } from '../../testing/thinking-signer.ts';
 import type { ProxyOptions } from '../proxy-options.ts';
 import { type RunningProxy, startProxyServer } from '../start-proxy-server.ts';
 import { capturingLogger } from './capturing-logger.ts';
@@ -34,11 +40,16 @@ export interface ProxyHarness {
 export interface ProxyHarnessOptions extends Partial<Omit<ProxyOptions, 'manager'>> {
   policy?: Policy;
   upstreamOptions?: FakeProviderServerOptions;
+  /** The test sends the upstream requests it refuses on purpose: `close()` does not fail on them. */
+  expectRefusals?: boolean;
 }
 
 export async function startProxyHarness(options: ProxyHarnessOptions = {}): Promise<ProxyHarness> {
-  const { policy, upstreamOptions, ...proxyOptions } = options;
-  const upstream = await startFakeProviderServer(upstreamOptions);
+  const { policy, upstreamOptions, expectRefusals, ...proxyOptions } = options;
+  const upstream = await startFakeProviderServer({
+    thinkingSigner: createThinkingSigner(),
+    ...upstreamOptions,
+  });
   const { logger, lines: logs } = capturingLogger();
   const store = createMemorySessionStore();
   const blobs = createMemoryBlobStore();
@@ -65,6 +76,11 @@ export async function startProxyHarness(options: ProxyHarnessOptions = {}): Prom
       await proxy.close(0);
       await upstream.close();
       await manager.flushTrace();
+      const refused = upstream.requests.flatMap((request) =>
+        request.refusal === undefined ? [] : [`${request.path}: ${request.refusal}`],
+      );
+      if (refused.length > 0 && !expectRefusals)
+        throw new Error(`the upstream refused what the proxy sent it:\n${refused.join('\n')}`);
     },
   };
 }

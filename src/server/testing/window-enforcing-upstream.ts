@@ -8,6 +8,10 @@
  *
  * The window is also served where local servers say it (Ollama `/api/show` `num_ctx` for each model
  * named), so a proxy that asks the upstream learns the window it is held to.
+ *
+ * Anthropic requests are held to the API's rules too (the fake server's strict checks): tool calls paired
+ * with their results, no empty content, at most four cache breakpoints, and thinking exactly as this
+ * upstream signed it (`signer`; a client replaying a recorded session signs its thinking with it).
  */
 import { fromAnthropicMessages } from '../../adapters/anthropic-messages.ts';
 import { fromOpenAIChat } from '../../adapters/openai-chat.ts';
@@ -26,6 +30,7 @@ import {
   anthropicReplyFromMessage,
   openAIReplyFromMessage,
 } from '../../testing/fake-provider-server-replies.ts';
+import { createThinkingSigner, type ThinkingSigner } from '../../testing/thinking-signer.ts';
 
 export type ModelWireFormat = 'openai' | 'anthropic';
 
@@ -52,6 +57,8 @@ export interface UpstreamRequestFigure extends MeasuredWireRequest {
 export interface WindowEnforcingUpstream {
   readonly server: FakeProviderServer;
   readonly window: number;
+  /** Signs the thinking of its Anthropic answers; thinking it did not sign is refused. */
+  readonly signer: ThinkingSigner;
   /** One entry per model request received (window routes excluded), oldest first. */
   readonly requests: readonly UpstreamRequestFigure[];
   /**
@@ -74,6 +81,7 @@ export async function startWindowEnforcingUpstream(options: {
   measurer?: RequestMeasurer;
 }): Promise<WindowEnforcingUpstream> {
   const measurer = options.measurer ?? new RequestMeasurer(createExactCounter('o200k'));
+  const signer = createThinkingSigner();
   const requests: UpstreamRequestFigure[] = [];
   let answerParts: readonly Part[] | undefined;
 
@@ -114,6 +122,7 @@ export async function startWindowEnforcingUpstream(options: {
   };
 
   const server = await startFakeProviderServer({
+    thinkingSigner: signer,
     fallback: reply,
     servedWindows: {
       ollamaShow: Object.fromEntries(
@@ -124,6 +133,7 @@ export async function startWindowEnforcingUpstream(options: {
   return {
     server,
     window: options.window,
+    signer,
     requests,
     answerWith(parts) {
       answerParts = parts;
