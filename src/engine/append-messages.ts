@@ -3,6 +3,7 @@ import type { ContextEvent } from '../core/events.ts';
 import { isAgentVisible, type Message, type MessageInput } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import { projectMessage } from '../core/view/project-view.ts';
+import { forEachInSlices, mapInSlices, WorkSlices } from '../core/work-slices.ts';
 import type { BlobStore } from '../store/blob-store.ts';
 import type { SessionStore } from '../store/session-store.ts';
 import { hiddenResultOf } from './hidden-result.ts';
@@ -44,20 +45,27 @@ export async function appendMessages(
   const { events, contentIds, branch } = options;
   if (inputs.length === 0 && branch === undefined) return [];
   const at = context.clock();
+  // Every loop here runs in slices: a client may send a history of a million messages, and other
+  // sessions' calls go on meanwhile. This session's own calls wait for the lock this runs under.
+  const slices = new WorkSlices();
   const ids = contentIds ?? runtime.branch.continueContentIds(inputs.map(withoutId));
-  const messages: Message[] = inputs.map((input, offset) => {
-    const seq = runtime.nextSeq + offset;
-    let id = input.id ?? ids[offset] ?? `m_${seq}`;
-    if (runtime.hasId(id)) id = `${id}#${seq}`;
-    return {
-      id,
-      seq,
-      role: input.role,
-      parts: input.parts,
-      meta: { ...input.meta },
-      ...(input.usage ? { usage: input.usage } : {}),
-    };
-  });
+  const messages: Message[] = await mapInSlices(
+    inputs,
+    (input, offset) => {
+      const seq = runtime.nextSeq + offset;
+      let id = input.id ?? ids[offset] ?? `m_${seq}`;
+      if (runtime.hasId(id)) id = `${id}#${seq}`;
+      return {
+        id,
+        seq,
+        role: input.role,
+        parts: input.parts,
+        meta: { ...input.meta },
+        ...(input.usage ? { usage: input.usage } : {}),
+      };
+    },
+    slices,
+  );
   const normalized: { message: Message; edits: Edit[] }[] = [];
   for (const message of messages) {
     const edits = await normalizeAppendedResult({
@@ -70,16 +78,20 @@ export async function appendMessages(
       events,
     });
     normalized.push({ message, edits });
+    if (slices.due()) await slices.next();
   }
   const edits = [...(branch ? [branch.edit] : []), ...normalized.flatMap((entry) => entry.edits)];
   // The caller's history continues with these ids; the store keeps them for a resume.
   const branchIds = messages.map((message, offset) => ids[offset] ?? message.id);
   // Exact counts of messages the view will show as logged go with them, so a resume reuses them.
   const countKey = runtime.tokenCache.countKey(runtime.counter);
-  const tokens = normalized.map(({ message, edits: own }) =>
-    countKey !== undefined && own.length === 0 && isAgentVisible(message)
-      ? { key: countKey, breakdown: { ...runtime.tokenCache.estimate(message, runtime.counter) } }
-      : null,
+  const tokens = await mapInSlices(
+    normalized,
+    ({ message, edits: own }) =>
+      countKey !== undefined && own.length === 0 && isAgentVisible(message)
+        ? { key: countKey, breakdown: { ...runtime.tokenCache.estimate(message, runtime.counter) } }
+        : null,
+    slices,
   );
   try {
     // Messages and the edits that normalize them land together or not at all.
@@ -105,20 +117,24 @@ export async function appendMessages(
   if (branch) {
     runtime.addEdits([branch.edit]);
     runtime.branch.truncate(branch.kept);
-    runtime.rebuild();
+    await runtime.rebuild(slices);
   }
-  normalized.forEach(({ message, edits: own }, offset) => {
-    runtime.addEdits(own);
-    const projected = own.length > 0 ? projectMessage(message, own) : message;
-    runtime.appendToView(message, projected);
-    if (runtime.view.coverage.get(message.seq)?.by === 'orphan-result') {
-      const hidden = hiddenResultOf(runtime.heldLog, message);
-      if (hidden)
-        events.push({ type: 'tool-result-hidden', sessionId: runtime.id, at, seq: message.seq, ...hidden });
-    }
-    runtime.recordBranch(message, branchIds[offset] ?? message.id);
-    recordActivity(runtime, message, events, at);
-  });
+  await forEachInSlices(
+    normalized,
+    ({ message, edits: own }, offset) => {
+      runtime.addEdits(own);
+      const projected = own.length > 0 ? projectMessage(message, own) : message;
+      runtime.appendToView(message, projected);
+      if (runtime.view.coverage.get(message.seq)?.by === 'orphan-result') {
+        const hidden = hiddenResultOf(runtime.heldLog, message);
+        if (hidden)
+          events.push({ type: 'tool-result-hidden', sessionId: runtime.id, at, seq: message.seq, ...hidden });
+      }
+      runtime.recordBranch(message, branchIds[offset] ?? message.id);
+      recordActivity(runtime, message, events, at);
+    },
+    slices,
+  );
   return messages;
 }
 

@@ -9,9 +9,10 @@ import { validatePolicy } from '../core/policy/merge-policy.ts';
 import type { Policy, PolicyOverride } from '../core/policy/policy-schema.ts';
 import { assertValidSessionId } from '../core/session-id.ts';
 import type { SkillSource } from '../core/skills/skill-source.ts';
-import { assignStableIds } from '../core/stable-id.ts';
+import { assignStableIdsInSlices } from '../core/stable-id.ts';
 import { MessageTokenCache } from '../core/tokens/message-token-cache.ts';
 import { historyAsShown } from '../core/view/history-as-shown.ts';
+import { mapInSlices, WorkSlices } from '../core/work-slices.ts';
 import type { BlobStore } from '../store/blob-store.ts';
 import { createMemoryBlobStore } from '../store/memory-blob-store.ts';
 import { createMemoryMemorySink } from '../store/memory-memory-sink.ts';
@@ -52,7 +53,7 @@ import { restoreEdits } from './restore-session.ts';
 import { applyMergePatch, resolveSessionPolicy, type SessionPolicy } from './session-policy.ts';
 import { SessionRuntime } from './session-runtime.ts';
 import { type SessionStats, sessionStats } from './session-stats.ts';
-import { validateMessageInputs } from './validate-message-input.ts';
+import { validateMessageInputs, validateMessageInputsInSlices } from './validate-message-input.ts';
 import { validatePrepareRequest } from './validate-prepare-request.ts';
 
 /**
@@ -180,19 +181,22 @@ export class ContextManager {
    * (a `branch` edit) and carries on from the caller's, never duplicating or losing a message.
    */
   sync(sessionId: string, history: readonly MessageInput[], options: SyncOptions = {}): Promise<SyncResult> {
-    try {
-      validateMessageInputs(history, 'history');
+    // Checked once the session's turn comes, in slices (a client's history may hold a million messages,
+    // and other sessions' calls go on meanwhile); refused before the session is read or written.
+    return this.#serialized(sessionId, async () => {
+      const slices = new WorkSlices();
+      await validateMessageInputsInSlices(history, 'history', slices);
       if (options.contentIds !== undefined && options.contentIds.length !== history.length)
         throw new InvalidInputError(`has ${options.contentIds.length} ids for ${history.length} messages`, {
           field: 'options.contentIds',
         });
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.#exclusive(sessionId, async (runtime) => {
+      const runtime = await this.#runtime(sessionId);
       const events: ContextEvent[] = [];
       const callerIds =
-        options.contentIds ?? assignStableIds(history.map(withoutId)).map((message) => message.id);
+        options.contentIds ??
+        (await assignStableIdsInSlices(await mapInSlices(history, withoutId, slices), slices)).map(
+          (message) => message.id,
+        );
       const diff = diffHistory(runtime.branch.ids, callerIds);
       // A retried sync is idempotent by construction: what the first one stored is part of the diff.
       let branch: { edit: Edit; kept: number } | undefined;
@@ -218,10 +222,11 @@ export class ContextManager {
           added: history.length - diff.addedFrom,
         });
       }
-      const fresh = history.slice(diff.addedFrom).map((message, offset) => ({
-        ...message,
-        id: message.id ?? callerIds[diff.addedFrom + offset],
-      }));
+      const fresh = await mapInSlices(
+        history.slice(diff.addedFrom),
+        (message, offset) => ({ ...message, id: message.id ?? callerIds[diff.addedFrom + offset] }),
+        slices,
+      );
       // The branch edit lands in the same write as the messages that continue the caller's history.
       const appended = await appendMessages(this.#appendContext(runtime), fresh, {
         events,
@@ -574,7 +579,7 @@ export class ContextManager {
     // Read before every call: a skill added or a memory note written shows in the next request.
     const indexes = await readIndexSources(runtime.policy, { memory: this.memory, skills: this.skills });
     const call = resolveCallContext(runtime.policy, request, runtime.memo, this.#counters, indexes);
-    runtime.useCounter(call.counter);
+    await runtime.useCounter(call.counter);
     return call;
   }
 
@@ -601,7 +606,7 @@ export class ContextManager {
     }
     runtime.addEdits(edits);
     // Content-only edits of messages in view are patched in place; anything else re-projects.
-    if (!runtime.patchInPlace(edits)) runtime.rebuild();
+    if (!runtime.patchInPlace(edits)) await runtime.rebuild();
   }
 
   async #runtime(sessionId: string): Promise<SessionRuntime> {
@@ -654,10 +659,10 @@ export class ContextManager {
   async #readStored(runtime: SessionRuntime): Promise<{ edits: number; updatedAt: number } | undefined> {
     const recent = await this.store.loadRecent(runtime.id);
     if (!recent || (recent.messageIds.length === 0 && recent.editCount === 0)) return undefined;
-    if (runtime.resume(recent)) return { edits: recent.editCount, updatedAt: recent.updatedAt };
+    if (await runtime.resume(recent)) return { edits: recent.editCount, updatedAt: recent.updatedAt };
     const stored = await this.store.load(runtime.id);
     if (!stored) return undefined;
-    runtime.restore(stored.log, stored.edits);
+    await runtime.restore(stored.log, stored.edits);
     return { edits: stored.edits.length, updatedAt: stored.updatedAt };
   }
 

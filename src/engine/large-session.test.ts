@@ -36,3 +36,24 @@ it('syncs and prepares 4x the messages in at most about 4x the time', { timeout:
   const large = await syncAndPrepare(240_000);
   expect(large / small).toBeLessThan(6);
 });
+
+it('lets other work run while it syncs and prepares a history of 200,000 messages', {
+  timeout: 60_000,
+}, async () => {
+  const manager = createContextManager({ policy: PRESETS.default });
+  const messages = history(200_000);
+  let turns = 0;
+  let counting = true;
+  const count = (): void => {
+    turns++;
+    if (counting) setImmediate(count);
+  };
+  setImmediate(count);
+  await manager.sync('s', messages);
+  const afterSync = turns;
+  await manager.prepare('s', { model: 'gpt-4o', contextWindow: 128_000, maxOutputTokens: 4_096 });
+  counting = false;
+  // At once, each call gave nothing else a turn until it was over (seconds, for the sync).
+  expect(afterSync).toBeGreaterThanOrEqual(20);
+  expect(turns - afterSync).toBeGreaterThanOrEqual(5);
+});

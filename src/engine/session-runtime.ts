@@ -3,7 +3,7 @@ import { type Edit, type EvictEdit, lowestSeqTouched, type Summary } from '../co
 import type { Message, Usage } from '../core/message.ts';
 import { isAgentVisible } from '../core/message.ts';
 import type { Policy, PolicyOverride } from '../core/policy/policy-schema.ts';
-import { assignStableIds } from '../core/stable-id.ts';
+import { assignStableIdsInSlices } from '../core/stable-id.ts';
 import { CalibratedTokenCounter } from '../core/tokens/calibrated-counter.ts';
 import { calibrationAnchor, measureRequest } from '../core/tokens/measure-request.ts';
 import type { MessageTokenCache } from '../core/tokens/message-token-cache.ts';
@@ -11,6 +11,7 @@ import type { TokenCounter } from '../core/tokens/token-counter.ts';
 import { startsTurn } from '../core/turns/parse-turn-boundaries.ts';
 import type { View, ViewEntry } from '../core/view/project-view.ts';
 import { projectMessage, projectView } from '../core/view/project-view.ts';
+import { forEachInSlices, WorkSlices } from '../core/work-slices.ts';
 import type { RecentSession } from '../store/session-store.ts';
 import type { FixedRegionMemo } from './call-context.ts';
 import { CallerBranch } from './caller-branch.ts';
@@ -154,11 +155,11 @@ export class SessionRuntime {
   }
 
   /** Loads a stored session: log and edits as they were, the view rebuilt from them. */
-  restore(log: readonly Message[], edits: readonly Edit[]): void {
+  async restore(log: readonly Message[], edits: readonly Edit[]): Promise<void> {
     const hidden = hiddenByBranches(edits);
     const branch = log.filter((message) => !hidden.has(message.seq));
-    const contentIds = assignStableIds(branch.map(({ id: _id, ...rest }) => rest));
-    this.#load({
+    const contentIds = await assignStableIdsInSlices(branch.map(({ id: _id, ...rest }) => rest));
+    await this.#load({
       logStart: 0,
       recent: log,
       edits,
@@ -173,7 +174,7 @@ export class SessionRuntime {
    * ids. Returns false, changing nothing, when a message of the caller's history has no stored content
    * id (written before they were kept): the caller then restores from the whole log.
    */
-  resume(session: RecentSession): boolean {
+  async resume(session: RecentSession): Promise<boolean> {
     const hidden = hiddenByBranches(session.edits);
     const branchSeqs: number[] = [];
     const branchIds: string[] = [];
@@ -189,19 +190,19 @@ export class SessionRuntime {
       const count = session.recentTokens[offset];
       if (count && count.key === key) this.tokenCache.seed(message, this.counter, count.breakdown);
     });
-    this.#load({ ...session, branchSeqs, branchIds });
+    await this.#load({ ...session, branchSeqs, branchIds });
     this.editCount = session.editCount;
     return true;
   }
 
-  #load(session: {
+  async #load(session: {
     logStart: number;
     recent: readonly Message[];
     edits: readonly Edit[];
     messageIds: readonly string[];
     branchSeqs: number[];
     branchIds: string[];
-  }): void {
+  }): Promise<void> {
     this.logStart = session.logStart;
     for (const message of session.recent) this.heldLog.push(message);
     this.addEdits(session.edits);
@@ -209,7 +210,7 @@ export class SessionRuntime {
     // Only a change in the count matters (truncate-old looks again when turns were added).
     for (const message of session.recent) if (startsTurn(message)) this.turnCount++;
     this.branch.reset(session.branchSeqs, session.branchIds);
-    this.rebuild();
+    await this.rebuild();
   }
 
   /** A message joined the log and the caller's history (as `contentId`). */
@@ -299,19 +300,19 @@ export class SessionRuntime {
   }
 
   /** Switches the counter (a different model): every figure is recounted. */
-  useCounter(counter: TokenCounter): void {
+  async useCounter(counter: TokenCounter): Promise<void> {
     if (counter === this.counter) return;
     this.counter = counter;
-    this.recount();
+    await this.recountInSlices(new WorkSlices());
   }
 
   /** Re-projects the view from log and edits; call after any new edit. */
-  rebuild(): void {
+  async rebuild(slices: WorkSlices = new WorkSlices()): Promise<void> {
     // The held log starts no later than just past the newest cut, so this is the view of the whole log.
     this.view = projectView(this.heldLog, this.edits, { leaveCallsOpen: true });
     // Entry indexes move when edits reshape the view: whoever kept one looks again.
     this.viewVersion++;
-    this.recount();
+    await this.recountInSlices(slices);
   }
 
   /**
@@ -429,18 +430,35 @@ export class SessionRuntime {
   }
 
   recount(): void {
+    this.#resetCounts();
+    this.view.entries.forEach((entry, index) => {
+      this.#countEntry(entry, index);
+    });
+  }
+
+  /**
+   * `recount` in slices: a view of a million messages, counted anew for another model, is a million
+   * counts. The session's lock is held meanwhile, so nothing reads the figures half made.
+   */
+  async recountInSlices(slices: WorkSlices): Promise<void> {
+    this.#resetCounts();
+    await forEachInSlices(this.view.entries, (entry, index) => this.#countEntry(entry, index), slices);
+  }
+
+  #resetCounts(): void {
     this.#viewMessages = this.view.entries.map((entry) => entry.message);
     this.entryTokens = [];
     this.historyTokens = 0;
     this.turnStarts = [];
     this.visibleResults = 0;
-    this.view.entries.forEach((entry, index) => {
-      const tokens = this.tokensOf(entry.message);
-      this.entryTokens.push(tokens);
-      this.historyTokens += tokens;
-      if (startsTurn(entry.message)) this.turnStarts.push(index);
-      if (entry.message.role === 'tool') this.visibleResults++;
-    });
+  }
+
+  #countEntry(entry: ViewEntry, index: number): void {
+    const tokens = this.tokensOf(entry.message);
+    this.entryTokens.push(tokens);
+    this.historyTokens += tokens;
+    if (startsTurn(entry.message)) this.turnStarts.push(index);
+    if (entry.message.role === 'tool') this.visibleResults++;
   }
 }
 

@@ -1,5 +1,6 @@
 import { InvalidMessageError } from '../core/errors/index.ts';
 import type { MessageInput, Role } from '../core/message.ts';
+import { WorkSlices } from '../core/work-slices.ts';
 
 /**
  * Checks what a library caller hands `append` or `sync` against `MessageInput` (core/message.ts) before
@@ -34,6 +35,21 @@ export function validateMessageInputs(
   }
   for (let index = 0; index < messages.length; index++) {
     validateMessage(messages[index], `${argument}[${index}]`, index);
+  }
+}
+
+/** `validateMessageInputs` in slices, the event loop getting turns between them (a history of a million). */
+export async function validateMessageInputsInSlices(
+  messages: unknown,
+  argument = 'messages',
+  slices: WorkSlices = new WorkSlices(),
+): Promise<void> {
+  if (!Array.isArray(messages)) {
+    throw new InvalidMessageError(argument, `must be an array of messages, got ${describe(messages)}`);
+  }
+  for (let index = 0; index < messages.length; index++) {
+    validateMessage(messages[index], `${argument}[${index}]`, index);
+    if (slices.due()) await slices.next();
   }
 }
 
