@@ -526,6 +526,14 @@ export class ContextManager {
     this.#runtimes.delete(sessionId);
   }
 
+  /**
+   * How many messages the session holds in this manager's memory (their ids at least, bodies from its
+   * newest cut on), 0 when it is not loaded: what keeping it loaded costs, for whoever bounds that.
+   */
+  loadedMessages(sessionId: string): number {
+    return this.#runtimes.get(sessionId)?.nextSeq ?? 0;
+  }
+
   /** Stores a checked override and puts it to use in the loaded session, if there is one. */
   async #keepPolicy(sessionId: string, resolved: SessionPolicy): Promise<SessionPolicy> {
     const empty = Object.keys(resolved.override).length === 0;

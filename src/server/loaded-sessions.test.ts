@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedMap } from './loaded-sessions.ts';
+import { BoundedMap, LoadedSessions } from './loaded-sessions.ts';
 
 describe('BoundedMap', () => {
   it('never holds more than its bound, and forgets the oldest first', () => {
@@ -45,5 +45,48 @@ describe('BoundedMap', () => {
     const small = run(12_500);
     const large = run(50_000);
     expect(large / Math.max(small, 1)).toBeLessThan(8);
+  });
+});
+
+describe('LoadedSessions', () => {
+  /** A manager whose sessions hold the messages given; records what was unloaded. */
+  const manager = (held: Record<string, number>) => {
+    const unloaded: string[] = [];
+    return {
+      unloaded,
+      unload: (sessionId: string) => {
+        unloaded.push(sessionId);
+        delete held[sessionId];
+      },
+      loadedMessages: (sessionId: string) => held[sessionId] ?? 0,
+    };
+  };
+
+  it('unloads the least recently used idle sessions past a count of sessions', () => {
+    const fake = manager({});
+    const loaded = new LoadedSessions(fake, 2, () => {}, 1_000);
+    for (const id of ['a', 'b', 'c']) {
+      loaded.enter(id);
+      loaded.leave(id);
+    }
+    expect(fake.unloaded).toEqual(['a']);
+    expect(loaded.size).toBe(2);
+  });
+
+  it('unloads idle sessions past the messages they hold together, a session that large alone once idle', () => {
+    const fake = manager({ small: 100, other: 200, huge: 400_000 });
+    const loaded = new LoadedSessions(fake, 256, () => {}, 100_000);
+    loaded.enter('small');
+    loaded.leave('small');
+    loaded.enter('other');
+    loaded.leave('other');
+    loaded.enter('huge');
+    // In flight: kept, whatever it holds.
+    loaded.enter('small');
+    loaded.leave('small');
+    expect(fake.unloaded).toEqual([]);
+    loaded.leave('huge');
+    expect(fake.unloaded).toEqual(['huge']);
+    expect(loaded.size).toBe(2);
   });
 });

@@ -1,28 +1,42 @@
 /**
  * Keeps a bounded number of sessions in the manager's memory: a proxy serves conversations without end,
  * and each one it has seen would otherwise stay loaded. The least recently used idle sessions are
- * unloaded; they reload from the store when their conversation comes back.
+ * unloaded past a count of sessions, and the largest idle ones past a count of the messages they hold
+ * together (one client's history of 400,000 messages kept a gigabyte resident after its request); they
+ * reload from the store when their conversation comes back.
  */
 import type { ContextManager } from '../engine/context-manager.ts';
 
 /** Sessions kept loaded beyond those with a request in flight. */
 export const DEFAULT_MAX_LOADED_SESSIONS = 256;
+/**
+ * Messages the idle loaded sessions may hold together (a session holds every message's ids, and the
+ * bodies since its newest cut): about 100 MB. A session larger alone is unloaded once its request ends.
+ */
+export const DEFAULT_MAX_LOADED_MESSAGES = 100_000;
+
+/** What LoadedSessions needs of the manager: `loadedMessages` to bound by size (else only by count). */
+export type LoadedSessionsManager = Pick<ContextManager, 'unload'> &
+  Partial<Pick<ContextManager, 'loadedMessages'>>;
 
 export class LoadedSessions {
-  readonly #manager: Pick<ContextManager, 'unload'>;
+  readonly #manager: LoadedSessionsManager;
   readonly #max: number;
+  readonly #maxMessages: number;
   /** Session id → requests in flight; Map order is least recently used first. */
   readonly #sessions = new Map<string, number>();
   readonly #onUnload: (sessionId: string) => void;
 
   constructor(
-    manager: Pick<ContextManager, 'unload'>,
+    manager: LoadedSessionsManager,
     max = DEFAULT_MAX_LOADED_SESSIONS,
     onUnload: (sessionId: string) => void = () => {},
+    maxMessages = DEFAULT_MAX_LOADED_MESSAGES,
   ) {
     this.#manager = manager;
     this.#max = max;
     this.#onUnload = onUnload;
+    this.#maxMessages = maxMessages;
   }
 
   /** A request starts on the session. */
@@ -46,12 +60,32 @@ export class LoadedSessions {
 
   #evict(): void {
     for (const [sessionId, busy] of this.#sessions) {
-      if (this.#sessions.size <= this.#max) return;
-      if (busy > 0) continue;
-      this.#sessions.delete(sessionId);
-      this.#manager.unload(sessionId);
-      this.#onUnload(sessionId);
+      if (this.#sessions.size <= this.#max) break;
+      if (busy === 0) this.#unload(sessionId);
     }
+    const loadedMessages = this.#manager.loadedMessages;
+    if (!loadedMessages) return;
+    const idle: { sessionId: string; messages: number }[] = [];
+    let messages = 0;
+    for (const [sessionId, busy] of this.#sessions) {
+      if (busy > 0) continue;
+      const held = loadedMessages.call(this.#manager, sessionId);
+      idle.push({ sessionId, messages: held });
+      messages += held;
+    }
+    // Past the messages' bound, the largest go first: one huge session, not every small one.
+    idle.sort((a, b) => b.messages - a.messages);
+    for (const session of idle) {
+      if (messages <= this.#maxMessages) break;
+      messages -= session.messages;
+      this.#unload(session.sessionId);
+    }
+  }
+
+  #unload(sessionId: string): void {
+    this.#sessions.delete(sessionId);
+    this.#manager.unload(sessionId);
+    this.#onUnload(sessionId);
   }
 }
 
