@@ -6,8 +6,29 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+/**
+ * The body as text (UTF-8). Decoded as it arrives, a chunk at a time: 32 MiB decoded at once held the
+ * thread for tens of milliseconds.
+ */
 export async function readBoundedText(request: Request, limit: number): Promise<string> {
-  return new TextDecoder().decode(await readBoundedBytes(request, limit));
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for (;;) {
+    const next = await reader.read();
+    if (next.done) break;
+    bytes += next.value.byteLength;
+    if (bytes > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new BodyTooLargeError(limit);
+    }
+    text += decoder.decode(next.value, { stream: true });
+  }
+  return text + decoder.decode();
 }
 
 /** The body as bytes, exactly as sent (a file upload passed through is not decoded). */
@@ -45,6 +66,12 @@ export const MAX_JSON_DEPTH = 128;
  * Iterative, so a body nested a million deep is measured without a stack of that depth.
  */
 export function pathPastDepth(value: unknown, maxDepth = MAX_JSON_DEPTH): string | undefined {
+  const keys = keysPastDepth(value, maxDepth);
+  return keys === undefined ? undefined : formatPath(keys);
+}
+
+/** The keys (names and indexes) leading to the first value nested deeper than `maxDepth`, or undefined. */
+export function keysPastDepth(value: unknown, maxDepth = MAX_JSON_DEPTH): Array<string | number> | undefined {
   interface Node {
     value: unknown;
     depth: number;
@@ -55,7 +82,7 @@ export function pathPastDepth(value: unknown, maxDepth = MAX_JSON_DEPTH): string
   while (stack.length > 0) {
     const node = stack.pop() as Node;
     if (typeof node.value !== 'object' || node.value === null) continue;
-    if (node.depth >= maxDepth) return pathOf(node);
+    if (node.depth >= maxDepth) return keysOf(node);
     if (Array.isArray(node.value))
       node.value.forEach((child, index) => {
         stack.push({ value: child, depth: node.depth + 1, parent: node, key: index });
@@ -66,12 +93,16 @@ export function pathPastDepth(value: unknown, maxDepth = MAX_JSON_DEPTH): string
   }
   return undefined;
 
-  function pathOf(node: Node): string {
+  function keysOf(node: Node): Array<string | number> {
     const keys: Array<string | number> = [];
     for (let at: Node | undefined = node; at?.key !== undefined; at = at.parent) keys.push(at.key);
-    return keys
-      .reverse()
-      .map((key, index) => (typeof key === 'number' ? `[${key}]` : index === 0 ? key : `.${key}`))
-      .join('');
+    return keys.reverse();
   }
+}
+
+/** Keys as a path the client wrote: `messages[0].content`. */
+export function formatPath(keys: ReadonlyArray<string | number>): string {
+  return keys
+    .map((key, index) => (typeof key === 'number' ? `[${key}]` : index === 0 ? key : `.${key}`))
+    .join('');
 }
