@@ -9,6 +9,7 @@ import { estimateMessageTokens } from '../core/tokens/estimate-message-tokens.ts
 import { estimateToolDefinitionTokens } from '../core/tokens/estimate-tool-definition-tokens.ts';
 import { createExactCounter } from '../core/tokens/exact-counter.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
+import { WorkSlices } from '../core/work-slices.ts';
 import { BoundedMap } from './loaded-sessions.ts';
 import { deepEqual } from './wire/render-view.ts';
 
@@ -18,6 +19,8 @@ export const MAX_COUNTED_MESSAGES = 200_000;
 export class ClientRequestTokens {
   readonly #counter = createExactCounter('o200k');
   readonly #counts = new BoundedMap<string, number>(MAX_COUNTED_MESSAGES);
+  /** Per request history's ids, where each id is: `countSent` looks the view's messages up in it. */
+  readonly #positions = new WeakMap<readonly string[], Map<string, number>>();
 
   /** `ids` are the history's content ids (the cache keys). */
   count(
@@ -26,17 +29,33 @@ export class ClientRequestTokens {
     history: readonly MessageInput[],
     ids: readonly string[],
   ): number {
-    let total = this.#remembered(`system:${sha256OfText(system)}`, () => this.#counter.count(system));
-    const toolText = JSON.stringify(tools);
-    total += this.#remembered(`tools:${sha256OfText(toolText)}`, () =>
-      estimateToolDefinitionTokens(tools, this.#counter),
-    );
+    let total = this.#fixed(system, tools);
     history.forEach((message, index) => {
-      total += this.#remembered(
-        ids[index] ?? contentId(message),
-        () => estimateMessageTokens(message, this.#counter).total,
-      );
+      total += this.#message(message, ids[index]);
     });
+    return total;
+  }
+
+  /**
+   * `count`, in slices (a history of a million messages is a million counts, and other requests go on
+   * meanwhile), and the positions of the history's ids noted on the way, for `countSent`.
+   */
+  async countInSlices(
+    system: string,
+    tools: readonly ToolDefinition[],
+    history: readonly MessageInput[],
+    ids: readonly string[],
+  ): Promise<number> {
+    let total = this.#fixed(system, tools);
+    const positions = new Map<string, number>();
+    const slices = new WorkSlices();
+    for (let index = 0; index < history.length; index++) {
+      total += this.#message(history[index] as MessageInput, ids[index]);
+      const id = ids[index];
+      if (id !== undefined) positions.set(id, index);
+      if (slices.due()) await slices.next();
+    }
+    this.#positions.set(ids, positions);
     return total;
   }
 
@@ -50,16 +69,35 @@ export class ClientRequestTokens {
     view: readonly Message[],
     client: { history: readonly MessageInput[]; ids: readonly string[] },
   ): number {
-    const indexOfId = new Map<string, number>();
-    client.ids.forEach((id, index) => {
-      indexOfId.set(id, index);
-    });
+    let indexOfId = this.#positions.get(client.ids);
+    if (!indexOfId) {
+      indexOfId = new Map<string, number>();
+      for (const [index, id] of client.ids.entries()) indexOfId.set(id, index);
+    }
     const ids = view.map((message) => {
       const index = indexOfId.get(message.id);
       const original = index === undefined ? undefined : client.history[index];
       return original && deepEqual(original.parts, message.parts) ? message.id : contentId(message);
     });
     return this.count(system, tools, view, ids);
+  }
+
+  /** The system prompt's and the tools' tokens. */
+  #fixed(system: string, tools: readonly ToolDefinition[]): number {
+    const toolText = JSON.stringify(tools);
+    return (
+      this.#remembered(`system:${sha256OfText(system)}`, () => this.#counter.count(system)) +
+      this.#remembered(`tools:${sha256OfText(toolText)}`, () =>
+        estimateToolDefinitionTokens(tools, this.#counter),
+      )
+    );
+  }
+
+  #message(message: MessageInput, id: string | undefined): number {
+    return this.#remembered(
+      id ?? contentId(message),
+      () => estimateMessageTokens(message, this.#counter).total,
+    );
   }
 
   #remembered(id: string, count: () => number): number {
