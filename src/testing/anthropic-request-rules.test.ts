@@ -71,6 +71,13 @@ describe('Anthropic request rules', () => {
         { role: 'user', content: [result('t1', [{ type: 'text', text: '' }])] },
       ]),
     ).toBe('messages: text content blocks must be non-empty');
+    expect(
+      check([
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: [call('t1')] },
+        { role: 'user', content: [{ ...result('t1', ''), is_error: true }] },
+      ]),
+    ).toBe('messages.2.content.0.tool_result: content cannot be empty if `is_error` is true');
   });
 
   it('refuse a fifth cache_control breakpoint, tools, system and messages counted together', () => {

@@ -5,7 +5,8 @@
  * - `messages: first message must use the "user" role` (Bedrock and Vertex always; the first-party API
  *   has at times accepted an assistant first, so a proxy must not count on it);
  * - `messages.N: all messages must have non-empty content except for the optional final assistant message`;
- * - `messages: text content blocks must be non-empty`;
+ * - `messages: text content blocks must be non-empty`; `messages.N.content.K.tool_result: content cannot be
+ *   empty if \`is_error\` is true`;
  * - `A maximum of 4 blocks with cache_control may be provided. Found N.` (tools, system and messages
  *   together);
  * - every `tool_use` answered in the next message: `messages.N: \`tool_use\` ids were found without
@@ -102,7 +103,9 @@ function nonEmptyRule(messages: WireMessage[]): string | undefined {
       return `messages.${message.index}: all messages must have non-empty content except for the optional final assistant message`;
   }
   for (const message of messages) {
-    for (const block of message.blocks) {
+    for (const [position, block] of message.blocks.entries()) {
+      if (block.type === 'tool_result' && block.is_error === true && isEmptyContent(block.content))
+        return `messages.${message.index}.content.${position}.tool_result: content cannot be empty if \`is_error\` is true`;
       if (isEmptyText(block)) return 'messages: text content blocks must be non-empty';
       if (block.type === 'tool_result' && Array.isArray(block.content) && block.content.some(isEmptyText))
         return 'messages: text content blocks must be non-empty';
@@ -239,6 +242,10 @@ function idsOf(turn: JoinedTurn | undefined, type: string, field: string): strin
 
 function isThinking(block: Block): boolean {
   return block.type === 'thinking' || block.type === 'redacted_thinking';
+}
+
+function isEmptyContent(content: unknown): boolean {
+  return content === undefined || content === '' || (Array.isArray(content) && content.length === 0);
 }
 
 function isEmptyText(block: unknown): boolean {
