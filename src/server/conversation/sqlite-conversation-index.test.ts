@@ -293,4 +293,55 @@ describe('a conversation of many thousand messages', () => {
     const second = createHash('sha256').update(`${first}\nb`).digest('hex').slice(0, 32);
     expect(hashesOf('a', 'b')).toEqual([first, second]);
   });
+
+  it('shows none of a session to find while its record is under way, all of it after', async () => {
+    const file = tempFile();
+    files.push(file);
+    const index = createSqliteConversationIndex({ filename: file.filename });
+    const raw = new Database(file.filename, { readonly: true });
+    try {
+      const hashes = conversationHashes('owner', 'system', ids(HASHES_PER_STATEMENT * 5));
+      await index.record('owner', 's1', hashes.slice(0, 10));
+      const recording = index.record('owner', 's1', hashes);
+      const claimed = (): number =>
+        raw.prepare(`SELECT count(*) FROM ${PREFIXES_TABLE}`).pluck().get() as number;
+      for (let turn = 0; turn < 10_000 && claimed() === 10; turn++)
+        await new Promise((done) => setImmediate(done));
+      expect(claimed()).toBeGreaterThan(10);
+      expect(claimed()).toBeLessThan(hashes.length);
+      // Some prefixes are claimed, in hash order, not the conversation's: bisection over them would be wrong.
+      expect(await index.find('owner', hashes)).toBeUndefined();
+      await recording;
+      expect(await index.find('owner', hashes)).toMatchObject({ sessionId: 's1', length: hashes.length });
+    } finally {
+      raw.close();
+      await index.close();
+    }
+  });
+
+  it('records 4x the prefixes in at most about 4x the time', async () => {
+    /** The quickest of two records of `count` prefixes, each into a database of its own. */
+    const time = async (count: number): Promise<number> => {
+      let best = Number.POSITIVE_INFINITY;
+      for (let round = 0; round < 2; round++) {
+        const file = tempFile();
+        files.push(file);
+        const index = createSqliteConversationIndex({ filename: file.filename });
+        try {
+          const hashes = conversationHashes('owner', 'system', ids(count));
+          const started = performance.now();
+          await index.record('owner', 's1', hashes);
+          best = Math.min(best, performance.now() - started);
+        } finally {
+          await index.close();
+        }
+      }
+      return best;
+    };
+    await time(5_000);
+    const small = await time(40_000);
+    const large = await time(160_000);
+    // In the conversation's order, every piece wrote all over the b-tree: 4x took 11x.
+    expect(large / small).toBeLessThan(6);
+  });
 });

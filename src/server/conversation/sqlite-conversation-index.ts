@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { SchemaTooNewError, StoredDataInvalidError } from '../../core/errors/index.ts';
-import { yieldToEventLoop } from '../../core/work-slices.ts';
+import { WorkSlices, yieldToEventLoop } from '../../core/work-slices.ts';
 import { pendingMigrations, statementsFor } from '../../store/session-store-migrations.ts';
 import { openSqlite, type SqliteSource } from '../../store/sqlite-source.ts';
 import type { ConversationHead } from './conversation-index.ts';
@@ -53,10 +53,12 @@ export function createSqliteConversationIndex(source: SqliteSource): StoredConve
     throw error;
   }
 
+  // A session whose record is under way (in pieces: recorded_at < 0, or no row yet) is found by no
+  // prefix: its claims so far are not all of its conversation's shorter prefixes.
   const probe = db.prepare(
     `SELECT p.session_id, s.head, s.head_hash FROM ${PREFIXES_TABLE} p
      JOIN ${SESSIONS_TABLE} s ON s.owner = p.owner AND s.session_id = p.session_id
-     WHERE p.owner = ? AND p.hash = ?`,
+     WHERE p.owner = ? AND p.hash = ? AND s.recorded_at >= 0`,
   );
   const claim = db.prepare(
     `INSERT OR IGNORE INTO ${PREFIXES_TABLE} (owner, hash, session_id) VALUES (?, ?, ?)`,
@@ -82,6 +84,12 @@ export function createSqliteConversationIndex(source: SqliteSource): StoredConve
   });
   const claimAll = db.transaction((owner: string, sessionId: string, hashes: readonly string[]) => {
     for (const hash of hashes) claim.run(owner, hash, sessionId);
+  });
+  const recordingStarts = db.prepare(
+    `UPDATE ${SESSIONS_TABLE} SET recorded_at = -1 WHERE owner = ? AND session_id = ?`,
+  );
+  const startRecording = db.transaction((owner: string, sessionId: string) => {
+    recordingStarts.run(owner, sessionId);
   });
   const headOf = db.prepare(
     `SELECT head, head_hash FROM ${SESSIONS_TABLE} WHERE owner = ? AND session_id = ?`,
@@ -141,14 +149,17 @@ export function createSqliteConversationIndex(source: SqliteSource): StoredConve
         recordAll.immediate(owner, sessionId, hashes, from);
         return;
       }
-      // Many: a transaction a piece, in the conversation's order, so a prefix is known only when every
-      // shorter one is (bisection stays right between two pieces); each piece in hash order, which
-      // keeps the b-tree's writes together. The head is set last: a record cut short is a record that
-      // did not happen, but for prefixes claimed, as a session recorded again keeps its old ones.
-      for (let start = from; start < hashes.length; start += HASHES_PER_STATEMENT) {
-        const piece = hashes.slice(start, start + HASHES_PER_STATEMENT).sort();
-        claimAll.immediate(owner, sessionId, piece);
+      // Many: a transaction a piece (2,000 claims, a few milliseconds), the event loop getting a turn
+      // between two. The pieces go in hash order: each writes one stretch of the b-tree (in the
+      // conversation's order every piece wrote all over it, and 400,000 took 7 s). Meanwhile `find`
+      // sees none of the session's prefixes, so what it sees is still every prefix of whole records;
+      // a record cut short leaves the session unseen by `find` until its next record (a label, not its
+      // continuation: `heads` finds it by its head as before).
+      startRecording.immediate(owner, sessionId);
+      const sorted = await sortedInSlices(hashes.slice(from));
+      for (let start = 0; start < sorted.length; start += HASHES_PER_STATEMENT) {
         await yieldToEventLoop();
+        claimAll.immediate(owner, sessionId, sorted.slice(start, start + HASHES_PER_STATEMENT));
       }
       setHeadOnly.immediate(owner, sessionId, hashes);
     },
@@ -156,6 +167,28 @@ export function createSqliteConversationIndex(source: SqliteSource): StoredConve
       connection.close();
     },
   };
+}
+
+/**
+ * `texts` in ascending order, sorted in slices: bucketed by their first two characters (a hash's: 256
+ * buckets of alike size), each bucket sorted on its own.
+ */
+async function sortedInSlices(texts: readonly string[]): Promise<string[]> {
+  const slices = new WorkSlices();
+  const buckets = new Map<string, string[]>();
+  for (const text of texts) {
+    const key = text.slice(0, 2);
+    const bucket = buckets.get(key);
+    if (bucket) bucket.push(text);
+    else buckets.set(key, [text]);
+    if (slices.due()) await slices.next();
+  }
+  const sorted: string[] = [];
+  for (const key of [...buckets.keys()].sort()) {
+    for (const text of (buckets.get(key) as string[]).sort()) sorted.push(text);
+    if (slices.due()) await slices.next();
+  }
+  return sorted;
 }
 
 /**
