@@ -23,7 +23,7 @@ import { takeSnapshot } from './restore-session.ts';
 import { SessionBudget } from './session-budget.ts';
 import type { SessionRuntime } from './session-runtime.ts';
 import { reportSummariesTo, type SummaryPurpose } from './summary-events.ts';
-import { extendTranscript } from './transcript-markdown.ts';
+import { extendTranscriptInSlices } from './transcript-markdown.ts';
 
 /** A compaction never repeats more than this many times in a row without the history shrinking. */
 export const MAX_CONSECUTIVE_COMPACTIONS = 6;
@@ -258,7 +258,8 @@ export class Compactor {
         ? this.runtime.heldLog.slice(from - this.runtime.logStart, throughSeq + 1 - this.runtime.logStart)
         : (await this.deps.wholeLog()).filter((message) => message.seq >= from && message.seq <= throughSeq);
     // Archived results read as archived here too (tiancai), each archive's digest in its place.
-    const text = extendTranscript(
+    // In slices: the first transcript of a client's history of hundreds of thousands is all of it.
+    const text = await extendTranscriptInSlices(
       from > 0 && cached ? cached.text : '',
       historyAsShown(log, this.runtime.edits),
     );

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { archivedMessage } from '../core/view/archived-messages.ts';
+import { WorkSlices } from '../core/work-slices.ts';
 import { callsTo, numbered, result, user } from '../testing/build-messages.ts';
-import { extendTranscript, transcriptMarkdown } from './transcript-markdown.ts';
+import { extendTranscript, extendTranscriptInSlices, transcriptMarkdown } from './transcript-markdown.ts';
 
 const log = numbered([
   user('read it'),
@@ -24,8 +25,14 @@ describe('transcriptMarkdown', () => {
     expect(userHidden).toContain('## user (seq 0, hidden from the user)');
   });
 
-  it('extends a transcript exactly as rendering everything at once', () => {
+  it('extends a transcript exactly as rendering everything at once', async () => {
     const whole = transcriptMarkdown(log);
     expect(extendTranscript(transcriptMarkdown(log.slice(0, 1)), log.slice(1))).toBe(whole);
+    let now = 0;
+    const everyMessage = new WorkSlices(1, () => now++);
+    expect(
+      await extendTranscriptInSlices(transcriptMarkdown(log.slice(0, 1)), log.slice(1), everyMessage),
+    ).toBe(whole);
+    expect(await extendTranscriptInSlices('', log, everyMessage)).toBe(whole);
   });
 });

@@ -1,4 +1,5 @@
 import type { Message } from '../core/message.ts';
+import { forEachInSlices, WorkSlices } from '../core/work-slices.ts';
 
 /** Kinds every message of a conversation has; only the others are worth a word in a heading. */
 const PLAIN_KINDS: ReadonlySet<string> = new Set(['message', 'tool_result']);
@@ -22,36 +23,48 @@ function headingNotes(message: Message): string {
  */
 export function transcriptMarkdown(messages: readonly Message[]): string {
   const lines: string[] = [];
-  for (const message of messages) {
-    lines.push(`## ${message.role} (seq ${message.seq}${headingNotes(message)})`);
-    for (const part of message.parts) {
-      switch (part.type) {
-        case 'text':
-          lines.push(part.text);
-          break;
-        case 'reasoning':
-          lines.push(`> (reasoning) ${part.text.replaceAll('\n', '\n> ')}`);
-          break;
-        case 'media':
-          lines.push(`[media ${part.mediaType}: ${part.ref}]`);
-          break;
-        case 'tool-call':
-          lines.push(`→ tool call ${part.name} (${part.callId}): ${part.args}`);
-          break;
-        case 'tool-result':
-          lines.push(
-            `← result of ${part.name || part.callId}${part.isError ? ' (error)' : ''}:`,
-            '```',
-            part.content,
-            '```',
-          );
-          for (const media of part.media ?? []) lines.push(`[media ${media.mediaType}: ${media.ref}]`);
-          break;
-      }
-    }
-    lines.push('');
-  }
+  for (const message of messages) writeMessage(message, lines);
   return lines.join('\n');
+}
+
+/** `transcriptMarkdown` in slices: the transcript of a history of hundreds of thousands of messages. */
+export async function transcriptMarkdownInSlices(
+  messages: readonly Message[],
+  slices: WorkSlices = new WorkSlices(),
+): Promise<string> {
+  const lines: string[] = [];
+  await forEachInSlices(messages, (message) => writeMessage(message, lines), slices);
+  return lines.join('\n');
+}
+
+function writeMessage(message: Message, lines: string[]): void {
+  lines.push(`## ${message.role} (seq ${message.seq}${headingNotes(message)})`);
+  for (const part of message.parts) {
+    switch (part.type) {
+      case 'text':
+        lines.push(part.text);
+        break;
+      case 'reasoning':
+        lines.push(`> (reasoning) ${part.text.replaceAll('\n', '\n> ')}`);
+        break;
+      case 'media':
+        lines.push(`[media ${part.mediaType}: ${part.ref}]`);
+        break;
+      case 'tool-call':
+        lines.push(`→ tool call ${part.name} (${part.callId}): ${part.args}`);
+        break;
+      case 'tool-result':
+        lines.push(
+          `← result of ${part.name || part.callId}${part.isError ? ' (error)' : ''}:`,
+          '```',
+          part.content,
+          '```',
+        );
+        for (const media of part.media ?? []) lines.push(`[media ${media.mediaType}: ${media.ref}]`);
+        break;
+    }
+  }
+  lines.push('');
 }
 
 /**
@@ -60,5 +73,15 @@ export function transcriptMarkdown(messages: readonly Message[]): string {
  */
 export function extendTranscript(before: string, added: readonly Message[]): string {
   const more = transcriptMarkdown(added);
+  return before && more ? `${before}\n${more}` : before || more;
+}
+
+/** `extendTranscript` in slices. */
+export async function extendTranscriptInSlices(
+  before: string,
+  added: readonly Message[],
+  slices: WorkSlices = new WorkSlices(),
+): Promise<string> {
+  const more = await transcriptMarkdownInSlices(added, slices);
   return before && more ? `${before}\n${more}` : before || more;
 }

@@ -1,4 +1,5 @@
 import { type Message, type ToolCallPart, textOf } from '../core/message.ts';
+import { forEachInSlices, WorkSlices } from '../core/work-slices.ts';
 import { cutHead, cutHeadTail, oneLine } from './cut-text.ts';
 import { decisionSentences } from './extract-decisions.ts';
 import { firstErrorLine } from './extract-errors.ts';
@@ -57,83 +58,111 @@ interface CallInfo {
  * messages give the same sections, item for item.
  */
 export function extractSections(messages: readonly Message[], options: ExtractOptions): SummarySections {
-  const limit = options.maxItemsPerSection ?? DEFAULT_MAX_ITEMS_PER_SECTION;
-  const requests = new RecencyList(itemKey);
-  const decisions = new RecencyList(itemKey);
-  const commands = new RecencyList(itemKey);
-  const errors = new RecencyList(itemKey);
-  const plan = new Map<string, string>();
-  const files = new FileLedger();
-  const calls = new Map<string, CallInfo>();
-  let intent: string | undefined;
-  let lastText: string | undefined;
-  let lastShortText: string | undefined;
-  let lastActionAfterText: string | undefined;
+  const extractor = new SectionExtractor(options);
+  for (const message of messages) extractor.add(message);
+  return extractor.sections();
+}
 
-  const addPlan = (items: readonly string[]): void => {
+/**
+ * `extractSections` in slices, the event loop getting turns between them: an extractive summary of a
+ * client's history of hundreds of thousands of messages reads every one. The same sections.
+ */
+export async function extractSectionsInSlices(
+  messages: readonly Message[],
+  options: ExtractOptions,
+  slices: WorkSlices = new WorkSlices(),
+): Promise<SummarySections> {
+  const extractor = new SectionExtractor(options);
+  await forEachInSlices(messages, (message) => extractor.add(message), slices);
+  return extractor.sections();
+}
+
+/** The one pass of `extractSections`, a message at a time. */
+class SectionExtractor {
+  readonly #options: ExtractOptions;
+  readonly #limit: number;
+  readonly #requests = new RecencyList(itemKey);
+  readonly #decisions = new RecencyList(itemKey);
+  readonly #commands = new RecencyList(itemKey);
+  readonly #errors = new RecencyList(itemKey);
+  readonly #plan = new Map<string, string>();
+  readonly #files = new FileLedger();
+  readonly #calls = new Map<string, CallInfo>();
+  #intent: string | undefined;
+  #lastText: string | undefined;
+  #lastShortText: string | undefined;
+  #lastActionAfterText: string | undefined;
+
+  constructor(options: ExtractOptions) {
+    this.#options = options;
+    this.#limit = options.maxItemsPerSection ?? DEFAULT_MAX_ITEMS_PER_SECTION;
+  }
+
+  #addPlan(items: readonly string[]): void {
     // A plan item keeps its first place (step order) and takes its newest status.
-    for (const item of items) plan.set(planItemKey(item), item);
-  };
+    for (const item of items) this.#plan.set(planItemKey(item), item);
+  }
 
-  for (const message of messages) {
+  add(message: Message): void {
     const kind = message.meta.kind ?? 'message';
-    if (SYNTHETIC_KINDS.has(kind)) continue;
+    if (SYNTHETIC_KINDS.has(kind)) return;
+    const files = this.#files;
 
     if (message.role === 'user') {
       const text = normalizeNewlines(textOf(message)).trim();
-      if (!text || SYNTHETIC_PREFIX.test(text)) continue;
-      if (intent === undefined) intent = cutHead(oneLine(text), SECTION_ITEM_MAX_CHARS.intent);
-      else requests.add(cutHead(oneLine(text), SECTION_ITEM_MAX_CHARS.requests));
-      addPlan(checkboxItems(text));
+      if (!text || SYNTHETIC_PREFIX.test(text)) return;
+      if (this.#intent === undefined) this.#intent = cutHead(oneLine(text), SECTION_ITEM_MAX_CHARS.intent);
+      else this.#requests.add(cutHead(oneLine(text), SECTION_ITEM_MAX_CHARS.requests));
+      this.#addPlan(checkboxItems(text));
       for (const path of pathsInText(text)) files.add(path, 'mentioned');
-      continue;
+      return;
     }
 
     if (message.role === 'assistant') {
       const text = normalizeNewlines(textOf(message)).trim();
       if (text) {
         if (text.length >= MIN_STATE_CHARS) {
-          lastText = text;
-          lastShortText = undefined;
+          this.#lastText = text;
+          this.#lastShortText = undefined;
         } else {
-          lastShortText = text;
+          this.#lastShortText = text;
         }
-        lastActionAfterText = undefined;
-        decisions.addAll(decisionSentences(text));
-        addPlan(checkboxItems(text));
-        addPlan(numberedPlanItems(text));
+        this.#lastActionAfterText = undefined;
+        this.#decisions.addAll(decisionSentences(text));
+        this.#addPlan(checkboxItems(text));
+        this.#addPlan(numberedPlanItems(text));
         for (const path of pathsInText(text)) files.add(path, 'mentioned');
       }
       for (const part of message.parts) {
         if (part.type !== 'tool-call') continue;
         const call = readCall(part);
-        calls.set(part.callId, call);
-        lastActionAfterText = describeCall(call);
+        this.#calls.set(part.callId, call);
+        this.#lastActionAfterText = describeCall(call);
         if (call.command !== undefined) {
-          commands.add(commandItem(call.command));
+          this.#commands.add(commandItem(call.command));
           for (const { path, action } of pathsInCommand(call.command)) files.add(path, action);
         } else if (isTodoTool(call.name)) {
-          addPlan(todoArgItems(call.args));
+          this.#addPlan(todoArgItems(call.args));
         } else if (call.args) {
           for (const path of pathsInArgs(call.args)) files.add(path, fileActionOf(call.name, call.args));
         } else {
           for (const path of pathsInText(part.args)) files.add(path, 'mentioned');
         }
       }
-      continue;
+      return;
     }
 
     for (const part of message.parts) {
       if (part.type !== 'tool-result') continue;
-      const call = calls.get(part.callId);
+      const call = this.#calls.get(part.callId);
       const name = part.name || call?.name || 'tool';
-      const content = normalizeNewlines(cutHeadTail(part.content, options.toolResultMaxChars));
+      const content = normalizeNewlines(cutHeadTail(part.content, this.#options.toolResultMaxChars));
       const exitCodeIsError =
         call?.command === undefined || !EXIT_ONE_IS_AN_ANSWER.test(commandItem(call.command));
       const error = firstErrorLine(content, part.isError, { exitCodeIsError });
       if (error !== undefined) {
         const source = call?.command !== undefined ? `$ ${cutHead(commandItem(call.command), 60)}` : name;
-        errors.add(`${source} → ${error}`);
+        this.#errors.add(`${source} → ${error}`);
       } else if (call && call.namedPaths === 0 && call.command === undefined && FILE_TOOL.test(name)) {
         const header = content.split('\n', RESULT_HEADER_LINES).join('\n');
         for (const path of pathsInText(header)) files.add(path, fileActionOf(name, call.args));
@@ -141,18 +170,23 @@ export function extractSections(messages: readonly Message[], options: ExtractOp
     }
   }
 
-  const sections = emptySections();
-  if (intent !== undefined) sections.intent = [intent];
-  sections.requests = requests.newest(limit);
-  sections.decisions = decisions.newest(limit);
-  sections.files = files.items().slice(-limit);
-  sections.commands = commands.newest(limit);
-  sections.errors = errors.newest(limit);
-  sections.plan = [...plan.values()].slice(-limit);
-  const stateText = lastText ?? lastShortText;
-  if (stateText !== undefined) sections.state.push(cutHead(oneLine(stateText), SECTION_ITEM_MAX_CHARS.state));
-  if (lastActionAfterText !== undefined) sections.state.push(`Last action: ${lastActionAfterText}`);
-  return sections;
+  sections(): SummarySections {
+    const limit = this.#limit;
+    const sections = emptySections();
+    if (this.#intent !== undefined) sections.intent = [this.#intent];
+    sections.requests = this.#requests.newest(limit);
+    sections.decisions = this.#decisions.newest(limit);
+    sections.files = this.#files.items().slice(-limit);
+    sections.commands = this.#commands.newest(limit);
+    sections.errors = this.#errors.newest(limit);
+    sections.plan = [...this.#plan.values()].slice(-limit);
+    const stateText = this.#lastText ?? this.#lastShortText;
+    if (stateText !== undefined)
+      sections.state.push(cutHead(oneLine(stateText), SECTION_ITEM_MAX_CHARS.state));
+    if (this.#lastActionAfterText !== undefined)
+      sections.state.push(`Last action: ${this.#lastActionAfterText}`);
+    return sections;
+  }
 }
 
 function readCall(part: ToolCallPart): CallInfo {

@@ -1,10 +1,11 @@
 import type { Summary } from '../core/edit.ts';
-import { extractSections } from './extract-sections.ts';
+import { WorkSlices } from '../core/work-slices.ts';
+import { type ExtractOptions, extractSections, extractSectionsInSlices } from './extract-sections.ts';
 import { fitSummary, orderByPriority } from './fit-summary.ts';
 import { mergeSections } from './merge-sections.ts';
 import type { SummarizeInput, Summarizer } from './summarizer.ts';
-import { countedReport } from './summary-report.ts';
-import { DEFAULT_MAX_ITEMS_PER_SECTION, sectionsFrom } from './summary-sections.ts';
+import { countedReportInSlices } from './summary-report.ts';
+import { DEFAULT_MAX_ITEMS_PER_SECTION, type SummarySections, sectionsFrom } from './summary-sections.ts';
 
 export const EXTRACTIVE_SUMMARIZER_NAME = 'extractive';
 
@@ -27,11 +28,21 @@ export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions 
     async summarize(input: SummarizeInput): Promise<Summary> {
       input.signal?.throwIfAborted();
       const started = performance.now();
-      const summary = summarizeExtractively(input, maxItems);
+      // In slices: the messages dropped from a client's history of hundreds of thousands are all read.
+      const slices = new WorkSlices();
+      const current = await extractSectionsInSlices(input.messages, extractOptions(input, maxItems), slices);
+      const summary = summaryOf(input, current, maxItems);
       // No model: what it read and wrote, counted (what a model would have been billed for the same).
-      input.onReport?.(
-        countedReport(EXTRACTIVE_SUMMARIZER_NAME, input, summary, performance.now() - started),
-      );
+      if (input.onReport)
+        input.onReport(
+          await countedReportInSlices(
+            EXTRACTIVE_SUMMARIZER_NAME,
+            input,
+            summary,
+            performance.now() - started,
+            slices,
+          ),
+        );
       return summary;
     },
   };
@@ -42,10 +53,15 @@ export function summarizeExtractively(
   input: SummarizeInput,
   maxItems = DEFAULT_MAX_ITEMS_PER_SECTION,
 ): Summary {
-  const current = extractSections(input.messages, {
-    toolResultMaxChars: input.toolResultMaxChars,
-    maxItemsPerSection: maxItems,
-  });
+  return summaryOf(input, extractSections(input.messages, extractOptions(input, maxItems)), maxItems);
+}
+
+function extractOptions(input: SummarizeInput, maxItems: number): ExtractOptions {
+  return { toolResultMaxChars: input.toolResultMaxChars, maxItemsPerSection: maxItems };
+}
+
+/** The summary from the sections read out of the messages: merged into the previous one, fitted. */
+function summaryOf(input: SummarizeInput, current: SummarySections, maxItems: number): Summary {
   const merged = mergeSections(sectionsFrom(input.previous?.sections), current, maxItems);
   const header = input.historyRef ? { historyRef: input.historyRef } : {};
   const fitted = fitSummary({

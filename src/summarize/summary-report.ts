@@ -6,6 +6,7 @@
 import type { Summary } from '../core/edit.ts';
 import type { Message } from '../core/message.ts';
 import type { SummaryReport } from '../core/summary-report.ts';
+import { forEachInSlices, WorkSlices } from '../core/work-slices.ts';
 import type { SummarizeInput, Summarizer } from './summarizer.ts';
 
 /** What a summarizer reads, counted: the messages' text, call arguments and results, and the previous summary. */
@@ -14,6 +15,22 @@ export function countSummaryInput(
 ): number {
   let tokens = input.previous ? input.countTokens(input.previous.text) : 0;
   for (const message of input.messages) tokens += countMessage(message, input.countTokens);
+  return tokens;
+}
+
+/** `countSummaryInput` in slices (a summary of hundreds of thousands of messages counts every one). */
+export async function countSummaryInputInSlices(
+  input: Pick<SummarizeInput, 'messages' | 'previous' | 'countTokens'>,
+  slices: WorkSlices = new WorkSlices(),
+): Promise<number> {
+  let tokens = input.previous ? input.countTokens(input.previous.text) : 0;
+  await forEachInSlices(
+    input.messages,
+    (message) => {
+      tokens += countMessage(message, input.countTokens);
+    },
+    slices,
+  );
   return tokens;
 }
 
@@ -35,9 +52,31 @@ export function countedReport(
   durationMs: number,
   error?: unknown,
 ): SummaryReport {
+  return reportOf(summarizer, countSummaryInput(input), input, summary, durationMs, error);
+}
+
+/** `countedReport`, its input counted in slices. */
+export async function countedReportInSlices(
+  summarizer: string,
+  input: SummarizeInput,
+  summary: Summary | undefined,
+  durationMs: number,
+  slices: WorkSlices = new WorkSlices(),
+): Promise<SummaryReport> {
+  return reportOf(summarizer, await countSummaryInputInSlices(input, slices), input, summary, durationMs);
+}
+
+function reportOf(
+  summarizer: string,
+  inputTokens: number,
+  input: SummarizeInput,
+  summary: Summary | undefined,
+  durationMs: number,
+  error?: unknown,
+): SummaryReport {
   return {
     summarizer,
-    inputTokens: countSummaryInput(input),
+    inputTokens,
     outputTokens: summary?.tokens ?? 0,
     tokenSource: 'counted',
     durationMs,
