@@ -35,10 +35,35 @@ function referenceUnits(text: string): number {
     } else if (/^\p{N}+$/u.test(piece) || /^\s+$/u.test(piece)) {
       units += 1;
     } else {
-      units += Math.max(1, chars.filter((char) => (char.codePointAt(0) ?? 0) > 0xffff).length);
+      units += referencePunctuationCost(first === ' ' && chars.length > 1 ? chars.slice(1) : chars);
     }
   }
   return units;
+}
+
+const SEPARATORS = new Set('!#%*+-./:=_~');
+
+/** A punctuation run (the characters before any newline it carries), weighed character by character. */
+function referencePunctuationCost(chars: string[]): number {
+  let cost = 0;
+  let previous = -1;
+  let index = 0;
+  for (const char of chars) {
+    const code = char.codePointAt(0) ?? 0;
+    if (/\s/u.test(char)) break;
+    if (code > 0xffff) cost += 2;
+    else {
+      if (code < 32 || (code >= 127 && code < 160)) cost += 1;
+      else if (index === 0) cost += 1;
+      else if (code === previous) {
+        if (index >= 3) cost += code >= 128 || SEPARATORS.has(char) ? 1 / 16 : 1 / 2;
+      } else if (code >= 128) cost += 1;
+      else if (index >= 3) cost += index < 12 ? 3 / 8 : 5 / 8;
+      previous = code;
+    }
+    index++;
+  }
+  return Math.max(1, cost);
 }
 
 function referenceWordCost(letters: string[], prefix: 'none' | 'space' | 'punctuation'): number {
@@ -50,10 +75,13 @@ function referenceWordCost(letters: string[], prefix: 'none' | 'space' | 'punctu
   const word = letters.join('');
   const upper = letters.filter((char) => IS_UPPER.test(char)).length;
   const glued = prefix === 'punctuation' ? 0.5 : 0;
-  if (upper === length && length >= 2) return 1 + glued;
+  if (upper === length && length >= 2)
+    return 1 + glued + Math.max(0, Math.min(length, 16) - 3) / 4 + Math.max(0, length - 16) * (9 / 16);
   if (upper <= 1 && !/[A-Z]/.test(word.slice(1)) && common.has(word.toLowerCase())) return 1;
-  if (prefix === 'space') return length > 12 ? 1 + (length - 12) / 8 : 1;
-  return 1 + length / 8 + glued;
+  const short = Math.min(length, 24);
+  const run = Math.max(0, length - 24) * (9 / 16);
+  if (prefix === 'space') return (short > 12 ? 1 + (short - 12) / 8 : 1) + run;
+  return 1 + short / 8 + glued + run;
 }
 
 /** Characters of every class the scanner tells apart, including the awkward ones. */
@@ -119,6 +147,15 @@ const ALPHABET = [
   '𠀀',
   '\ud800',
   '\udc00',
+  // Runs that cost by their length: letters past the long-run length, punctuation past a few characters.
+  'QQQQQQQQQQQQQQQQQQ',
+  'zqxjvkzqxjvkzqxjvkzqxjvkzq',
+  '&',
+  '~',
+  '\u0001',
+  '\u0085',
+  '…',
+  '—',
 ];
 
 describe('countTokenUnits', () => {
@@ -134,6 +171,7 @@ describe('countTokenUnits', () => {
     expect(countTokenUnits(' internationalization')).toBe(1 + (20 - 12) / 8);
     expect(countTokenUnits('JFK')).toBe(1);
     expect(countTokenUnits('(JFK')).toBe(3 / 2);
+    expect(countTokenUnits(' WARRANTY')).toBe(1 + 5 / 4); // capitals past the third: o200k 2.3 at 8 letters
     expect(countTokenUnits('123456')).toBe(2);
     expect(countTokenUnits('1234567')).toBe(3);
     expect(countTokenUnits('    ')).toBe(1);
@@ -142,7 +180,42 @@ describe('countTokenUnits', () => {
     expect(countTokenUnits(" don't")).toBe(3 / 2);
     expect(countTokenUnits('中文')).toBe(5 / 2);
     expect(countTokenUnits('Привет')).toBe(1 + 6 / 4);
-    expect(countTokenUnits('😀😀😀')).toBe(3);
+    expect(countTokenUnits('😀😀😀')).toBe(6); // o200k 3, cl100k and Claude's published tokenizer 6
+    expect(countTokenUnits(');')).toBe(1);
+    expect(countTokenUnits('"]}]}')).toBe(1 + 3 / 8 + 3 / 8);
+    expect(countTokenUnits('='.repeat(40))).toBe(1 + 37 / 16); // separator lines merge by the dozen
+    expect(countTokenUnits('&'.repeat(40))).toBe(1 + 37 / 2); // other punctuation by pairs
+  });
+
+  it('weighs long unbroken runs of any kind by their length, as tokenizers cut them', () => {
+    const o200k = createExactCounter('o200k');
+    // One letter repeated, random capitals, random lowercase, random punctuation, control characters:
+    // o200k covers 1–2 characters per token in each; each was one unit (or one per 8 letters) before.
+    const random = (alphabet: string, length: number) => {
+      let state = 7;
+      let text = '';
+      for (let index = 0; index < length; index++) {
+        state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+        text += alphabet[(state >>> 16) % alphabet.length];
+      }
+      return text;
+    };
+    const runs = {
+      oneCapital: 'Q'.repeat(100_000),
+      capitals: random('ABCDEFGHIJKLMNOPQRSTUVWXYZ', 20_000),
+      lowercase: random('abcdefghijklmnopqrstuvwxyz', 20_000),
+      punctuation: random('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~', 20_000),
+      control: random('\u0001\u0002\u0003\u0004\u0005\u0006\u0007\u0008', 20_000),
+    };
+    for (const [kind, text] of Object.entries(runs)) {
+      const ratio = countTokenUnits(text) / o200k.count(text);
+      expect(ratio, kind).toBeGreaterThan(0.85);
+      expect(ratio, kind).toBeLessThan(1.3);
+    }
+    expect(countTokenUnits('Q'.repeat(100_000))).toBe(1 + 13 / 4 + (100_000 - 16) * (9 / 16));
+    // Real long words stay what they were: identifiers up to 24 letters, prose words too.
+    expect(countTokenUnits('getincrementalencoder')).toBe(1 + 21 / 8);
+    expect(countTokenUnits(' internationalization')).toBe(1 + 8 / 8);
   });
 
   it('cuts text exactly as o200k’s pre-tokenizer does', () => {
@@ -160,11 +233,11 @@ describe('countTokenUnits', () => {
     );
   });
 
-  it('adds up exactly: a text’s units are the sum of its pieces’ (all weights are multiples of ⅛)', () => {
+  it('adds up exactly: a text’s units are the sum of its pieces’ (all weights are multiples of 1/16)', () => {
     const pieces = ['first line\n', '  const reservationId = "NM1VX1";\n', '中文 ', '😀', ' done'];
     const whole = countTokenUnits(pieces.join(''));
-    expect(whole * 8).toBe(Math.round(whole * 8));
-    for (const piece of pieces) expect((countTokenUnits(piece) * 8) % 1).toBe(0);
+    expect(whole * 16).toBe(Math.round(whole * 16));
+    for (const piece of pieces) expect((countTokenUnits(piece) * 16) % 1).toBe(0);
   });
 
   it('stays close to real token counts on text of different kinds, where characters do not', () => {

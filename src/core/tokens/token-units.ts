@@ -13,25 +13,37 @@ import { COMMON_WORDS } from './common-words.ts';
  * merge bytes within each piece. A piece is one token unless it is a word the vocabulary does not hold
  * whole. So the unit counts pieces the way o200k's pattern cuts them and weighs only words:
  *
- *   - whitespace run, newline run, digit group (≤ 3), punctuation run:            1
+ *   - whitespace run, newline run, digit group (≤ 3):                             1
+ *   - punctuation run: 1; past its third character, ⅜ per character (⅝ past the twelfth), a character
+ *     repeating the one before ½, or 1/16 for separators (`-=_#*.~…`, non-ASCII symbols); a further
+ *     non-ASCII symbol 1, a control character 1, an emoji or other astral symbol 2
  *   - a common word (see `COMMON_WORDS`), any length, lowercase or Capitalized:   1
- *   - an ALL-CAPS word (acronym, constant):                                       1 (+½ glued to punct.)
+ *   - an ALL-CAPS word (acronym, constant):                                       1, +¼ per letter past 3
+ *                                                                                 (+½ glued to punct.)
  *   - any other word after a space (prose):                                       1, +⅛ per letter past 12
  *   - any other word not after a space (identifier part, hash or base64 chunk):   1 + ⅛ per letter
  *                                                                                 (+½ glued to punctuation)
  *   - CJK (Han, kana, Hangul):                                                    1¼ per character
  *   - other non-ASCII words (accented Latin, Cyrillic, Greek…):                   1 + ¼ per letter
- *   - emoji and other astral symbols:                                             1 each
+ *   - a long run of ASCII letters (past 16 capitals, past 24 letters otherwise):  9/16 per letter past it
  *
  * The weights are round numbers read off held-out text (npm docs and sources, the Python standard
  * library, C headers, man pages, logs, shell output), checked against o200k and cl100k, never against the
  * corpus the accuracy benchmark measures: on that text, tokens per unit stays within a few percent from
- * prose to code to JSON, where tokens per character moves by ±25%. Every weight is a multiple of ⅛, so
+ * prose to code to JSON, where tokens per character moves by ±25%. Every weight is a multiple of 1/16, so
  * sums are exact in floating point and running totals can add and subtract them in any order.
  *
- * Limits: text unlike the held-out kinds drifts (random all-caps strings such as ciphertext cost more than
- * one unit per word; tokenizers that cut digits and whitespace differently, like GPT-3's p50k, spread
- * more between prose and code); the multiplier absorbs a session's average, not its mix.
+ * Runs are weighed by what tokenizers do with text no vocabulary holds: o200k, cl100k and Claude's
+ * published tokenizer cover 1.75–2 letters per token in a random or one-letter run of letters (`QQQQ…`:
+ * 2; `aaaa…`, which vocabularies hold in eights, is the rare exception), 1.5 characters per token in random
+ * punctuation, one per control character, and 1–3 tokens per emoji. A word past the long-run length is
+ * no word any language writes (o200k: 0.25 tokens per letter on real 20-letter identifiers), so its
+ * letters are taken as such a run. What units still misjudge (random Cyrillic or CJK, astral letters)
+ * stays above the byte floor of `token-floor.ts`, which every counter over units keeps.
+ *
+ * Limits: text unlike the held-out kinds drifts (random capitals cost ~12% more than counted; tokenizers
+ * that cut digits and whitespace differently, like GPT-3's p50k, spread more between prose and code); the
+ * multiplier absorbs a session's average, not its mix.
  *
  * Speed: one pass over UTF-16 code units with a table lookup per ASCII unit and no allocation; the
  * common-word test hashes letters as they are scanned.
@@ -73,7 +85,7 @@ export function countTokenUnits(text: string): number {
   return units;
 }
 
-/** Weights, in units; all multiples of ⅛ (see `countTokenUnits`). */
+/** Weights, in units; all multiples of 1/16 (see `countTokenUnits`). */
 export const TOKEN_UNIT_WEIGHTS = {
   /** Per letter of a word not after a space and not common. */
   identifierLetter: 1 / 8,
@@ -87,6 +99,31 @@ export const TOKEN_UNIT_WEIGHTS = {
   contraction: 1 / 2,
   cjkCharacter: 5 / 4,
   otherScriptLetter: 1 / 4,
+  /** Capitals an ALL-CAPS word may have before each costs more (`JSON`: one token; `WARRANTY`: two). */
+  capsFreeLetters: 3,
+  /** Per capital past `capsFreeLetters`. */
+  capsLetter: 1 / 4,
+  /** Capitals, and letters of any other word, past which the word is a run no vocabulary holds. */
+  capsRunLetters: 16,
+  runLetters: 24,
+  /** Per letter of such a run, past its length: tokenizers cover 1.75–2 letters per token there. */
+  runLetter: 9 / 16,
+  /** Characters of a punctuation run its one unit covers (`));`, `-->`, `?>`). */
+  punctuationFreeChars: 3,
+  /** Per further character that differs from the one before it, up to `punctuationShortChars`… */
+  punctuationChar: 3 / 8,
+  punctuationShortChars: 12,
+  /** …and past it (random punctuation: ~0.66 tokens per character). */
+  punctuationLongChar: 5 / 8,
+  /** A character repeating the one before it: separators merge by the dozen, others by pairs. */
+  separatorRepeat: 1 / 16,
+  punctuationRepeat: 1 / 2,
+  /** A control character (C0, DEL, C1): no vocabulary merges them. */
+  controlCharacter: 1,
+  /** A non-ASCII symbol after another character of the run (`…”`, `→•`): two or three bytes, rarely merged. */
+  otherSymbol: 1,
+  /** An emoji or other astral symbol: 1–3 tokens each. */
+  astralSymbol: 2,
 } as const;
 
 const LETTER = 1;
@@ -297,12 +334,22 @@ function wordCost(
     return 1 + letters * w.otherScriptLetter;
   }
   const glued = prefix === PUNCTUATION_PREFIX ? w.gluedPunctuation : 0;
-  if (lower === 0 && upper >= 2) return 1 + glued;
-  if (upper <= 1 && letters <= longestCommonWord && isCommonWord(hash, letters)) return 1;
-  if (prefix === SPACE_PREFIX) {
-    return letters > w.proseWordLetters ? 1 + (letters - w.proseWordLetters) * w.proseLongLetter : 1;
+  if (lower === 0 && upper >= 2) {
+    const capitals = Math.min(upper, w.capsRunLetters) - w.capsFreeLetters;
+    return 1 + glued + (capitals > 0 ? capitals * w.capsLetter : 0) + runCost(upper, w.capsRunLetters);
   }
-  return 1 + letters * w.identifierLetter + glued;
+  if (upper <= 1 && letters <= longestCommonWord && isCommonWord(hash, letters)) return 1;
+  const short = Math.min(letters, w.runLetters);
+  if (prefix === SPACE_PREFIX) {
+    const prose = short > w.proseWordLetters ? 1 + (short - w.proseWordLetters) * w.proseLongLetter : 1;
+    return prose + runCost(letters, w.runLetters);
+  }
+  return 1 + short * w.identifierLetter + glued + runCost(letters, w.runLetters);
+}
+
+/** What the letters of a word past `runLength` add: each is weighed as a run no vocabulary holds. */
+function runCost(letters: number, runLength: number): number {
+  return letters > runLength ? (letters - runLength) * TOKEN_UNIT_WEIGHTS.runLetter : 0;
 }
 
 /** Letters of `'s 't 'd 'm 're 've 'll` (any case) at `at`, else 0. */
@@ -347,19 +394,36 @@ function scanWhitespace(text: string, start: number): number {
 
 /**
  * A punctuation run from `start` and the newlines or slashes right after it (`?[^\s\p{L}\p{N}]+[\r\n/]*`):
- * one unit, or one per emoji and other astral symbol, which tokenizers rarely merge.
+ * one unit for its first few characters, then a weight per character (see `TOKEN_UNIT_WEIGHTS`): short
+ * runs (`));`, `-->`) are one token, separator lines a few, random punctuation two characters a token.
  */
 function scanPunctuation(text: string, start: number): number {
   const n = text.length;
+  const w = TOKEN_UNIT_WEIGHTS;
   let j = start;
-  let astral = 0;
+  let chars = 0;
+  let cost = 0;
+  let previous = -1;
   while (j < n) {
-    const f = flagsAt(text, j);
+    const c = text.charCodeAt(j);
+    const f = c < 128 ? (ASCII_FLAGS[c] ?? 0) : nonAsciiFlags(text, j, c);
     if (f & (LETTER | DIGIT | SPACE) && !(f & MARK)) break;
     if (f & WIDE) {
-      astral++;
+      cost += w.astralSymbol;
       j += 2;
-    } else j++;
+    } else {
+      if (c < 32 || (c >= 127 && c < 160)) cost += w.controlCharacter;
+      else if (chars === 0) cost += 1;
+      else if (c === previous) {
+        if (chars >= w.punctuationFreeChars)
+          cost += c >= 128 || SEPARATOR[c] === 1 ? w.separatorRepeat : w.punctuationRepeat;
+      } else if (c >= 128) cost += w.otherSymbol;
+      else if (chars >= w.punctuationFreeChars)
+        cost += chars < w.punctuationShortChars ? w.punctuationChar : w.punctuationLongChar;
+      previous = c;
+      j++;
+    }
+    chars++;
   }
   while (j < n) {
     const c = text.charCodeAt(j);
@@ -367,5 +431,9 @@ function scanPunctuation(text: string, start: number): number {
     j++;
   }
   scanEnd = j;
-  return Math.max(1, astral);
+  return Math.max(1, cost);
 }
+
+/** ASCII punctuation whose runs every measured vocabulary merges by the dozen (`----`, `====`, `....`). */
+const SEPARATOR = new Uint8Array(128);
+for (const char of '!#%*+-./:=_~') SEPARATOR[char.charCodeAt(0)] = 1;
