@@ -4,8 +4,9 @@ import {
   estimateToolDefinitionTokens,
   toolDefinitionText,
 } from '../core/tokens/estimate-tool-definition-tokens.ts';
-import { measuredUnits } from '../core/tokens/measure-message.ts';
+import { measuredDenseBytes, measuredUnits } from '../core/tokens/measure-message.ts';
 import { DEFAULT_MESSAGE_OVERHEAD_TOKENS, TOOL_CALL_TYPE } from '../core/tokens/token-estimate-options.ts';
+import { countDenseBytes, tokensForDenseBytes } from '../core/tokens/token-floor.ts';
 import { countTokenUnits } from '../core/tokens/token-units.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import type { AssembledRequest } from './assemble-request.ts';
@@ -60,10 +61,14 @@ interface LocalPointer {
   callId: string;
 }
 
-/** A message's share of the request: tokens counted (`fixed`), or token units to scale (`units`). */
+/**
+ * A message's share of the request: tokens counted (`fixed`), or token units to scale (`units`) and the
+ * dense bytes their count may not go below (`token-floor.ts`).
+ */
 interface MessageFigures {
   fixed: number;
   units: number;
+  denseBytes: number;
 }
 
 /**
@@ -89,7 +94,7 @@ interface Ledger {
 
 const ledgers = new WeakMap<SessionRuntime, Ledger>();
 
-const NOTHING: MessageFigures = Object.freeze({ fixed: 0, units: 0 });
+const NOTHING: MessageFigures = Object.freeze({ fixed: 0, units: 0, denseBytes: 0 });
 
 /** The request as the final guard counts it, and the pointers it holds. */
 export interface RequestTally {
@@ -121,7 +126,7 @@ export function tallyRequest(
       history: [],
       figures: [],
       pointers: [],
-      total: { fixed: 0, units: 0 },
+      total: { fixed: 0, units: 0, denseBytes: 0 },
       placed: [],
       placedAfter: 0,
       system: undefined,
@@ -148,6 +153,7 @@ export function tallyRequest(
       const old = ledger.figures[index] ?? NOTHING;
       total.fixed -= old.fixed;
       total.units -= old.units;
+      total.denseBytes -= old.denseBytes;
       if (ledger.pointers[index]) replace = true;
     }
     const found = findPointers(runtime, message);
@@ -162,11 +168,13 @@ export function tallyRequest(
     ledger.figures[index] = own;
     total.fixed += own.fixed;
     total.units += own.units;
+    total.denseBytes += own.denseBytes;
   }
   for (let index = length; index < before; index++) {
     const old = ledger.figures[index] ?? NOTHING;
     total.fixed -= old.fixed;
     total.units -= old.units;
+    total.denseBytes -= old.denseBytes;
     if (ledger.pointers[index]) replace = true;
   }
   if (before > length) {
@@ -202,16 +210,19 @@ export function tallyRequest(
 
   let fixed = total.fixed;
   let units = total.units;
+  let denseBytes = total.denseBytes;
   for (let index = 0; index < injected; index++) {
     const own = messageFigures(runtime, counting, messages[index] as Message, framingGap);
     fixed += own.fixed;
     units += own.units;
+    denseBytes += own.denseBytes;
   }
   if (request.system.length > 0) {
     if (ledger.system?.text !== request.system)
       ledger.system = { text: request.system, figures: systemFigures(counting, request.system) };
     fixed += ledger.system.figures.fixed;
     units += ledger.system.figures.units;
+    denseBytes += ledger.system.figures.denseBytes;
   }
   if (tools.length > 0) {
     if (ledger.tools?.tools !== tools) {
@@ -223,15 +234,23 @@ export function tallyRequest(
     }
     fixed += ledger.tools.figures.fixed;
     units += ledger.tools.figures.units;
+    denseBytes += ledger.tools.figures.denseBytes;
   }
-  return { tokens: fixed + scaledUnits(counting, units), method: counting.kind, pointers };
+  return { tokens: fixed + scaledUnits(counting, units, denseBytes), method: counting.kind, pointers };
 }
 
-/** Units turned into bounding tokens: the multiplier learned so far, times the margin its evidence warrants. */
-function scaledUnits(counting: RequestCounting, units: number): number {
+/**
+ * Units turned into bounding tokens: the multiplier learned so far, times the margin its evidence
+ * warrants; never below the request's byte floor (`token-floor.ts`), the floor every count of a model of
+ * unknown tokenizer keeps.
+ */
+function scaledUnits(counting: RequestCounting, units: number, denseBytes: number): number {
   if (counting.kind === 'exact' || units <= 0) return 0;
   const margin = counting.counter.anchors > 0 ? CALIBRATED_REQUEST_BOUND_MARGIN : REQUEST_BOUND_MARGIN;
-  return Math.ceil(units * counting.counter.tokensPerUnit * margin);
+  return Math.max(
+    Math.ceil(units * counting.counter.tokensPerUnit * margin),
+    tokensForDenseBytes(denseBytes),
+  );
 }
 
 function messageFigures(
@@ -240,7 +259,7 @@ function messageFigures(
   message: Message,
   framingGap: number,
 ): MessageFigures {
-  if (!isAgentVisible(message)) return { fixed: 0, units: 0 };
+  if (!isAgentVisible(message)) return NOTHING;
   // picoclaw counts each call's type as text; the scorer leaves it to the framing: taken back out. (Media
   // keep the policy's flat figure: nobody knows an image's cost better than the policy that sets it.)
   const calls = runtime.tokenCache.options.countToolCallType
@@ -249,27 +268,36 @@ function messageFigures(
   if (counting.kind === 'exact') {
     const typeTokens = calls > 0 ? calls * counting.counter.count(TOOL_CALL_TYPE) : 0;
     const counted = runtime.tokenCache.estimate(message, counting.counter).total;
-    return { fixed: counted - typeTokens + framingGap, units: 0 };
+    return { fixed: counted - typeTokens + framingGap, units: 0, denseBytes: 0 };
   }
   const measure = runtime.tokenCache.measure(message);
   return {
     fixed: measure.media + measure.overhead + framingGap,
     units: measuredUnits(measure) - calls * countTokenUnits(TOOL_CALL_TYPE),
+    denseBytes: measuredDenseBytes(measure) - calls * countDenseBytes(TOOL_CALL_TYPE),
   };
 }
 
 function systemFigures(counting: RequestCounting, text: string): MessageFigures {
   if (counting.kind === 'exact')
-    return { fixed: counting.counter.count(text) + DEFAULT_MESSAGE_OVERHEAD_TOKENS, units: 0 };
-  return { fixed: DEFAULT_MESSAGE_OVERHEAD_TOKENS, units: countTokenUnits(text) };
+    return { fixed: counting.counter.count(text) + DEFAULT_MESSAGE_OVERHEAD_TOKENS, units: 0, denseBytes: 0 };
+  return {
+    fixed: DEFAULT_MESSAGE_OVERHEAD_TOKENS,
+    units: countTokenUnits(text),
+    denseBytes: countDenseBytes(text),
+  };
 }
 
 function toolFigures(counting: RequestCounting, tools: readonly ToolDefinition[]): MessageFigures {
   if (counting.kind === 'exact')
-    return { fixed: estimateToolDefinitionTokens(tools, counting.counter), units: 0 };
+    return { fixed: estimateToolDefinitionTokens(tools, counting.counter), units: 0, denseBytes: 0 };
   let units = 0;
-  for (const piece of toolDefinitionText(tools)) units += countTokenUnits(piece);
-  return { fixed: tools.length * DEFAULT_TOOL_DEFINITION_OVERHEAD_TOKENS, units };
+  let denseBytes = 0;
+  for (const piece of toolDefinitionText(tools)) {
+    units += countTokenUnits(piece);
+    denseBytes += countDenseBytes(piece);
+  }
+  return { fixed: tools.length * DEFAULT_TOOL_DEFINITION_OVERHEAD_TOKENS, units, denseBytes };
 }
 
 /** The pointer form offloaded arguments take inside a call's JSON arguments (see `offload-results.ts`). */

@@ -1,6 +1,7 @@
 import { InvalidTokenCounterError } from '../errors/index.ts';
 import { assertCharsPerToken } from './heuristic-counter.ts';
 import { type TokenCounter, tokensForUnits } from './token-counter.ts';
+import { atLeastFloor } from './token-floor.ts';
 import { countTokenUnits } from './token-units.ts';
 
 /**
@@ -144,8 +145,9 @@ export class CalibratedTokenCounter implements TokenCounter {
     return this.#anchors;
   }
 
+  /** Units × the multiplier, never below the text's byte floor (`token-floor.ts`). */
   count(text: string): number {
-    return tokensForUnits(countTokenUnits(text), this.#tokensPerUnit);
+    return atLeastFloor(tokensForUnits(countTokenUnits(text), this.#tokensPerUnit), text);
   }
 
   /** Learns from one request's reported usage; refuses (and says why) figures that cannot be right. */

@@ -1,6 +1,7 @@
 import { InvalidTokenCounterError } from '../errors/index.ts';
 import { countRunes } from './count-runes.ts';
 import { type TokenCounter, tokensForRunes } from './token-counter.ts';
+import { atLeastFloor } from './token-floor.ts';
 
 /** tiancai and digitorn: `ceil(chars / 4)`. */
 export const CHARS_PER_TOKEN_SEED_001 = 4;
@@ -14,7 +15,10 @@ export function assertCharsPerToken(value: number, field = 'charsPerToken'): voi
   }
 }
 
-/** `ceil(runes / charsPerToken)`, runes being Unicode code points so CJK and emoji are not double-counted. */
+/**
+ * `ceil(runes / charsPerToken)`, runes being Unicode code points so CJK and emoji are not double-counted;
+ * never below the text's byte floor (`token-floor.ts`), which a chars/N ratio misses on dense text.
+ */
 export function createHeuristicCounter(
   charsPerToken: number = DEFAULT_HEURISTIC_CHARS_PER_TOKEN,
 ): TokenCounter {
@@ -22,6 +26,6 @@ export function createHeuristicCounter(
   return {
     name: `chars/${charsPerToken}`,
     charsPerToken,
-    count: (text) => tokensForRunes(countRunes(text), charsPerToken),
+    count: (text) => atLeastFloor(tokensForRunes(countRunes(text), charsPerToken), text),
   };
 }

@@ -18,4 +18,5 @@ export * from './message-token-cache.ts';
 export * from './token-breakdown.ts';
 export * from './token-counter.ts';
 export * from './token-estimate-options.ts';
+export * from './token-floor.ts';
 export * from './token-units.ts';

@@ -4,6 +4,7 @@ import { forEachCountedText, forEachMedia, mediaItemTokens } from './counted-tex
 import { TEXT_CATEGORIES, type TextCategory, type TokenBreakdown } from './token-breakdown.ts';
 import { type TokenCounter, tokensForRunes, tokensForUnits } from './token-counter.ts';
 import type { ResolvedTokenEstimateOptions } from './token-estimate-options.ts';
+import { countDenseBytes, tokensForDenseBytes } from './token-floor.ts';
 import { countTokenUnits } from './token-units.ts';
 
 /**
@@ -16,13 +17,16 @@ export interface MessageMeasure {
   runes: Record<TextCategory, number>;
   /** Token units (see `countTokenUnits`): what unit-linear counters scale. */
   units: Record<TextCategory, number>;
+  /** UTF-8 bytes outside whitespace (see `token-floor.ts`): no linear count goes below their floor. */
+  denseBytes: Record<TextCategory, number>;
   media: number;
   overhead: number;
 }
 
 /**
  * `only` skips the half a one-off estimate does not need (a heuristic needs no units, a calibrated counter
- * no runes); the skipped half reads 0, so such a measure must not be cached.
+ * no runes); the skipped half reads 0, so such a measure must not be cached. Dense bytes are always
+ * measured: both kinds of counter floor on them.
  */
 export function measureMessage(
   message: Pick<Message, 'parts'>,
@@ -31,11 +35,13 @@ export function measureMessage(
 ): MessageMeasure {
   const runes = { text: 0, reasoning: 0, toolCalls: 0, toolResults: 0 };
   const units = { text: 0, reasoning: 0, toolCalls: 0, toolResults: 0 };
+  const denseBytes = { text: 0, reasoning: 0, toolCalls: 0, toolResults: 0 };
   forEachCountedText(
     message,
     (category, text) => {
       if (only !== 'units') runes[category] += countRunes(text);
       if (only !== 'runes') units[category] += countTokenUnits(text);
+      denseBytes[category] += countDenseBytes(text);
     },
     options.countToolCallType,
   );
@@ -43,7 +49,7 @@ export function measureMessage(
   forEachMedia(message, (item) => {
     media += mediaItemTokens(item, options.mediaTokens);
   });
-  return { runes, units, media, overhead: options.messageOverheadTokens };
+  return { runes, units, denseBytes, media, overhead: options.messageOverheadTokens };
 }
 
 export function measuredRunes(measure: MessageMeasure): number {
@@ -64,7 +70,7 @@ export function measuredUnits(measure: MessageMeasure): number {
  */
 export function breakdownFromMeasure(measure: MessageMeasure, charsPerToken: number): TokenBreakdown {
   const { runes } = measure;
-  return shareOut(
+  return flooredShareOut(
     measure,
     TEXT_CATEGORIES.map((category) => runes[category] / charsPerToken),
     tokensForRunes(measuredRunes(measure), charsPerToken),
@@ -74,11 +80,41 @@ export function breakdownFromMeasure(measure: MessageMeasure, charsPerToken: num
 /** Tokens under a unit-linear counter: the message's units added first and scaled once, as above. */
 export function breakdownFromUnits(measure: MessageMeasure, tokensPerUnit: number): TokenBreakdown {
   const { units } = measure;
-  return shareOut(
+  return flooredShareOut(
     measure,
     TEXT_CATEGORIES.map((category) => units[category] * tokensPerUnit),
     tokensForUnits(measuredUnits(measure), tokensPerUnit),
   );
+}
+
+/**
+ * The linear shares, each category raised to its byte floor where it is below (`token-floor.ts`), and the
+ * total at least the floor of the message's dense bytes taken together. When no floor binds (real text),
+ * the total is the linear one, rounded once; otherwise the floored shares are added and rounded once, so
+ * a message of one text counts what the counter counts for that text.
+ */
+function flooredShareOut(measure: MessageMeasure, shares: number[], linearTotal: number): TokenBreakdown {
+  let binds = false;
+  const floored = TEXT_CATEGORIES.map((category, index) => {
+    const share = shares[index] ?? 0;
+    const floor = tokensForDenseBytes(measure.denseBytes[category]);
+    if (floor <= share) return share;
+    binds = true;
+    return floor;
+  });
+  const messageFloor = tokensForDenseBytes(measuredDenseBytes(measure));
+  if (!binds && messageFloor <= linearTotal) return shareOut(measure, shares, linearTotal);
+  const total = Math.max(
+    linearTotal,
+    messageFloor,
+    Math.ceil(floored.reduce((sum, share) => sum + share, 0)),
+  );
+  return shareOut(measure, floored, total);
+}
+
+export function measuredDenseBytes(measure: MessageMeasure): number {
+  const { denseBytes } = measure;
+  return denseBytes.text + denseBytes.reasoning + denseBytes.toolCalls + denseBytes.toolResults;
 }
 
 /** The breakdown of a linear counter (unit- or rune-linear); undefined for a counter that tokenizes. */

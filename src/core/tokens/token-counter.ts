@@ -10,16 +10,22 @@ export interface TokenCounter {
   readonly name: string;
   count(text: string): number;
   /**
-   * Set only by rune-linear counters, which promise `count(text) === ceil(countRunes(text) / charsPerToken)`.
+   * Set only by rune-linear counters, which promise
+   * `count(text) === max(ceil(countRunes(text) / charsPerToken), tokenFloor(text))` (see `token-floor.ts`).
    * Estimators then add a message's runes first and divide once (as tiancai and picoclaw do), and caches keep
    * rune counts, valid whatever the ratio.
    */
   readonly charsPerToken?: number;
   /**
    * Set only by unit-linear counters, which promise
-   * `count(text) === ceil(countTokenUnits(text) * tokensPerUnit)` (see `token-units.ts`). Estimators add a
-   * message's units first and scale once; caches keep unit counts, so a multiplier that moves after each
-   * reported usage costs arithmetic, never a recount. A counter sets at most one of the two fields.
+   * `count(text) === max(ceil(countTokenUnits(text) * tokensPerUnit), tokenFloor(text))` (see
+   * `token-units.ts`, `token-floor.ts`). Estimators add a message's units first and scale once; caches keep
+   * unit counts, so a multiplier that moves after each reported usage costs arithmetic, never a recount. A
+   * counter sets at most one of the two fields.
+   *
+   * Both kinds stand for tokenizers ctxkit does not have, so neither counts below the floor the text's
+   * bytes set: estimators keep each category's dense bytes beside its runes and units, and a message's
+   * category is never below its floor.
    */
   readonly tokensPerUnit?: number;
   /**
