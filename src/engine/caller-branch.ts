@@ -1,5 +1,6 @@
 import type { Message } from '../core/message.ts';
 import { contentId, type StableIdSource } from '../core/stable-id.ts';
+import { forEachInSlices, WorkSlices } from '../core/work-slices.ts';
 
 /**
  * The caller's logical history: the log minus the messages a branch hid, as content ids and seqs. `sync()`
@@ -23,6 +24,13 @@ export class CallerBranch {
     this.#idSet.clear();
     this.#takenBelow.clear();
     for (const id of ids) this.#idSet.add(id);
+  }
+
+  /** `reset` in slices: a stored branch of hundreds of thousands of messages. */
+  async resetInSlices(seqs: number[], ids: string[], slices: WorkSlices = new WorkSlices()): Promise<void> {
+    this.reset(seqs, []);
+    this.ids = ids;
+    await forEachInSlices(ids, (id) => this.#idSet.add(id), slices);
   }
 
   record(seq: number, id: string): void {

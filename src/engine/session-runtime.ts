@@ -175,10 +175,13 @@ export class SessionRuntime {
    * id (written before they were kept): the caller then restores from the whole log.
    */
   async resume(session: RecentSession): Promise<boolean> {
+    // In slices: a session of hundreds of thousands of messages resumes with every one's ids.
+    const slices = new WorkSlices();
     const hidden = hiddenByBranches(session.edits);
     const branchSeqs: number[] = [];
     const branchIds: string[] = [];
     for (let seq = 0; seq < session.contentIds.length; seq++) {
+      if (slices.due()) await slices.next();
       if (hidden.has(seq)) continue;
       const contentId = session.contentIds[seq];
       if (typeof contentId !== 'string') return false;
@@ -186,31 +189,44 @@ export class SessionRuntime {
       branchIds.push(contentId);
     }
     const key = this.tokenCache.countKey(this.counter);
-    session.recent.forEach((message, offset) => {
-      const count = session.recentTokens[offset];
-      if (count && count.key === key) this.tokenCache.seed(message, this.counter, count.breakdown);
-    });
-    await this.#load({ ...session, branchSeqs, branchIds });
+    await forEachInSlices(
+      session.recent,
+      (message, offset) => {
+        const count = session.recentTokens[offset];
+        if (count && count.key === key) this.tokenCache.seed(message, this.counter, count.breakdown);
+      },
+      slices,
+    );
+    await this.#load({ ...session, branchSeqs, branchIds }, slices);
     this.editCount = session.editCount;
     return true;
   }
 
-  async #load(session: {
-    logStart: number;
-    recent: readonly Message[];
-    edits: readonly Edit[];
-    messageIds: readonly string[];
-    branchSeqs: number[];
-    branchIds: string[];
-  }): Promise<void> {
+  async #load(
+    session: {
+      logStart: number;
+      recent: readonly Message[];
+      edits: readonly Edit[];
+      messageIds: readonly string[];
+      branchSeqs: number[];
+      branchIds: string[];
+    },
+    slices: WorkSlices = new WorkSlices(),
+  ): Promise<void> {
     this.logStart = session.logStart;
-    for (const message of session.recent) this.heldLog.push(message);
     this.addEdits(session.edits);
-    for (const id of session.messageIds) this.#logIds.add(id);
-    // Only a change in the count matters (truncate-old looks again when turns were added).
-    for (const message of session.recent) if (startsTurn(message)) this.turnCount++;
-    this.branch.reset(session.branchSeqs, session.branchIds);
-    await this.rebuild();
+    await forEachInSlices(session.messageIds, (id) => this.#logIds.add(id), slices);
+    await forEachInSlices(
+      session.recent,
+      (message) => {
+        this.heldLog.push(message);
+        // Only a change in the count matters (truncate-old looks again when turns were added).
+        if (startsTurn(message)) this.turnCount++;
+      },
+      slices,
+    );
+    await this.branch.resetInSlices(session.branchSeqs, session.branchIds, slices);
+    await this.rebuild(slices);
   }
 
   /** A message joined the log and the caller's history (as `contentId`). */

@@ -3,6 +3,8 @@
 import { z } from 'zod';
 import { type Edit, editReach } from '../core/edit.ts';
 import { CorruptSessionError } from '../core/errors/index.ts';
+import type { Message } from '../core/message.ts';
+import { mapInSlices, WorkSlices } from '../core/work-slices.ts';
 import {
   contentIdAt,
   type PositionedWrite,
@@ -144,17 +146,29 @@ export function decodeMessageKeys(
   sessionId: string,
   aggregate: readonly unknown[] | undefined,
 ): { messageIds: string[]; contentIds: (string | null)[] } {
+  return decodeMessageKeyRange(sessionId, aggregate, 0, Number(aggregate?.[0] ?? 0));
+}
+
+/** The ids of the messages `[from, to)`, read as one aggregate row as `decodeMessageKeys` reads them. */
+export function decodeMessageKeyRange(
+  sessionId: string,
+  aggregate: readonly unknown[] | undefined,
+  from: number,
+  to: number,
+): { messageIds: string[]; contentIds: (string | null)[] } {
   const [count, first, last, ids, contentIds] = aggregate ?? [];
   const total = Number(count ?? 0);
-  if (total === 0) return { messageIds: [], contentIds: [] };
+  if (total === 0 && to <= from) return { messageIds: [], contentIds: [] };
   const asArray = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
   const messageIds = asArray(ids);
   const content = asArray(contentIds);
-  if (Number(first) !== 0 || Number(last) !== total - 1) {
+  if (total !== to - from || Number(first) !== from || Number(last) !== to - 1) {
     throw new CorruptSessionError(
       sessionId,
       { table: 'messages' },
-      `its ${total} rows are numbered ${String(first)} to ${String(last)}`,
+      from === 0 && to === total
+        ? `its ${total} rows are numbered ${String(first)} to ${String(last)}`
+        : `its rows ${from} to ${to - 1} are ${total} rows numbered ${String(first)} to ${String(last)}`,
     );
   }
   if (
@@ -170,24 +184,49 @@ export function decodeMessageKeys(
   return { messageIds: messageIds as string[], contentIds: content as (string | null)[] };
 }
 
+/** What a resume reads, as both SQL stores read it (see `assembleRecentSession`). */
+export interface RecentRead {
+  row: unknown;
+  /** The edits the resume needs, decoded already (the start depends on them). */
+  edits: EditRows;
+  keys: { messageIds: string[]; contentIds: (string | null)[] };
+  logStart: number;
+  recent: readonly (readonly unknown[])[];
+}
+
 /**
  * A `RecentSession` from what both SQL stores read in one snapshot: the session row, every edit,
  * every message's ids and the (seq, body, tokens) rows from `logStart` on. Checks them against each
  * other and the session's counts, so a damaged table is reported, not resumed from.
  */
-export function assembleRecentSession(
+export function assembleRecentSession(sessionId: string, read: RecentRead): RecentSession {
+  const session = checkRecentEdits(sessionId, read);
+  const recentTokens: (StoredTokenCount | null)[] = [];
+  const recent = read.recent.map((entry, offset) =>
+    decodeRecentRow(sessionId, read, entry, offset, recentTokens),
+  );
+  return recentSessionOf(sessionId, session, read, recent, recentTokens);
+}
+
+/** `assembleRecentSession` in slices: the bodies of hundreds of thousands of messages are decoded. */
+export async function assembleRecentSessionInSlices(
   sessionId: string,
-  read: {
-    row: unknown;
-    /** The edits the resume needs, decoded already (the start depends on them). */
-    edits: EditRows;
-    keys: { messageIds: string[]; contentIds: (string | null)[] };
-    logStart: number;
-    recent: readonly (readonly unknown[])[];
-  },
-): RecentSession {
+  read: RecentRead,
+  slices: WorkSlices = new WorkSlices(),
+): Promise<RecentSession> {
+  const session = checkRecentEdits(sessionId, read);
+  const recentTokens: (StoredTokenCount | null)[] = [];
+  const recent = await mapInSlices(
+    read.recent,
+    (entry, offset) => decodeRecentRow(sessionId, read, entry, offset, recentTokens),
+    slices,
+  );
+  return recentSessionOf(sessionId, session, read, recent, recentTokens);
+}
+
+function checkRecentEdits(sessionId: string, read: RecentRead): SessionRow {
   const session = parseSessionRow(read.row);
-  const { edits, positions } = read.edits;
+  const { positions } = read.edits;
   if ((positions.at(-1) ?? -1) >= session.edit_count) {
     throw new CorruptSessionError(
       sessionId,
@@ -195,22 +234,39 @@ export function assembleRecentSession(
       `it counts ${session.edit_count} edits, the table has one at position ${positions.at(-1)}`,
     );
   }
+  return session;
+}
+
+function decodeRecentRow(
+  sessionId: string,
+  read: RecentRead,
+  entry: readonly unknown[],
+  offset: number,
+  recentTokens: (StoredTokenCount | null)[],
+): Message {
+  const { messageIds } = read.keys;
+  const seq = read.logStart + offset;
+  assertNumbered(sessionId, 'messages', entry[0], seq);
+  const message = decodeMessage(sessionId, seq, entry[1]);
+  recentTokens.push(decodeTokens(sessionId, seq, entry[2]));
+  if (message.id !== messageIds[seq]) {
+    throw new CorruptSessionError(
+      sessionId,
+      { table: 'messages', position: seq },
+      `message_id ${String(messageIds[seq])} does not match the body's id ${message.id}`,
+    );
+  }
+  return message;
+}
+
+function recentSessionOf(
+  sessionId: string,
+  session: SessionRow,
+  read: RecentRead,
+  recent: Message[],
+  recentTokens: (StoredTokenCount | null)[],
+): RecentSession {
   const { messageIds, contentIds } = read.keys;
-  const recentTokens: (StoredTokenCount | null)[] = [];
-  const recent = read.recent.map((entry, offset) => {
-    const seq = read.logStart + offset;
-    assertNumbered(sessionId, 'messages', entry[0], seq);
-    const message = decodeMessage(sessionId, seq, entry[1]);
-    recentTokens.push(decodeTokens(sessionId, seq, entry[2]));
-    if (message.id !== messageIds[seq]) {
-      throw new CorruptSessionError(
-        sessionId,
-        { table: 'messages', position: seq },
-        `message_id ${String(messageIds[seq])} does not match the body's id ${message.id}`,
-      );
-    }
-    return message;
-  });
   const heldThrough = read.logStart + recent.length;
   if (messageIds.length !== session.message_count || heldThrough !== session.message_count) {
     throw new CorruptSessionError(
@@ -221,7 +277,7 @@ export function assembleRecentSession(
   }
   return {
     id: session.id,
-    edits,
+    edits: read.edits.edits,
     editCount: session.edit_count,
     messageIds,
     contentIds,

@@ -52,9 +52,12 @@ import {
 } from './session-store-migrations.ts';
 import {
   assembleRecentSession,
+  assembleRecentSessionInSlices,
   assembleStoredSession,
   decodeEditRows,
+  decodeMessageKeyRange,
   decodeMessageKeys,
+  type EditRows,
   encodeWriteRows,
   mergeEditRows,
   toListing,
@@ -196,6 +199,17 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
     editsFromCount: db
       .prepare(`SELECT count(*) FROM ${T}edits WHERE session_id = ? AND position >= ?`)
       .pluck(),
+    // A resume of a long session reads its ids and bodies a range at a time.
+    messageKeysBetween: db
+      .prepare(
+        `SELECT count(*), min(seq), max(seq), json_group_array(message_id ORDER BY seq), json_group_array(content_id ORDER BY seq) FROM ${T}messages WHERE session_id = ? AND seq >= ? AND seq < ?`,
+      )
+      .raw(),
+    messagesBetween: db
+      .prepare(
+        `SELECT seq, body, tokens FROM ${T}messages WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq`,
+      )
+      .raw(),
     messageIdAt: db.prepare(`SELECT message_id FROM ${T}messages WHERE session_id = ? AND seq = ?`).pluck(),
     list: db.prepare(
       `SELECT id, created_at, updated_at, message_count, edit_count FROM ${T}sessions WHERE updated_at < ? ORDER BY updated_at, id LIMIT ?`,
@@ -370,6 +384,68 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
     };
   });
 
+  /** What a resume in ranges reads in one snapshot first: the row, its counts, the edits it needs. */
+  const readRecentHead = db.transaction((sessionId: string) => {
+    const row = statements.session.get(sessionId);
+    if (row === undefined) return undefined;
+    const counts = countsOf(row);
+    const always = decodeEditRows(
+      sessionId,
+      statements.alwaysNeededEdits.all(sessionId, counts.edits) as unknown[][],
+    );
+    const logStart = recentStart(always.edits, counts.messages);
+    const reaching = decodeEditRows(
+      sessionId,
+      statements.editsReaching.all(sessionId, counts.edits, logStart) as unknown[][],
+    );
+    return { row, counts, edits: mergeEditRows(always, reaching), logStart };
+  });
+
+  /**
+   * A resume of a session of more than `SQLITE_READ_ROWS` messages: the ids a range at a time, then the
+   * bodies since the newest cut, the event loop getting a turn between two reads (in one transaction,
+   * 400,000 messages held the thread a second). The rows below the counts read first never change (the
+   * log and the edits only grow), so the ranges read apart are the snapshot still; a range that comes back
+   * short means the session was deleted meanwhile (or its table is damaged, which the checks report).
+   */
+  const readRecentInRanges = async (
+    sessionId: string,
+    head: { row: unknown; counts: SessionPositions; edits: EditRows; logStart: number },
+  ): Promise<RecentSession | undefined> => {
+    const total = head.counts.messages;
+    const messageIds: string[] = [];
+    const contentIds: (string | null)[] = [];
+    const gone = (): boolean => readPositions(sessionId) === undefined;
+    for (let from = 0; from < total; from += SQLITE_KEYS_PER_READ) {
+      await yieldToEventLoop();
+      const to = Math.min(total, from + SQLITE_KEYS_PER_READ);
+      const aggregate = guard(location, busyTimeoutMs, () =>
+        statements.messageKeysBetween.get(sessionId, from, to),
+      ) as unknown[] | undefined;
+      if (Number(aggregate?.[0] ?? 0) !== to - from && gone()) return undefined;
+      const keys = decodeMessageKeyRange(sessionId, aggregate, from, to);
+      for (const id of keys.messageIds) messageIds.push(id);
+      for (const id of keys.contentIds) contentIds.push(id);
+    }
+    const recent: unknown[][] = [];
+    for (let from = head.logStart; from < total; from += SQLITE_PIECE_ROWS) {
+      await yieldToEventLoop();
+      const to = Math.min(total, from + SQLITE_PIECE_ROWS);
+      const rows = guard(location, busyTimeoutMs, () =>
+        statements.messagesBetween.all(sessionId, from, to),
+      ) as unknown[][];
+      if (rows.length !== to - from && gone()) return undefined;
+      for (const row of rows) recent.push(row);
+    }
+    return assembleRecentSessionInSlices(sessionId, {
+      row: head.row,
+      edits: head.edits,
+      keys: { messageIds, contentIds },
+      logStart: head.logStart,
+      recent,
+    });
+  };
+
   const writePolicyOverride = db.transaction((sessionId: string, text: string | null, at: number) => {
     const policyAt = text === null ? null : at;
     if (readPositions(sessionId) !== undefined)
@@ -485,6 +561,12 @@ function openStore(db: Database.Database, location: string, busyTimeoutMs: numbe
     async loadRecent(sessionId: string): Promise<RecentSession | undefined> {
       open();
       if (!isStorableSessionId(sessionId)) return undefined;
+      const head = guard(location, busyTimeoutMs, () => readRecentHead(sessionId));
+      if (head === undefined) return undefined;
+      // A long session (with counts that are numbers: a damaged row goes the way that reports it) is
+      // read in ranges.
+      if (head.counts.messages > SQLITE_READ_ROWS && head.counts.messages < Number.MAX_SAFE_INTEGER)
+        return readRecentInRanges(sessionId, head);
       const read = guard(location, busyTimeoutMs, () => readRecent(sessionId));
       return read === undefined ? undefined : assembleRecentSession(sessionId, read);
     },
@@ -559,6 +641,10 @@ function countsOf(row: unknown): SessionPositions {
     edits: typeof edits === 'number' ? edits : Number.MAX_SAFE_INTEGER,
   };
 }
+
+/** A resume reads a session longer than this in ranges: of ids, and of bodies (`SQLITE_PIECE_ROWS`). */
+export const SQLITE_READ_ROWS = 20_000;
+const SQLITE_KEYS_PER_READ = 20_000;
 
 /** Rows a write puts in one transaction at most, and bytes (of bodies). */
 export const SQLITE_PIECE_ROWS = 2_000;
