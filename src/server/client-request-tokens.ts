@@ -10,6 +10,7 @@ import { estimateToolDefinitionTokens } from '../core/tokens/estimate-tool-defin
 import { createExactCounter } from '../core/tokens/exact-counter.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import { WorkSlices } from '../core/work-slices.ts';
+import { idPositions, idPositionsInSlices } from './id-positions.ts';
 import { BoundedMap } from './loaded-sessions.ts';
 import { deepEqual } from './wire/render-view.ts';
 
@@ -19,8 +20,6 @@ export const MAX_COUNTED_MESSAGES = 200_000;
 export class ClientRequestTokens {
   readonly #counter = createExactCounter('o200k');
   readonly #counts = new BoundedMap<string, number>(MAX_COUNTED_MESSAGES);
-  /** Per request history's ids, where each id is: `countSent` looks the view's messages up in it. */
-  readonly #positions = new WeakMap<readonly string[], Map<string, number>>();
 
   /** `ids` are the history's content ids (the cache keys). */
   count(
@@ -38,7 +37,7 @@ export class ClientRequestTokens {
 
   /**
    * `count`, in slices (a history of a million messages is a million counts, and other requests go on
-   * meanwhile), and the positions of the history's ids noted on the way, for `countSent`.
+   * meanwhile), and where each of the history's ids is, for `countSent` and the view written back.
    */
   async countInSlices(
     system: string,
@@ -47,15 +46,12 @@ export class ClientRequestTokens {
     ids: readonly string[],
   ): Promise<number> {
     let total = this.#fixed(system, tools);
-    const positions = new Map<string, number>();
     const slices = new WorkSlices();
     for (let index = 0; index < history.length; index++) {
       total += this.#message(history[index] as MessageInput, ids[index]);
-      const id = ids[index];
-      if (id !== undefined) positions.set(id, index);
       if (slices.due()) await slices.next();
     }
-    this.#positions.set(ids, positions);
+    await idPositionsInSlices(ids, slices);
     return total;
   }
 
@@ -69,11 +65,7 @@ export class ClientRequestTokens {
     view: readonly Message[],
     client: { history: readonly MessageInput[]; ids: readonly string[] },
   ): number {
-    let indexOfId = this.#positions.get(client.ids);
-    if (!indexOfId) {
-      indexOfId = new Map<string, number>();
-      for (const [index, id] of client.ids.entries()) indexOfId.set(id, index);
-    }
+    const indexOfId = idPositions(client.ids);
     const ids = view.map((message) => {
       const index = indexOfId.get(message.id);
       const original = index === undefined ? undefined : client.history[index];
