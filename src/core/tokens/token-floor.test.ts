@@ -138,7 +138,7 @@ describe('counters of models whose tokenizer ctxkit does not have never count be
       id,
       seq,
       role: 'tool',
-      parts: [{ type: 'tool-result', callId: 'call_1', name: 'read_file', content }],
+      parts: [{ type: 'tool-result', callId: 'call_1', name: 'read_file', content, isError: false }],
       meta: {},
     });
     const prose = REAL.prose as string;
@@ -172,7 +172,7 @@ describe('counters of models whose tokenizer ctxkit does not have never count be
         id: 't1',
         seq: 1,
         role: 'tool',
-        parts: [{ type: 'tool-result', callId: 'c', name: 'cat', content: blob }],
+        parts: [{ type: 'tool-result', callId: 'c', name: 'cat', content: blob, isError: false }],
         meta: {},
       },
     ]);
