@@ -48,7 +48,7 @@ import { emergencyCompact } from './emergency-compact.ts';
 import { keepLastRequest, readLastRequest } from './last-request-record.ts';
 import { type PrepareResult, prepareCall } from './prepare-call.ts';
 import { recognizeRetries, turnInProgress } from './recognize-retries.ts';
-import { recoverFromOverflow } from './recover-from-overflow.ts';
+import { noteOverflow, recoverFromOverflow } from './recover-from-overflow.ts';
 import { restoreEdits } from './restore-session.ts';
 import { applyMergePatch, resolveSessionPolicy, type SessionPolicy } from './session-policy.ts';
 import { SessionRuntime } from './session-runtime.ts';
@@ -276,13 +276,30 @@ export class ContextManager {
     });
   }
 
-  /** The reactive path: the provider reported an overflow anyway. Compacts as the policy says; retry once. */
+  /**
+   * The reactive path: the provider reported an overflow anyway. Compacts as the policy says; retry once.
+   * The next `prepare`, the retry, comes out smaller than the request that overflowed, or throws
+   * `ContextBudgetError`: the same request is never sent again.
+   */
   recover(sessionId: string, error: unknown): Promise<RecoverResult> {
     return this.#exclusive(sessionId, async (runtime) => {
       const call = await this.#callContext(runtime, {});
       const compactor = this.#compactor(runtime, call);
       const retry = await recoverFromOverflow(compactor, error);
       return { retry, events: this.#emit(compactor.events) };
+    });
+  }
+
+  /**
+   * The provider reported an overflow, and the caller prepares the retry itself (for the window the error
+   * named, say) without the reactive path's compaction: what the error says is kept (by how much our
+   * count fell short, when it gives the provider's count), and the next `prepare`, the retry, must come
+   * out smaller than the request that overflowed, or it throws `ContextBudgetError` (as after `recover`).
+   */
+  noteOverflow(sessionId: string, error: unknown): Promise<void> {
+    return this.#exclusive(sessionId, async (runtime) => {
+      const call = await this.#callContext(runtime, {});
+      noteOverflow(this.#compactor(runtime, call), error);
     });
   }
 

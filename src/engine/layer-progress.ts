@@ -2,7 +2,9 @@ import type { EditReason, Summary } from '../core/edit.ts';
 import { type Message, toolCallsOf } from '../core/message.ts';
 import type { SummaryReport } from '../core/summary-report.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
+import type { ToolDefinition } from '../core/tool-definition.ts';
 import { startsTurn } from '../core/turns/parse-turn-boundaries.ts';
+import type { AssembledRequest } from './assemble-request.ts';
 
 /**
  * What each step of the engine remembers of a session between calls, one record per step, each written
@@ -69,12 +71,27 @@ export class OverflowRecord {
    * overflow figures measure, even when `recover` is called again before the next `prepare`.
    */
   preparedHistoryTokens: number | undefined;
+  /** The last request `prepare` returned, as sent: what an overflow reported next was reported for. */
+  prepared: SentRequest | undefined;
+  /**
+   * The request a provider reported an overflow for (with its count of it, when the error gave one),
+   * until the retry after it is prepared: that retry must be smaller (`guard-retry.ts`).
+   */
+  overflowed: (SentRequest & { reportedInput: number | undefined }) | undefined;
 
   /** The provider reported usage: the request fitted, the estimate is trusted again. */
   noteUsage(): void {
     this.overflows = 0;
     this.scale = 1;
+    this.overflowed = undefined;
   }
+}
+
+/** A request as `prepare` returned it, and where the log stood then (a retry appends nothing). */
+export interface SentRequest {
+  request: AssembledRequest;
+  tools: readonly ToolDefinition[];
+  nextSeq: number;
 }
 
 /** truncate-old (cowagent): the turn count when it last looked, and the newest old result it looked at. */

@@ -10,6 +10,7 @@ import { runCheapLayers } from './cheap-layers.ts';
 import type { Compactor } from './compactor.ts';
 import { type FinalGuardReport, guardFinalRequest } from './final-guard.ts';
 import { fitProactively, runTriggeredCompactions } from './fit-proactively.ts';
+import { guardRetry } from './guard-retry.ts';
 import type { RequestPointer } from './request-ledger.ts';
 import type { TokenCategories } from './session-stats.ts';
 
@@ -95,8 +96,14 @@ export async function prepareCall(compactor: Compactor, _request: PrepareRequest
       reminder: runtime.view.reminder,
       reminderPlacement: reminderPlacementFor(policy.summarize.placement),
     });
-  // ctxkit's last check, whatever the policy estimates with: the request as sent must fit.
-  const { assembled, tally, guard } = await guardFinalRequest(compactor, assemble, fitProactively);
+  // ctxkit's last check, whatever the policy estimates with: the request as sent must fit, and a retry
+  // after an overflow must be smaller than what overflowed.
+  const { assembled, tally, guard } = await guardRetry(
+    compactor,
+    assemble,
+    fitProactively,
+    await guardFinalRequest(compactor, assemble, fitProactively),
+  );
   const regions = compactor.budget.regions();
   // Stats say what is sent: counted, without the scale an overflow put on the estimate for the layers.
   const counted = compactor.budget.countedRegions();
@@ -104,6 +111,7 @@ export async function prepareCall(compactor: Compactor, _request: PrepareRequest
   const memory = compactor.budget.memoryTokens();
   runtime.notePrepared(assembled.messages, regions);
   runtime.progress.overflow.preparedHistoryTokens = counted.history;
+  runtime.progress.overflow.prepared = { request: assembled, tools: call.tools, nextSeq: runtime.nextSeq };
   return {
     system: assembled.system,
     messages: assembled.messages,

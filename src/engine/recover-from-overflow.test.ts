@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readOffloadedResultPart, readOffloadedTool } from '../agent/read-offloaded-tool.ts';
-import { ModelCallError } from '../core/errors/index.ts';
+import { ContextBudgetError, ModelCallError } from '../core/errors/index.ts';
 import type { ToolCallPart, ToolResultPart } from '../core/message.ts';
 import { PRESETS } from '../core/policy/presets/index.ts';
 import { user } from '../testing/build-messages.ts';
@@ -156,7 +156,11 @@ describe('after overflows whose figures are far from our count', () => {
         { status: 400, providerCode: 'context_length_exceeded' },
       );
     await manager.recover('s', figures(9_000));
-    await manager.prepare('s', REQUEST);
+    // Nothing can be cut (one short message): the retry would be the request that overflowed, so none
+    // is prepared.
+    await expect(manager.prepare('s', REQUEST)).rejects.toSatisfy((error: unknown) =>
+      ContextBudgetError.isInstance(error),
+    );
     await manager.recover('s', figures(8_500));
     await manager.append('s', [user('x')]);
     const next = await manager.prepare('s', REQUEST);

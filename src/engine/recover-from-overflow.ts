@@ -34,24 +34,7 @@ export async function recoverFromOverflow(compactor: Compactor, error: unknown):
   const attempt = overflow.overflows;
   const editsBefore = runtime.editCount;
   const scaleBefore = overflow.scale;
-  // The figures are the provider's count of the request we sent, which our own (unscaled) count measured
-  // when `prepare` returned it (recover may be called again before the next prepare: the same request).
-  const regions = compactor.budget.countedRegions();
-  const figures = parseOverflowTokens(error);
-  // The provider counted `requested` input tokens where we counted less: our history figures are
-  // scaled up by the ratio until reported usage shows them right again. Without figures (or figures no
-  // larger than our count), each overflow scales them a step further, so a retry can never resend the
-  // same request.
-  const requestedInput =
-    figures.requested !== undefined ? figures.requested - (figures.completion ?? 0) : undefined;
-  const fixed = regions.system + regions.toolDefinitions + regions.summary;
-  const history = Math.max(1, overflow.preparedHistoryTokens ?? regions.history);
-  const measured = requestedInput !== undefined ? (requestedInput - fixed) / history : 0;
-  overflow.scale = Math.max(
-    scaleBefore * (measured > 1 ? 1 : OVERFLOW_SCALE_STEP),
-    measured * OVERFLOW_SAFETY,
-    1,
-  );
+  noteOverflowFigures(compactor, error, true);
   // Whether the retry would send something else than what overflowed.
   const changed = () =>
     runtime.editCount !== editsBefore || (overflow.scale > scaleBefore && budget.overBudget());
@@ -80,6 +63,41 @@ export async function recoverFromOverflow(compactor: Compactor, error: unknown):
     retry,
   });
   return retry;
+}
+
+/**
+ * What an overflow says, kept without compacting anything: the request it was reported for (the next
+ * prepare, the retry, must be smaller: `guard-retry.ts`) and, when the provider counted it, by how much
+ * our count fell short (history estimates are scaled up by it until reported usage shows them right).
+ * For a caller that prepares the retry itself, for a window the error named (the proxy).
+ */
+export function noteOverflow(compactor: Compactor, error: unknown): void {
+  if (isContextOverflow(error)) noteOverflowFigures(compactor, error, false);
+}
+
+/**
+ * The figures are the provider's count of the request we sent, which our own (unscaled) count measured
+ * when `prepare` returned it (recover may be called again before the next prepare: the same request).
+ * The provider counted `requested` input tokens where we counted less: our history figures are scaled
+ * up by the ratio until reported usage shows them right again. Without figures (or figures no larger
+ * than our count), `blindStep` scales them a step further on each overflow, so a retry can never resend
+ * the same request; a caller that changes the window itself asks for none.
+ */
+function noteOverflowFigures(compactor: Compactor, error: unknown, blindStep: boolean): void {
+  const overflow = compactor.runtime.progress.overflow;
+  const regions = compactor.budget.countedRegions();
+  const figures = parseOverflowTokens(error);
+  const requestedInput =
+    figures.requested !== undefined ? figures.requested - (figures.completion ?? 0) : undefined;
+  const fixed = regions.system + regions.toolDefinitions + regions.summary;
+  const history = Math.max(1, overflow.preparedHistoryTokens ?? regions.history);
+  const measured = requestedInput !== undefined ? (requestedInput - fixed) / history : 0;
+  overflow.scale = Math.max(
+    overflow.scale * (measured > 1 || !blindStep ? 1 : OVERFLOW_SCALE_STEP),
+    measured * OVERFLOW_SAFETY,
+    1,
+  );
+  if (overflow.prepared) overflow.overflowed = { ...overflow.prepared, reportedInput: requestedInput };
 }
 
 /**

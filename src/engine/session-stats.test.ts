@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ModelCallError } from '../core/errors/index.ts';
+import { ContextBudgetError, ModelCallError } from '../core/errors/index.ts';
 import { PRESETS } from '../core/policy/presets/index.ts';
 import { createHeuristicCounter } from '../core/tokens/heuristic-counter.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
@@ -48,11 +48,14 @@ describe('/context stats', () => {
       { status: 400, providerCode: 'context_length_exceeded' },
     );
     await ctx.recover('s', overflow);
-    const prepared = await ctx.prepare('s', request);
-    // Nothing was cut (the history is one small turn), so nothing more is sent: the figures stay.
-    expect(prepared.stats.tokens).toEqual(first.stats.tokens);
-    expect(prepared.stats.pressure).toBeCloseTo(prepared.stats.tokens.input / 5_600, 10);
-    expect((await ctx.stats('s')).tokens).toEqual(prepared.stats.tokens);
+    // Nothing can be cut (the history is one small turn): no retry is prepared (it would be the request
+    // that overflowed), and the figures stay those of the request as counted.
+    await expect(ctx.prepare('s', request)).rejects.toSatisfy((error: unknown) =>
+      ContextBudgetError.isInstance(error),
+    );
+    const stats = await ctx.stats('s');
+    expect(stats.tokens).toEqual(first.stats.tokens);
+    expect(stats.pressure).toBeCloseTo(stats.tokens.input / 5_600, 10);
   });
 });
 
