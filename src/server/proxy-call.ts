@@ -303,7 +303,12 @@ function keptLoaded(
   };
 }
 
-/** After an overflow: the request prepared again, or undefined when ctxkit cannot make it differ. */
+/**
+ * After an overflow: the request prepared again, or undefined when ctxkit cannot make it smaller (the
+ * upstream's error then reaches the client). The engine holds the retry to that: after `recover` or
+ * `noteOverflow`, the next `prepare` comes out smaller than the request that overflowed, fitted to the
+ * upstream's own count of it when the error gave one ("50012 tokens > 16000"), or throws.
+ */
 async function recoverFrom(
   call: CallState,
   prepareRequest: PrepareRequest,
@@ -314,7 +319,9 @@ async function recoverFrom(
   const { limit } = parseOverflowTokens(overflow);
   if (limit !== undefined && limit > 0 && limit < prepared.stats.contextWindow) {
     // The overflow named the real window: the request is prepared for it as any request is (clearing,
-    // offloading, summarizing, every pointer readable), not cut by the emergency path.
+    // offloading, summarizing, every pointer readable), not cut by the emergency path; what the error
+    // says of the request's size is kept all the same.
+    await manager.noteOverflow(call.session.sessionId, overflow);
     windows.learn(call.upstream.base, call.request.model, limit);
     try {
       const budget = await manager.budgetOf(call.session.sessionId);
