@@ -20,6 +20,8 @@ import {
   PRESETS,
 } from '../core/policy/presets/index.ts';
 import { resolvePolicyWith } from '../core/policy/resolve-policy.ts';
+import { countRunes } from '../core/tokens/count-runes.ts';
+import { type TokenCounter, tokensForRunes } from '../core/tokens/token-counter.ts';
 import type { PrepareResult } from '../engine/prepare-call.ts';
 import { createFsSkillSource } from '../store/fs-skill-source.ts';
 import { createMemorySessionStore } from '../store/memory-session-store.ts';
@@ -154,7 +156,14 @@ describe('deepagents: what enters the context', () => {
   });
 
   it('"and tail-capped at 256 KB"', async () => {
-    const manager = seedManager(DEEPAGENTS);
+    // The seed's estimate, chars/4 and nothing else. ctxkit's chars/4 never counts below the bytes' floor
+    // (token-floor.ts: 35,000 tokens for the text below), so with it this output is evicted, not capped:
+    // over 256 KB, no text is under the eviction threshold by that count.
+    const seedEstimate: TokenCounter = {
+      name: 'chars/4, as the seed counts',
+      count: (text) => tokensForRunes(countRunes(text), 4),
+    };
+    const manager = seedManager(DEEPAGENTS, { counter: seedEstimate });
     // 70,000 four-byte characters: 280,000 bytes, but only ~17,500 tokens by the seed's chars/4 estimate, so
     // it is capped, not evicted. o200k counts 2 tokens per character, so the window is one the capped
     // result truly fits in: otherwise ctxkit's final guard (not the seed) would cut it further.
