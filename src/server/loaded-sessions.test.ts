@@ -64,7 +64,7 @@ describe('LoadedSessions', () => {
 
   it('unloads the least recently used idle sessions past a count of sessions', () => {
     const fake = manager({});
-    const loaded = new LoadedSessions(fake, 2, () => {}, 1_000);
+    const loaded = new LoadedSessions(fake, 2, () => {}, 1_000, null);
     for (const id of ['a', 'b', 'c']) {
       loaded.enter(id);
       loaded.leave(id);
@@ -75,7 +75,10 @@ describe('LoadedSessions', () => {
 
   it('unloads idle sessions past the messages they hold together, a session that large alone once idle', () => {
     const fake = manager({ small: 100, other: 200, huge: 400_000 });
-    const loaded = new LoadedSessions(fake, 256, () => {}, 100_000);
+    const releases: string[] = [];
+    const loaded = new LoadedSessions(fake, 256, () => {}, 100_000, {
+      request: () => releases.push('asked'),
+    });
     loaded.enter('small');
     loaded.leave('small');
     loaded.enter('other');
@@ -85,8 +88,11 @@ describe('LoadedSessions', () => {
     loaded.enter('small');
     loaded.leave('small');
     expect(fake.unloaded).toEqual([]);
+    expect(releases).toEqual([]);
     loaded.leave('huge');
     expect(fake.unloaded).toEqual(['huge']);
     expect(loaded.size).toBe(2);
+    // Its memory is asked back.
+    expect(releases).toEqual(['asked']);
   });
 });

@@ -6,6 +6,7 @@
  * reload from the store when their conversation comes back.
  */
 import type { ContextManager } from '../engine/context-manager.ts';
+import { MemoryRelease } from './release-memory.ts';
 
 /** Sessions kept loaded beyond those with a request in flight. */
 export const DEFAULT_MAX_LOADED_SESSIONS = 256;
@@ -26,17 +27,30 @@ export class LoadedSessions {
   /** Session id → requests in flight; Map order is least recently used first. */
   readonly #sessions = new Map<string, number>();
   readonly #onUnload: (sessionId: string) => void;
+  readonly #release: Pick<MemoryRelease, 'request'> | undefined;
 
+  /**
+   * `release`: what gives the memory of huge sessions back once they are unloaded (by default V8's
+   * collection, when the proxy is idle: see `MemoryRelease`); null for none.
+   */
   constructor(
     manager: LoadedSessionsManager,
     max = DEFAULT_MAX_LOADED_SESSIONS,
     onUnload: (sessionId: string) => void = () => {},
     maxMessages = DEFAULT_MAX_LOADED_MESSAGES,
+    release?: Pick<MemoryRelease, 'request'> | null,
   ) {
     this.#manager = manager;
     this.#max = max;
     this.#onUnload = onUnload;
     this.#maxMessages = maxMessages;
+    this.#release =
+      release === undefined ? new MemoryRelease({ busy: () => this.#anyBusy() }) : (release ?? undefined);
+  }
+
+  #anyBusy(): boolean {
+    for (const busy of this.#sessions.values()) if (busy > 0) return true;
+    return false;
   }
 
   /** A request starts on the session. */
@@ -75,11 +89,15 @@ export class LoadedSessions {
     }
     // Past the messages' bound, the largest go first: one huge session, not every small one.
     idle.sort((a, b) => b.messages - a.messages);
+    let unloaded = 0;
     for (const session of idle) {
       if (messages <= this.#maxMessages) break;
       messages -= session.messages;
+      unloaded += session.messages;
       this.#unload(session.sessionId);
     }
+    // As many messages as the bound went at once: their memory (and their requests') is worth giving back.
+    if (unloaded >= this.#maxMessages) this.#release?.request();
   }
 
   #unload(sessionId: string): void {
