@@ -10,7 +10,7 @@ import type { MessageTokenCache } from '../core/tokens/message-token-cache.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
 import { startsTurn } from '../core/turns/parse-turn-boundaries.ts';
 import type { View, ViewEntry } from '../core/view/project-view.ts';
-import { projectMessage, projectView } from '../core/view/project-view.ts';
+import { projectMessage, projectView, projectViewInSlices } from '../core/view/project-view.ts';
 import { forEachInSlices, WorkSlices } from '../core/work-slices.ts';
 import type { RecentSession } from '../store/session-store.ts';
 import type { FixedRegionMemo } from './call-context.ts';
@@ -325,7 +325,7 @@ export class SessionRuntime {
   /** Re-projects the view from log and edits; call after any new edit. */
   async rebuild(slices: WorkSlices = new WorkSlices()): Promise<void> {
     // The held log starts no later than just past the newest cut, so this is the view of the whole log.
-    this.view = projectView(this.heldLog, this.edits, { leaveCallsOpen: true });
+    this.view = await projectViewInSlices(this.heldLog, this.edits, { leaveCallsOpen: true }, slices);
     // Entry indexes move when edits reshape the view: whoever kept one looks again.
     this.viewVersion++;
     await this.recountInSlices(slices);

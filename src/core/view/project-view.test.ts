@@ -5,7 +5,8 @@ import type { Edit, Summary } from '../edit.ts';
 import type { Message } from '../message.ts';
 import { textOf, toolResultOf } from '../message.ts';
 import { pairToolCalls } from '../turns/pair-tool-calls.ts';
-import { CLEARED_ARGS, projectView } from './project-view.ts';
+import { WorkSlices } from '../work-slices.ts';
+import { CLEARED_ARGS, projectView, projectViewInSlices } from './project-view.ts';
 import { findPairingViolations, INTERRUPTED_RESULT_TEXT } from './tool-pairing-repair.ts';
 
 const base = { at: 0, tokensBefore: 0, tokensAfter: 0 };
@@ -425,5 +426,37 @@ describe('projectView identity and open calls', () => {
     expect(view.entries).toHaveLength(2);
     expect(view.pairing.pending().map((message) => toolResultOf(message)?.callId)).toEqual(['z']);
     expect(projectView(open, []).entries).toHaveLength(3);
+  });
+});
+
+describe('projectViewInSlices', () => {
+  it('projects what projectView projects, a pause every thousand messages', async () => {
+    const log = numbered(
+      Array.from({ length: 5_000 }, (_, index) =>
+        index % 2 === 0 ? user(`u${index}`) : assistant(`a${index}`),
+      ),
+    );
+    const edits: Edit[] = [
+      {
+        id: 'cut',
+        at: 1,
+        type: 'drop',
+        layer: 'trim',
+        reason: 'context_pressure',
+        throughSeq: 2_999,
+        tokensBefore: 100,
+        tokensAfter: 50,
+      },
+    ];
+    let now = 0;
+    const sliced = await projectViewInSlices(
+      log,
+      edits,
+      { leaveCallsOpen: true },
+      new WorkSlices(1, () => now++),
+    );
+    expect(sliced).toEqual(projectView(log, edits, { leaveCallsOpen: true }));
+    // The clock was looked at between steps: the projection paused.
+    expect(now).toBeGreaterThan(5);
   });
 });

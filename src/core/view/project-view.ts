@@ -3,6 +3,7 @@ import { isPrefixEdit } from '../edit.ts';
 import type { Message, Part } from '../message.ts';
 import { isAgentVisible } from '../message.ts';
 import { splitTurns } from '../turns/parse-turn-boundaries.ts';
+import { WorkSlices } from '../work-slices.ts';
 import { archiveDigestMessage } from './archived-messages.ts';
 import { ToolPairingRepair } from './tool-pairing-repair.ts';
 
@@ -70,6 +71,41 @@ export function projectView(
   edits: readonly Edit[],
   options: ProjectOptions = {},
 ): View {
+  const steps = projectSteps(log, edits, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * `projectView` in slices, the event loop getting turns between them: a session's first cut projects
+ * all of a history of hundreds of thousands of messages. The same view.
+ */
+export async function projectViewInSlices(
+  log: readonly Message[],
+  edits: readonly Edit[],
+  options: ProjectOptions = {},
+  slices: WorkSlices = new WorkSlices(),
+): Promise<View> {
+  const steps = projectSteps(log, edits, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (slices.due()) await slices.next();
+  }
+}
+
+/** Messages projected between two places a caller may pause at. */
+const PROJECTED_PER_STEP = 1_024;
+
+/** The projection, pausing (a `yield`) every `PROJECTED_PER_STEP` messages it goes through. */
+function* projectSteps(
+  log: readonly Message[],
+  edits: readonly Edit[],
+  options: ProjectOptions,
+): Generator<void, View> {
+  let steps = 0;
   const coverage = new Map<number, CoverageReason>();
   const overrides = new Map<number, Override>();
   const digestsAfter = new Map<number, ArchiveEdit[]>();
@@ -134,6 +170,7 @@ export function projectView(
   const cutSeq = cut?.throughSeq ?? -1;
   const shown: Message[] = [];
   for (const message of log) {
+    if (++steps % PROJECTED_PER_STEP === 0) yield;
     if (message.seq <= cutSeq) {
       if (cut) coverage.set(message.seq, { by: 'edit', editId: cut.id, type: cut.type });
       continue;
@@ -148,6 +185,7 @@ export function projectView(
   const callEdits = planCallEdits(shown, overrides, coverage);
   const entries: ViewEntry[] = [];
   for (const message of shown) {
+    if (++steps % PROJECTED_PER_STEP === 0) yield;
     const entry = overrides.get(message.seq);
     const calls = callEdits.get(message.seq);
     const projected = project(message, entry, calls);
