@@ -38,11 +38,13 @@ import { COMMON_WORDS } from './common-words.ts';
  * 2; `aaaa…`, which vocabularies hold in eights, is the rare exception), 1.5 characters per token in random
  * punctuation, one per control character, and 1–3 tokens per emoji. A word past the long-run length is
  * no word any language writes (o200k: 0.25 tokens per letter on real 20-letter identifiers), so its
- * letters are taken as such a run. What units still misjudge (random Cyrillic or CJK, astral letters)
- * stays above the byte floor of `token-floor.ts`, which every counter over units keeps.
+ * letters are taken as such a run.
  *
- * Limits: text unlike the held-out kinds drifts (random capitals cost ~12% more than counted; tokenizers
- * that cut digits and whitespace differently, like GPT-3's p50k, spread more between prose and code); the
+ * Limits: text unlike the held-out kinds drifts. Base64 and random alphanumerics cost ~20–25% more than
+ * counted; random letters of other scripts (Cyrillic, CJK, astral) two to three times more, which only a
+ * vocabulary could tell from real words: no count of them goes below the byte floor of `token-floor.ts`,
+ * and after an overflow the provider's own figures take over (`guard-retry.ts`). Tokenizers that cut
+ * digits and whitespace differently, like GPT-3's p50k, spread more between prose and code; the
  * multiplier absorbs a session's average, not its mix.
  *
  * Speed: one pass over UTF-16 code units with a table lookup per ASCII unit and no allocation; the
