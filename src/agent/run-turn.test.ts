@@ -161,6 +161,17 @@ describe('the agent loop', () => {
     expect(model.figures.requests - before).toBeLessThanOrEqual(4);
   });
 
+  it("fails with the provider's overflow when ctxkit cannot make the retry smaller", async () => {
+    const { model, manager } = setup([{ steps: [], answer: 'never' }]);
+    const config = { manager, client: clients().openai, model: 'gpt-4o', tools: [readTool] };
+    model.forceOverflow(1);
+    // One short message: nothing to cut, so no retry smaller than what overflowed exists.
+    const failed = await runTurn(config, 's-small', 'hello').catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(Error);
+    expect((failed as Error).message).toMatch(/maximum context length/);
+    expect(model.figures.requests).toBe(1);
+  });
+
   it('answers an unknown tool and unparsable arguments with an error result and carries on', async () => {
     const { manager } = setup([{ steps: [[{ name: 'no_such_tool', args: {} }]], answer: 'recovered' }]);
     const result = await runTurn(

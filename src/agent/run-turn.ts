@@ -6,7 +6,7 @@
  * it. Tools the model asks for run one after another, in the order asked, so a tool that asks the person
  * something never talks over another.
  */
-import { ModelCallAbortedError, ModelCallError } from '../core/errors/index.ts';
+import { ContextBudgetError, ModelCallAbortedError, ModelCallError } from '../core/errors/index.ts';
 import type { ContextEvent } from '../core/events.ts';
 import type { Message, MessageInput, ToolCallPart, Usage } from '../core/message.ts';
 import type { ContextManager } from '../engine/context-manager.ts';
@@ -149,14 +149,22 @@ async function callModel(
   forward: (events: readonly ContextEvent[]) => void,
 ): Promise<ModelResponse | undefined> {
   const { manager, client } = config;
+  let overflow: unknown;
   for (let attempt = 0; ; attempt++) {
-    const prepared = await manager.prepare(sessionId, {
-      ...(config.system !== undefined && { system: config.system }),
-      tools,
-      model: config.model,
-      ...(window.contextWindow !== undefined && { contextWindow: window.contextWindow }),
-      ...(window.maxOutputTokens !== undefined && { maxOutputTokens: window.maxOutputTokens }),
-    });
+    let prepared: Awaited<ReturnType<typeof manager.prepare>>;
+    try {
+      prepared = await manager.prepare(sessionId, {
+        ...(config.system !== undefined && { system: config.system }),
+        tools,
+        model: config.model,
+        ...(window.contextWindow !== undefined && { contextWindow: window.contextWindow }),
+        ...(window.maxOutputTokens !== undefined && { maxOutputTokens: window.maxOutputTokens }),
+      });
+    } catch (error) {
+      // ctxkit cannot make the retry smaller than the call that overflowed: the provider's error stands.
+      if (overflow !== undefined && ContextBudgetError.isInstance(error)) throw overflow;
+      throw error;
+    }
     forward(prepared.events);
     emit({ type: 'step-start', step, stats: prepared.stats });
     try {
@@ -191,6 +199,7 @@ async function callModel(
     } catch (error) {
       if (signal.aborted || ModelCallAbortedError.isInstance(error)) return undefined;
       if (attempt > 0 || !isContextOverflow(error)) throw error;
+      overflow = error;
       // A provider that names its limit, below the window we prepared for (a server loaded with less than
       // its profile says): that limit is the window from now on.
       const { limit } = parseOverflowTokens(error);

@@ -19,7 +19,7 @@
  * every model to a middleware as V4, AI SDK 6 as V3): the prompt is read as it comes and written back in
  * that version, and the reply is logged as that version's AI SDK puts it in its next prompt.
  */
-import { InvalidInputError, InvalidSessionIdError } from '../../core/errors/index.ts';
+import { ContextBudgetError, InvalidInputError, InvalidSessionIdError } from '../../core/errors/index.ts';
 import type { MessageInput } from '../../core/message.ts';
 import type { ContextManager, PrepareRequest, PrepareResult } from '../../engine/context-manager.ts';
 import { READ_OFFLOADED_TOOL } from '../../engine/offload-results.ts';
@@ -194,7 +194,14 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): CtxkitMiddle
     error: unknown,
   ): Promise<P | undefined> => {
     const { retry } = await manager.recover(call.sessionId, error);
-    return retry ? prepare(params, call, true) : undefined;
+    if (!retry) return undefined;
+    try {
+      return await prepare(params, call, true);
+    } catch (caught) {
+      // ctxkit cannot make the call smaller than the one that overflowed: the provider's error stands.
+      if (ContextBudgetError.isInstance(caught)) return undefined;
+      throw caught;
+    }
   };
 
   return {

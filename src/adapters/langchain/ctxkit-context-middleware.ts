@@ -24,7 +24,7 @@ import { AIMessage, SystemMessage } from '@langchain/core/messages';
 import { createMiddleware } from 'langchain';
 import { readBackRoom } from '../../agent/read-offloaded-tool.ts';
 import { canonicalJson } from '../../core/canonical-json.ts';
-import { InvalidInputError } from '../../core/errors/index.ts';
+import { ContextBudgetError, InvalidInputError } from '../../core/errors/index.ts';
 import { type Message, type MessageInput, type Part, textOf } from '../../core/message.ts';
 import { mergePolicy } from '../../core/policy/merge-policy.ts';
 import type { Policy } from '../../core/policy/policy-schema.ts';
@@ -181,7 +181,12 @@ export function ctxkitContextMiddleware(options: CtxkitContextMiddlewareOptions 
         if (!isOverflow(error)) throw error;
         const { retry } = await manager.recover(sessionId, overflowFor(error));
         if (!retry) throw error;
-        reply = await prepareAndCall();
+        try {
+          reply = await prepareAndCall();
+        } catch (caught) {
+          // ctxkit cannot make the call smaller than the one that overflowed: the provider's error stands.
+          throw ContextBudgetError.isInstance(caught) ? error : caught;
+        }
       }
       await manager.append(sessionId, [fromLangChainMessage(reply)]);
       pending.add(sessionId);
