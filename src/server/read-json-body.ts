@@ -7,7 +7,8 @@ import { parseJsonInSlices } from './parse-json-in-slices.ts';
 import { BodyTooLargeError, MAX_JSON_DEPTH, readBoundedText } from './read-body.ts';
 
 export type JsonBody =
-  | { ok: true; body: unknown }
+  /** `text`: the body as it came, for a route that passes it on. */
+  | { ok: true; body: unknown; text: string }
   | { ok: false; status: 400 | 413; message: string; field?: string };
 
 export async function readJsonBody(request: Request, limit: number): Promise<JsonBody> {
@@ -31,5 +32,5 @@ export async function readJsonBody(request: Request, limit: number): Promise<Jso
       message: `${parsed.tooDeep}: nested deeper than ${MAX_JSON_DEPTH} levels`,
       field: parsed.tooDeep,
     };
-  return { ok: true, body: parsed.value };
+  return { ok: true, body: parsed.value, text };
 }
