@@ -32,13 +32,8 @@ import {
   type ProxyOptions,
 } from './proxy-options.ts';
 import { errorResponse, RESPONSE_HEADERS, refusalOf } from './proxy-responses.ts';
-import {
-  BodyTooLargeError,
-  MAX_JSON_DEPTH,
-  pathPastDepth,
-  readBoundedBytes,
-  readBoundedText,
-} from './read-body.ts';
+import { BodyTooLargeError, readBoundedBytes } from './read-body.ts';
+import { readJsonBody } from './read-json-body.ts';
 import { RelayRedaction } from './redact-relay.ts';
 import { rawHeadersOf, repeatedHeader, repeatedHeaderRefusal } from './repeated-headers.ts';
 import { SessionResolver, storeSessionId } from './resolve-session.ts';
@@ -171,22 +166,10 @@ export function createProxyApp(given: ProxyOptions): Hono {
       options.upstreamKeys?.[format.credentials],
     );
     if ('refused' in identified) return errorResponse(format, 401, identified.refused);
-    let text: string;
-    try {
-      text = await readBoundedText(c.req.raw, maxBodyBytes);
-    } catch (error) {
-      if (error instanceof BodyTooLargeError) return errorResponse(format, 413, error.message);
-      throw error;
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(text) as unknown;
-    } catch (error) {
-      return errorResponse(format, 400, `the request body is not JSON: ${(error as Error).message}`);
-    }
-    const tooDeep = pathPastDepth(body);
-    if (tooDeep !== undefined)
-      return errorResponse(format, 400, `${tooDeep}: nested deeper than ${MAX_JSON_DEPTH} levels`, tooDeep);
+    // Read and parsed in slices: a 32 MiB body held the thread a second in JSON.parse and the depth check.
+    const read = await readJsonBody(c.req.raw, maxBodyBytes);
+    if (!read.ok) return errorResponse(format, read.status, read.message, read.field);
+    const { body, text } = read;
     const upstreamHistory = format === responsesWire ? upstreamHistoryField(body) : undefined;
     if (upstreamHistory !== undefined) {
       // ctxkit sees only the new part of a conversation the upstream keeps: it cannot manage it.

@@ -80,7 +80,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
   const started = performance.now();
   let request: WireRequest;
   try {
-    request = format.parseRequest(input.body);
+    request = await format.parseRequest(input.body);
     // With no read-back rounds allowed, ctxkit offers no tool of its own (its calls would reach the client).
     if (deps.maxReadBackRounds === 0) request = { ...request, ownTool: undefined };
   } catch (error) {
@@ -162,7 +162,12 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
       throw error;
     }
     events.push(...prepared.events);
-    const clientTokens = deps.tokens.count(request.system, request.tools, request.history, request.ids);
+    const clientTokens = await deps.tokens.countInSlices(
+      request.system,
+      request.tools,
+      request.history,
+      request.ids,
+    );
     const headersMemo = new WeakMap<PrepareResult, Record<string, string>>();
 
     const call: CallState = {

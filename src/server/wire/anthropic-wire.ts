@@ -24,6 +24,7 @@ import { toAnthropicTool } from '../../adapters/tool-definitions.ts';
 import { readOffloadedTool } from '../../agent/read-offloaded-tool.ts';
 import type { Message } from '../../core/message.ts';
 import type { ToolDefinition } from '../../core/tool-definition.ts';
+import { WorkSlices } from '../../core/work-slices.ts';
 import { READ_OFFLOADED_TOOL } from '../../engine/offload-results.ts';
 import {
   createAnthropicStreamState,
@@ -36,7 +37,7 @@ import { renderView } from './render-view.ts';
 import {
   asWireRequestError,
   fieldOfPath,
-  historyWithIds,
+  historyWithIdsInSlices,
   isRecord,
   positiveIntegerField,
   splitReadCalls,
@@ -70,7 +71,8 @@ export const anthropicWire: WireFormat = {
   credentials: 'anthropic',
   provider: 'anthropic',
 
-  parseRequest(body) {
+  async parseRequest(body) {
+    const slices = new WorkSlices();
     const parsed = requestSchema.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -83,14 +85,15 @@ export const anthropicWire: WireFormat = {
     const drafts: MessageDraft[] = [];
     const origin: number[] = [];
     try {
-      request.messages.forEach((value, index) => {
+      for (const [index, value] of request.messages.entries()) {
         const item = { value: readable(value), field: `messages[${index}]` };
         const read = readAnthropicMessage(validateItem(anthropicMessageSchema, item));
         for (const draft of read) {
           drafts.push(draft);
           origin.push(index);
         }
-      });
+        if (slices.due()) await slices.next();
+      }
     } catch (error) {
       throw asWireRequestError(error);
     }
@@ -104,7 +107,7 @@ export const anthropicWire: WireFormat = {
       stream: request.stream === true,
       system: systemText(request.system),
       tools,
-      ...historyWithIds(drafts),
+      ...(await historyWithIdsInSlices(drafts, slices)),
       origin,
       wire: request.messages,
       leadingWire: [],

@@ -21,6 +21,7 @@ import { toOpenAITool } from '../../adapters/tool-definitions.ts';
 import { readOffloadedTool } from '../../agent/read-offloaded-tool.ts';
 import type { Message, MessageInput } from '../../core/message.ts';
 import type { ToolDefinition } from '../../core/tool-definition.ts';
+import { WorkSlices } from '../../core/work-slices.ts';
 import { READ_OFFLOADED_TOOL } from '../../engine/offload-results.ts';
 import {
   completionOfStream,
@@ -33,7 +34,7 @@ import { renderView } from './render-view.ts';
 import {
   asWireRequestError,
   fieldOfPath,
-  historyWithIds,
+  historyWithIdsInSlices,
   isRecord,
   positiveIntegerField,
   splitReadCalls,
@@ -62,7 +63,8 @@ export const openAIWire: WireFormat = {
   credentials: 'openai',
   provider: 'openai-compatible',
 
-  parseRequest(body) {
+  async parseRequest(body) {
+    const slices = new WorkSlices();
     const parsed = requestSchema.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -90,6 +92,7 @@ export const openAIWire: WireFormat = {
         const before = reader.drafts.length;
         reader.read({ value: all[index], field: `messages[${index}]` });
         for (let added = before; added < reader.drafts.length; added++) origin.push(index - lead);
+        if (slices.due()) await slices.next();
       }
     } catch (error) {
       throw asWireRequestError(error);
@@ -106,7 +109,7 @@ export const openAIWire: WireFormat = {
       stream: request.stream === true,
       system: system.join('\n\n'),
       tools,
-      ...historyWithIds(drafts),
+      ...(await historyWithIdsInSlices(drafts, slices)),
       origin,
       wire: all.slice(lead),
       ...(maxOutputTokens !== undefined && { maxOutputTokens }),

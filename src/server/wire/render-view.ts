@@ -8,6 +8,7 @@
  * and the same parts: an edit keeps the id but changes the parts.
  */
 import type { Message, MessageInput } from '../../core/message.ts';
+import { idPositions } from '../id-positions.ts';
 
 export interface ViewSource {
   history: readonly MessageInput[];
@@ -26,10 +27,7 @@ export function renderView<W>(
   source: ViewSource,
   convert: (run: Message[]) => W[],
 ): W[] {
-  const indexOfId = new Map<string, number>();
-  source.ids.forEach((id, index) => {
-    indexOfId.set(id, index);
-  });
+  const indexOfId = idPositions(source.ids);
   /** The history index each view message is, unchanged; -1 when ctxkit changed or added it. */
   const verbatim = view.map((message) => {
     const index = indexOfId.get(message.id);

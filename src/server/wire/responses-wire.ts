@@ -33,7 +33,7 @@ import { renderView } from './render-view.ts';
 import {
   asWireRequestError,
   fieldOfPath,
-  historyWithIds,
+  historyWithIdsInSlices,
   isRecord,
   positiveIntegerField,
   splitReadCalls,
@@ -78,7 +78,7 @@ export const responsesWire: WireFormat = {
   credentials: 'openai',
   provider: 'openai-compatible',
 
-  parseRequest(body) {
+  async parseRequest(body) {
     const parsed = requestSchema.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -106,7 +106,7 @@ export const responsesWire: WireFormat = {
       stream: request.stream === true,
       system: [instructions, ...read.system].filter((text) => text !== '').join('\n\n'),
       tools,
-      ...historyWithIds(drafts),
+      ...(await historyWithIdsInSlices(drafts)),
       origin: read.groups.map((_, index) => index),
       wire: read.groups.map((group) => group.items),
       leadingWire: read.systemItems,

@@ -3,7 +3,8 @@
 import type { MessageDraft } from '../../adapters/finish-transcript.ts';
 import { InvalidInputError } from '../../core/errors/index.ts';
 import type { MessageInput, ToolCallPart } from '../../core/message.ts';
-import { assignStableIds, contentId } from '../../core/stable-id.ts';
+import { assignStableIds, assignStableIdsInSlices, contentId } from '../../core/stable-id.ts';
+import { mapInSlices, WorkSlices } from '../../core/work-slices.ts';
 import type { ReadReply } from './wire-format.ts';
 import { WireRequestError } from './wire-format.ts';
 
@@ -76,4 +77,17 @@ export function nextStableId(ids: readonly string[], message: MessageInput): str
   let id = base;
   for (let occurrence = 2; used.has(id); occurrence++) id = `${base}_${occurrence}`;
   return id;
+}
+
+/** `historyWithIds` in slices. */
+export async function historyWithIdsInSlices(
+  drafts: readonly MessageDraft[],
+  slices: WorkSlices = new WorkSlices(),
+): Promise<{ history: MessageInput[]; ids: string[] }> {
+  const history: MessageInput[] = await mapInSlices(
+    drafts,
+    (draft) => ({ role: draft.role, parts: draft.parts, meta: draft.meta ?? {} }),
+    slices,
+  );
+  return { history, ids: (await assignStableIdsInSlices(history, slices)).map((message) => message.id) };
 }

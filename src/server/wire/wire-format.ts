@@ -120,7 +120,7 @@ export interface StreamContinuation {
 export interface WireFormat {
   readonly name: WireFormatName;
   readonly credentials: CredentialFamily;
-  parseRequest(body: unknown): WireRequest;
+  parseRequest(body: unknown): WireRequest | Promise<WireRequest>;
   /** The body to send upstream: the client's own, with the prepared system prompt and messages. */
   upstreamBody(
     request: WireRequest,
