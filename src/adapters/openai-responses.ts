@@ -57,25 +57,26 @@ export interface ReadResponsesInput {
 const SYSTEM_ROLES = new Set(['system', 'developer']);
 
 export function readResponsesInput(input: string | readonly unknown[]): ReadResponsesInput {
-  if (typeof input === 'string') {
-    const item = { role: 'user', content: input };
-    return {
-      system: [],
-      systemItems: [],
-      groups: [{ draft: { role: 'user', parts: textParts(input) }, items: [item] }],
-    };
-  }
-  const system: string[] = [];
-  const systemItems: unknown[] = [];
-  const groups: ResponsesItemGroup[] = [];
-  let assistant: ResponsesItemGroup | undefined;
-  const close = () => {
-    if (assistant) groups.push(assistant);
-    assistant = undefined;
-  };
-  input.forEach((value, index) => {
+  const reader = new ResponsesInputReader();
+  if (typeof input === 'string') reader.read({ role: 'user', content: input }, 0);
+  else
+    input.forEach((value, index) => {
+      reader.read(value, index);
+    });
+  return reader.result();
+}
+
+/** Reads `input` one item at a time (a caller can pause between two), then `result()`. */
+export class ResponsesInputReader {
+  readonly #system: string[] = [];
+  readonly #systemItems: unknown[] = [];
+  readonly #groups: ResponsesItemGroup[] = [];
+  /** The output-side items read since the last message or output: one assistant message. */
+  #assistant: ResponsesItemGroup | undefined;
+
+  read(value: unknown, index: number): void {
     const field = `input[${index}]`;
-    if (!isRecord(value)) throw new InvalidInputError('must be an object', { field: field });
+    if (!isRecord(value)) throw new InvalidInputError('must be an object', { field });
     const type = typeof value.type === 'string' ? value.type : undefined;
     if (type === 'message' || (type === undefined && value.role !== undefined)) {
       const role = value.role;
@@ -83,12 +84,12 @@ export function readResponsesInput(input: string | readonly unknown[]): ReadResp
         throw new InvalidInputError('a message needs a role', { field: `${field}.role` });
       if (SYSTEM_ROLES.has(role)) {
         const text = messageText(value.content, `${field}.content`);
-        if (groups.length === 0 && assistant === undefined) {
-          system.push(text);
-          systemItems.push(value);
+        if (this.#groups.length === 0 && this.#assistant === undefined) {
+          this.#system.push(text);
+          this.#systemItems.push(value);
         } else {
-          close();
-          groups.push({
+          this.#close();
+          this.#groups.push({
             draft: { role: 'user', parts: textParts(text), meta: { kind: 'system_note' } },
             items: [value],
           });
@@ -96,8 +97,8 @@ export function readResponsesInput(input: string | readonly unknown[]): ReadResp
         return;
       }
       if (role === 'user') {
-        close();
-        groups.push({
+        this.#close();
+        this.#groups.push({
           draft: { role: 'user', parts: userParts(value.content, `${field}.content`) },
           items: [value],
         });
@@ -110,19 +111,24 @@ export function readResponsesInput(input: string | readonly unknown[]): ReadResp
     }
     const output = type !== undefined ? outputPart(value, type, field) : undefined;
     if (output !== undefined) {
-      close();
-      groups.push({
-        draft: { role: 'tool', parts: [output.result], ...(output.meta && { meta: output.meta }) },
-        items: [value],
-      });
+      this.#close();
+      this.#groups.push({ draft: { role: 'tool', parts: [output] }, items: [value] });
       return;
     }
-    assistant ??= { draft: { role: 'assistant', parts: [] }, items: [] };
-    assistant.draft.parts.push(...assistantParts(value, type, field));
-    assistant.items.push(value);
-  });
-  close();
-  return { system, systemItems, groups };
+    this.#assistant ??= { draft: { role: 'assistant', parts: [] }, items: [] };
+    this.#assistant.draft.parts.push(...assistantParts(value, type, field));
+    this.#assistant.items.push(value);
+  }
+
+  result(): ReadResponsesInput {
+    this.#close();
+    return { system: this.#system, systemItems: this.#systemItems, groups: this.#groups };
+  }
+
+  #close(): void {
+    if (this.#assistant) this.#groups.push(this.#assistant);
+    this.#assistant = undefined;
+  }
 }
 
 /** The answer's output items as one assistant message (the items ctxkit reads, in order). */
@@ -270,8 +276,7 @@ function outputItem(part: Extract<Part, { type: 'tool-result' }>, index: Respons
   const original = index.output(part.callId);
   if (original !== undefined) {
     const read = outputPart(original, String(original.type), '');
-    if (read && read.result.content === part.content && sameMedia(read.result.media, part.media))
-      return original;
+    if (read && read.content === part.content && sameMedia(read.media, part.media)) return original;
   }
   const media = part.media ?? [];
   const output: unknown =
@@ -445,7 +450,7 @@ function outputPart(
   item: Item,
   type: string,
   field: string,
-): { result: Extract<Part, { type: 'tool-result' }>; meta?: MessageDraft['meta'] } | undefined {
+): Extract<Part, { type: 'tool-result' }> | undefined {
   if (!isOutputType(type)) return undefined;
   const callId = callIdOf(item);
   if (callId === undefined) return undefined;
@@ -470,14 +475,12 @@ function outputPart(
     content = texts.join('\n');
   } else content = JSON.stringify(output ?? null);
   return {
-    result: {
-      type: 'tool-result',
-      callId,
-      name: '',
-      content,
-      isError: false,
-      ...(media.length > 0 && { media }),
-    },
+    type: 'tool-result',
+    callId,
+    name: '',
+    content,
+    isError: false,
+    ...(media.length > 0 && { media }),
   };
 }
 

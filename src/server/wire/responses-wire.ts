@@ -17,8 +17,8 @@ import { z } from 'zod';
 import { recoverToolNames } from '../../adapters/finish-transcript.ts';
 import {
   assistantMessageOfOutput,
+  ResponsesInputReader,
   ResponsesItemIndex,
-  readResponsesInput,
   toResponsesItems,
   toResponsesTool,
   usageFromResponses,
@@ -26,6 +26,7 @@ import {
 import { readOffloadedTool } from '../../agent/read-offloaded-tool.ts';
 import type { Message, MessageInput } from '../../core/message.ts';
 import type { ToolDefinition } from '../../core/tool-definition.ts';
+import { WorkSlices } from '../../core/work-slices.ts';
 import { READ_OFFLOADED_TOOL } from '../../engine/offload-results.ts';
 import type { SseEvent } from '../sse.ts';
 import { sseJson } from '../sse.ts';
@@ -88,12 +89,19 @@ export const responsesWire: WireFormat = {
       );
     }
     const request = parsed.data;
-    let read: ReturnType<typeof readResponsesInput>;
+    const reader = new ResponsesInputReader();
+    const slices = new WorkSlices();
     try {
-      read = readResponsesInput(request.input);
+      if (typeof request.input === 'string') reader.read({ role: 'user', content: request.input }, 0);
+      else
+        for (let index = 0; index < request.input.length; index++) {
+          reader.read(request.input[index], index);
+          if (slices.due()) await slices.next();
+        }
     } catch (error) {
       throw asWireRequestError(error);
     }
+    const read = reader.result();
     const drafts = read.groups.map((group) => group.draft);
     recoverToolNames(drafts);
     const tools = (request.tools ?? []).map(toolDefinitionOf);
@@ -106,7 +114,7 @@ export const responsesWire: WireFormat = {
       stream: request.stream === true,
       system: [instructions, ...read.system].filter((text) => text !== '').join('\n\n'),
       tools,
-      ...(await historyWithIdsInSlices(drafts)),
+      ...(await historyWithIdsInSlices(drafts, slices)),
       origin: read.groups.map((_, index) => index),
       wire: read.groups.map((group) => group.items),
       leadingWire: read.systemItems,
