@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MessageInput } from '../core/message.ts';
 import { textOf } from '../core/message.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
@@ -61,8 +61,6 @@ const TAU_30_TURNS = [
 const TAU_CHATTY = 'tau-bench__gpt-4o-airline_task9_trial3.jsonl';
 /** One user request, twenty tool calls. */
 const SWE_ONE_TURN = 'swe-agent__ctf_i_got_id_demo.jsonl';
-
-const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe('cowagent: not applicable here', () => {
   it('lists each statement that cannot apply, with its reason', () => {
@@ -209,7 +207,8 @@ describe('cowagent: compression strategy', () => {
       const manager = seedManager(COWAGENT, { summarizer });
       await manager.append('s', twentyOne);
       await manager.prepare('s');
-      await flush();
+      // The trimmed turns are summarized in the background, and their note written after.
+      await vi.waitFor(async () => expect(await manager.memory.search('s', 'trimmed turns')).toHaveLength(1));
       expect(summarizer.calls).toHaveLength(1);
       const summarized = summarizer.calls[0]?.messages ?? [];
       expect(summarized.map((message) => message.parts)).toEqual(
@@ -226,7 +225,7 @@ describe('cowagent: compression strategy', () => {
       const manager = seedManager(COWAGENT);
       await manager.append('s', twentyOne);
       const trimmed = await manager.prepare('s');
-      await flush();
+      await vi.waitFor(async () => expect(await manager.memory.search('s', 'trimmed turns')).toHaveLength(1));
       const next = await manager.prepare('s');
       expect(eventsOfType(next.events, 'summary-applied')).toHaveLength(1);
       const [note] = await manager.memory.search('s', 'trimmed turns');
@@ -362,8 +361,7 @@ describe('cowagent: compression strategy', () => {
       expect(shownTexts.some((text) => text.includes(textOf({ parts: inputs[kept]?.parts ?? [] })))).toBe(
         true,
       );
-      await flush();
-      expect(await manager.memory.search('s', '')).not.toEqual([]);
+      await vi.waitFor(async () => expect(await manager.memory.search('s', '')).not.toEqual([]));
       const next = await manager.prepare('s');
       expect(textOf(next.messages[0] ?? { parts: [] })).toContain('# Summary of the conversation');
     });
@@ -566,7 +564,7 @@ describe('cowagent: commands', () => {
     const twentyOne = firstTurns(concatCorpus(TAU_30_TURNS), 21);
     await manager.append('s', twentyOne);
     await manager.prepare('s');
-    await flush();
+    await vi.waitFor(async () => expect(await manager.memory.search('s', 'trimmed turns')).toHaveLength(1));
     const trimmedRequest = textOf({ parts: twentyOne[0]?.parts ?? [] }).slice(0, 40);
     const lastRequest = textOf({
       parts: twentyOne.findLast((input) => input.role === 'user')?.parts ?? [],

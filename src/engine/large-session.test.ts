@@ -5,6 +5,7 @@
 import { expect, it } from 'vitest';
 import type { MessageInput } from '../core/message.ts';
 import { PRESETS } from '../core/policy/index.ts';
+import { EventLoopTurns } from '../testing/event-loop-turns.ts';
 import { createContextManager } from './context-manager.ts';
 
 function history(size: number): MessageInput[] {
@@ -42,18 +43,12 @@ it('lets other work run while it syncs and prepares a history of 200,000 message
 }, async () => {
   const manager = createContextManager({ policy: PRESETS.default });
   const messages = history(200_000);
-  let turns = 0;
-  let counting = true;
-  const count = (): void => {
-    turns++;
-    if (counting) setImmediate(count);
-  };
-  setImmediate(count);
+  const turns = new EventLoopTurns();
   await manager.sync('s', messages);
-  const afterSync = turns;
+  const afterSync = turns.count;
   await manager.prepare('s', { model: 'gpt-4o', contextWindow: 128_000, maxOutputTokens: 4_096 });
-  counting = false;
+  turns.stop();
   // At once, each call gave nothing else a turn until it was over (seconds, for the sync).
   expect(afterSync).toBeGreaterThanOrEqual(20);
-  expect(turns - afterSync).toBeGreaterThanOrEqual(5);
+  expect(turns.count - afterSync).toBeGreaterThanOrEqual(5);
 });

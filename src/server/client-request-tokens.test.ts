@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message, MessageInput } from '../core/message.ts';
 import { assignStableIds } from '../core/stable-id.ts';
+import { EventLoopTurns } from '../testing/event-loop-turns.ts';
 import { ClientRequestTokens } from './client-request-tokens.ts';
 
 const history = (size: number): MessageInput[] =>
@@ -29,15 +30,9 @@ describe('ClientRequestTokens', () => {
   it('lets other work run while it counts a history of 200,000 messages', async () => {
     const messages = history(200_000);
     const ids = messages.map((_, index) => `m${index}`);
-    let turns = 0;
-    let counting = true;
-    const count = (): void => {
-      turns++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const turns = new EventLoopTurns();
     await new ClientRequestTokens().countInSlices('system', [], messages, ids);
-    counting = false;
-    expect(turns).toBeGreaterThanOrEqual(10);
+    turns.stop();
+    expect(turns.count).toBeGreaterThanOrEqual(10);
   });
 });

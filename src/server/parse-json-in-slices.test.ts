@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WorkSlices } from '../core/work-slices.ts';
+import { EventLoopTurns } from '../testing/event-loop-turns.ts';
 import { type ParsedJson, parseJsonInSlices } from './parse-json-in-slices.ts';
 import { pathPastDepth } from './read-body.ts';
 
@@ -102,18 +103,12 @@ describe('parseJsonInSlices', () => {
       content: `message ${index}`,
     }));
     const text = JSON.stringify({ model: 'gpt-4o', messages, stream: false });
-    let turns = 0;
-    let counting = true;
-    const count = (): void => {
-      turns++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const turns = new EventLoopTurns();
     let now = 0;
     // A slice per look at the clock: every run of elements ends with a turn.
     const parsed = await parseJsonInSlices(text, { slices: new WorkSlices(1, () => now++) });
-    counting = false;
+    turns.stop();
     expect(parsed).toEqual({ value: JSON.parse(text) });
-    expect(turns).toBeGreaterThan(50);
+    expect(turns.count).toBeGreaterThan(50);
   });
 });

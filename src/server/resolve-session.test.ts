@@ -7,6 +7,7 @@
  * request, as the client holds it. So a conversation's requests here are `[u1]`, `[u1, r1, u2]`, … .
  */
 import { describe, expect, it } from 'vitest';
+import { EventLoopTurns } from '../testing/event-loop-turns.ts';
 import {
   type ConversationIndex,
   conversationHashes,
@@ -359,19 +360,13 @@ describe.each(INDEXES)('SessionResolver over the %s index', (_name, open) => {
     withIndex(async (index) => {
       const resolver = new SessionResolver(index);
       const ids = Array.from({ length: 200_000 }, (_, at) => `m${at}`);
-      let turns = 0;
-      let counting = true;
-      const count = (): void => {
-        turns++;
-        if (counting) setImmediate(count);
-      };
-      setImmediate(count);
+      const turns = new EventLoopTurns();
       const first = await turn(resolver, ids);
       const second = await turn(resolver, [...ids, 'r', 'u']);
-      counting = false;
+      turns.stop();
       expect(second).toMatchObject({ origin: 'continued', publicId: first.publicId });
       // Hashed, looked up and recorded at once, the two requests gave nothing else a turn.
-      expect(turns).toBeGreaterThanOrEqual(10);
+      expect(turns.count).toBeGreaterThanOrEqual(10);
     }),
   );
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { Message } from '../core/message.ts';
 import { assistant, numbered, user } from '../testing/build-messages.ts';
+import { EventLoopTurns } from '../testing/event-loop-turns.ts';
 import { createSqliteSessionStore, SQLITE_READ_ROWS } from './sqlite-session-store.ts';
 import { DROP_EDIT } from './testing/session-store-conformance-fixtures.ts';
 
@@ -40,15 +41,9 @@ it('resumes a long session in ranges: every id, the bodies since the newest cut,
       { messages: log, contentIds, edits: [cut], expectedSeq: 0, expectedEditCount: 0 },
       1,
     );
-    let turns = 0;
-    let counting = true;
-    const count = (): void => {
-      turns++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const turns = new EventLoopTurns();
     const recent = await sessions.loadRecent('s');
-    counting = false;
+    turns.stop();
     expect(recent?.messageIds).toEqual(log.map((message) => message.id));
     expect(recent?.contentIds).toEqual(contentIds);
     expect(recent?.logStart).toBe(cut.throughSeq + 1);
@@ -56,7 +51,7 @@ it('resumes a long session in ranges: every id, the bodies since the newest cut,
     expect(recent?.edits).toEqual([cut]);
     expect(recent?.editCount).toBe(1);
     // One transaction gave no turn.
-    expect(turns).toBeGreaterThanOrEqual(3);
+    expect(turns.count).toBeGreaterThanOrEqual(3);
   } finally {
     await sessions.close();
   }

@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { afterEach, expect, it } from 'vitest';
 import type { Message } from '../core/message.ts';
 import { assistant, numbered, user } from '../testing/build-messages.ts';
+import { EventLoopTurns } from '../testing/event-loop-turns.ts';
 import type { SessionStore } from './session-store.ts';
 import { TABLE_PREFIX } from './session-store-migrations.ts';
 import {
@@ -62,21 +63,15 @@ it('writes a large append whole, giving the event loop turns while it does', asy
   const store = await createSqliteSessionStore({ dataDir: dataDir() });
   try {
     const log = messages(SQLITE_PIECE_ROWS * 5 + 7);
-    let turns = 0;
-    let counting = true;
-    const count = (): void => {
-      turns++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const turns = new EventLoopTurns();
     await store.append(
       's',
       { messages: log, contentIds: log.map((m) => `c${m.seq}`), expectedSeq: 0, expectedEditCount: 0 },
       1,
     );
-    counting = false;
+    turns.stop();
     // One transaction gave none: the append ran from start to end without letting anything else run.
-    expect(turns).toBeGreaterThanOrEqual(5);
+    expect(turns.count).toBeGreaterThanOrEqual(5);
     const loaded = await store.load('s');
     expect(loaded?.log).toEqual(log);
     const recent = await store.loadRecent('s');

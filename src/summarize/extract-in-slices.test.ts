@@ -9,6 +9,7 @@ import type { Message } from '../core/message.ts';
 import { createHeuristicCounter } from '../core/tokens/heuristic-counter.ts';
 import { WorkSlices } from '../core/work-slices.ts';
 import { assistant, callsTo, numbered, result, user } from '../testing/build-messages.ts';
+import { EventLoopTurns } from '../testing/event-loop-turns.ts';
 import { extractSections, extractSectionsInSlices } from './extract-sections.ts';
 import { createExtractiveSummarizer, summarizeExtractively } from './extractive-summarizer.ts';
 import { countSummaryInput, countSummaryInputInSlices } from './summary-report.ts';
@@ -46,21 +47,15 @@ it('summarizes 200,000 messages letting other work run, as at once', async () =>
     toolResultMaxChars: 2_000,
     countTokens,
   };
-  let turns = 0;
-  let counting = true;
-  const count = (): void => {
-    turns++;
-    if (counting) setImmediate(count);
-  };
-  setImmediate(count);
+  const turns = new EventLoopTurns();
   const reports: number[] = [];
   const summary = await createExtractiveSummarizer().summarize({
     ...input,
     onReport: (report) => reports.push(report.inputTokens),
   });
-  counting = false;
+  turns.stop();
   expect(summary).toEqual(summarizeExtractively(input));
   expect(reports).toEqual([countSummaryInput(input)]);
   // At once, the summary and its count held the thread from start to end.
-  expect(turns).toBeGreaterThanOrEqual(10);
+  expect(turns.count).toBeGreaterThanOrEqual(10);
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SchemaTooNewError } from '../../core/errors/index.ts';
+import { EventLoopTurns } from '../../testing/event-loop-turns.ts';
 import { conversationIndexConformance } from './conversation-index.conformance.ts';
 import { type ConversationMatch, conversationHashes } from './conversation-index.ts';
 import {
@@ -254,20 +255,14 @@ describe('a conversation of many thousand messages', () => {
     const index = createSqliteConversationIndex({ filename: file.filename });
     try {
       const hashes = hashesOf(...ids(HASHES_PER_STATEMENT * 4 + 3));
-      let turns = 0;
-      let counting = true;
-      const count = (): void => {
-        turns++;
-        if (counting) setImmediate(count);
-      };
-      setImmediate(count);
+      const turns = new EventLoopTurns();
       await index.record('owner', 's1', hashes);
-      const afterRecord = turns;
+      const afterRecord = turns.count;
       const heads = await index.heads('owner', [...hashes, ...hashesOf(...ids(5, 1_000_000))]);
-      counting = false;
+      turns.stop();
       // In one transaction and one statement neither gave a turn.
       expect(afterRecord).toBeGreaterThanOrEqual(4);
-      expect(turns - afterRecord).toBeGreaterThanOrEqual(4);
+      expect(turns.count - afterRecord).toBeGreaterThanOrEqual(4);
       expect(heads).toMatchObject([{ sessionId: 's1', head: hashes.length, headHash: hashes.at(-1) }]);
       expect(await index.find('owner', [...hashes, 'next'])).toEqual({
         sessionId: 's1',
