@@ -164,6 +164,52 @@ describe('toResponsesItems', () => {
     ]);
   });
 
+  it('rebuilds a changed message from its own items: each reasoning item and call keeps its id', () => {
+    // Stored reasoning without a summary: alike but for the id, so only the message's own items tell.
+    const stored = [
+      { role: 'user', content: 'Go' },
+      { type: 'reasoning', id: 'rs_1', summary: [] },
+      { type: 'function_call', id: 'fc_1', call_id: 'c1', name: 'write', arguments: '{"body":"long"}' },
+      { type: 'function_call_output', call_id: 'c1', output: 'ok' },
+      { type: 'reasoning', id: 'rs_2', summary: [] },
+      { type: 'message', id: 'msg_2', role: 'assistant', content: [{ type: 'output_text', text: 'Done.' }] },
+    ];
+    const read = readResponsesInput(stored);
+    const index = new ResponsesItemIndex().add(stored);
+    const messages = asMessages(read.groups.map((group) => group.draft));
+    // ctxkit shortened the first call's arguments.
+    const first = messages[1] as Message;
+    const edited = {
+      ...first,
+      parts: first.parts.map((part) => (part.type === 'tool-call' ? { ...part, args: '{}' } : part)),
+    };
+    const ownItems = (message: Message) => read.groups[messages.findIndex((m) => m.id === message.id)]?.items;
+    expect(toResponsesItems([edited, messages[3] as Message], index, ownItems)).toEqual([
+      { type: 'reasoning', id: 'rs_1', summary: [] },
+      { type: 'function_call', id: 'fc_1', call_id: 'c1', name: 'write', arguments: '{}' },
+      { type: 'reasoning', id: 'rs_2', summary: [] },
+      stored[5],
+    ]);
+  });
+
+  it('sends an output the API takes only in its own shape as it came, even when ctxkit cleared it', () => {
+    const shell = {
+      type: 'shell_call_output',
+      call_id: 'sh_1',
+      output: [{ stdout: 'a.ts', stderr: '', outcome: { type: 'exit', exit_code: 0 } }],
+    };
+    const items = [{ type: 'shell_call', call_id: 'sh_1', action: { commands: ['ls'] } }, shell];
+    const read = readResponsesInput([{ role: 'user', content: 'ls' }, ...items]);
+    const result = read.groups[2]?.draft as MessageInput;
+    const cleared = {
+      ...result,
+      parts: result.parts.map((part) =>
+        part.type === 'tool-result' ? { ...part, content: '[cleared]' } : part,
+      ),
+    };
+    expect(toResponsesItems(asMessages([cleared]), new ResponsesItemIndex().add(items))).toEqual([shell]);
+  });
+
   it('builds items for messages ctxkit wrote (a summary, a new call)', () => {
     const items = toResponsesItems(
       asMessages([
@@ -213,5 +259,10 @@ describe('an answer read', () => {
       }),
     ).toEqual({ inputTokens: 1200, outputTokens: 40, cacheReadTokens: 1000, reasoningTokens: 30 });
     expect(usageFromResponses(null)).toBeUndefined();
+    // An item the upstream sent incomplete is kept as its JSON, not a failure of the whole answer.
+    const broken = { type: 'function_call', name: 'shell', arguments: '{}' };
+    expect(assistantMessageOfOutput([broken]).parts).toEqual([
+      { type: 'text', text: JSON.stringify(broken) },
+    ]);
   });
 });

@@ -135,10 +135,15 @@ export class ResponsesInputReader {
 export function assistantMessageOfOutput(output: readonly unknown[]): MessageInput {
   const parts: Part[] = [];
   output.forEach((item, index) => {
-    if (isRecord(item))
+    if (!isRecord(item)) return;
+    try {
       parts.push(
         ...assistantParts(item, typeof item.type === 'string' ? item.type : 'message', `output[${index}]`),
       );
+    } catch {
+      // An upstream's item ctxkit cannot read (a call without its id) is kept as what it is: its JSON.
+      parts.push({ type: 'text', text: JSON.stringify(item) });
+    }
   });
   return { role: 'assistant', parts };
 }
@@ -181,8 +186,10 @@ export class ResponsesItemIndex {
     for (const item of items) {
       if (!isRecord(item) || typeof item.type !== 'string') continue;
       const callId = callIdOf(item);
-      if (item.type === 'reasoning') this.#reasoning.set(reasoningKey(reasoningPartOf(item)), item);
-      else if (callId !== undefined && isOutputType(item.type)) this.#outputs.set(callId, item);
+      // Reasoning is found again by its encrypted content alone: summaries are often empty, and alike.
+      if (item.type === 'reasoning') {
+        if (typeof item.encrypted_content === 'string') this.#reasoning.set(item.encrypted_content, item);
+      } else if (callId !== undefined && isOutputType(item.type)) this.#outputs.set(callId, item);
       else if (callId !== undefined && isCallType(item.type)) this.#calls.set(callId, item);
       else if (item.type !== 'message') this.#opaque.set(JSON.stringify(item), item);
     }
@@ -196,15 +203,24 @@ export class ResponsesItemIndex {
     return this.#outputs.get(callId);
   }
   reasoning(part: ReasoningPart): Item | undefined {
-    return this.#reasoning.get(reasoningKey(part));
+    const item = part.signature === undefined ? undefined : this.#reasoning.get(part.signature);
+    return item !== undefined && sameReasoning(item, part) ? item : undefined;
   }
   opaque(text: string): Item | undefined {
     return this.#opaque.get(text);
   }
 }
 
-/** Messages as Responses input items, reusing the client's items wherever a part is unchanged. */
-export function toResponsesItems(messages: readonly Message[], index: ResponsesItemIndex): unknown[] {
+/**
+ * Messages as Responses input items, reusing the client's items wherever a part is unchanged: first the
+ * items the message itself was read from (`ownItems`, so an item keeps its id and its place), then any
+ * of the request's.
+ */
+export function toResponsesItems(
+  messages: readonly Message[],
+  index: ResponsesItemIndex,
+  ownItems: (message: Message) => readonly unknown[] | undefined = () => undefined,
+): unknown[] {
   const out: unknown[] = [];
   for (const message of messages) {
     if (message.role === 'user') out.push(userItem(message));
@@ -212,9 +228,28 @@ export function toResponsesItems(messages: readonly Message[], index: ResponsesI
       out.push(
         ...message.parts.flatMap((part) => (part.type === 'tool-result' ? [outputItem(part, index)] : [])),
       );
-    else out.push(...assistantItems(message.parts, index));
+    else out.push(...assistantItems(message.parts, index, new OwnItems(ownItems(message) ?? [])));
   }
   return out;
+}
+
+/** The items a message was read from, each reused at most once. */
+class OwnItems {
+  readonly #items: readonly unknown[];
+  readonly #used = new Set<unknown>();
+
+  constructor(items: readonly unknown[]) {
+    this.#items = items;
+  }
+
+  take(match: (item: Item) => boolean): Item | undefined {
+    for (const item of this.#items) {
+      if (!isRecord(item) || this.#used.has(item) || !match(item)) continue;
+      this.#used.add(item);
+      return item;
+    }
+    return undefined;
+  }
 }
 
 function userItem(message: Message): Item {
@@ -227,30 +262,69 @@ function userItem(message: Message): Item {
   return { type: 'message', role, content };
 }
 
-function assistantItems(parts: readonly Part[], index: ResponsesItemIndex): unknown[] {
+function assistantItems(parts: readonly Part[], index: ResponsesItemIndex, own: OwnItems): unknown[] {
   const out: unknown[] = [];
-  let text: Item[] = [];
+  let text: string[] = [];
   const flush = () => {
-    if (text.length > 0) out.push({ type: 'message', role: 'assistant', content: text });
+    if (text.length === 0) return;
+    const run = text;
+    out.push(
+      own.take((item) => item.type === 'message' && sameTexts(messageTexts(item.content), run)) ?? {
+        type: 'message',
+        role: 'assistant',
+        content: run.map((piece) => ({ type: 'output_text', text: piece, annotations: [] })),
+      },
+    );
     text = [];
   };
   for (const part of parts) {
     if (part.type === 'text') {
-      const opaque = index.opaque(part.text);
+      const opaque =
+        own.take((item) => item.type !== 'message' && JSON.stringify(item) === part.text) ??
+        index.opaque(part.text);
       if (opaque !== undefined) {
         flush();
         out.push(opaque);
-      } else text.push({ type: 'output_text', text: part.text, annotations: [] });
+      } else text.push(part.text);
+      continue;
+    }
+    if (part.type === 'media') {
+      text.push(`[${part.mediaType}: ${part.ref}]`);
       continue;
     }
     flush();
-    if (part.type === 'reasoning') out.push(index.reasoning(part) ?? reasoningItem(part));
-    else if (part.type === 'tool-call') out.push(callItem(part, index));
-    else if (part.type === 'media')
-      text.push({ type: 'output_text', text: `[${part.mediaType}: ${part.ref}]`, annotations: [] });
+    if (part.type === 'reasoning')
+      out.push(
+        own.take((item) => item.type === 'reasoning' && sameReasoning(item, part)) ??
+          index.reasoning(part) ??
+          reasoningItem(part),
+      );
+    else if (part.type === 'tool-call')
+      out.push(callItem(part, own.take((item) => callIdOf(item) === part.callId) ?? index.call(part.callId)));
   }
   flush();
   return out;
+}
+
+function sameReasoning(item: Item, part: ReasoningPart): boolean {
+  const read = reasoningPartOf(item);
+  return read.signature === part.signature && read.text === part.text;
+}
+
+function messageTexts(content: unknown): string[] {
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) return [];
+  return content.map((part) =>
+    isRecord(part) && typeof part.text === 'string'
+      ? part.text
+      : isRecord(part) && typeof part.refusal === 'string'
+        ? part.refusal
+        : JSON.stringify(part),
+  );
+}
+
+function sameTexts(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((text, at) => text === b[at]);
 }
 
 function reasoningItem(part: ReasoningPart): Item {
@@ -261,14 +335,16 @@ function reasoningItem(part: ReasoningPart): Item {
   };
 }
 
-function callItem(part: ToolCallPart, index: ResponsesItemIndex): Item {
-  const original = index.call(part.callId);
-  if (original?.type === 'custom_tool_call') {
+/** A call as the client's item it was read from (`original`), changed only where ctxkit changed it. */
+function callItem(part: ToolCallPart, original: Item | undefined): Item {
+  if (original?.type === 'custom_tool_call')
     return original.input === part.args ? original : { ...original, input: part.args };
-  }
+  // A hosted call's action is not text ctxkit may rewrite: it goes as it came.
   if (original !== undefined && original.type !== 'function_call') return original;
-  if (original !== undefined && original.arguments === part.args && original.name === part.name)
-    return original;
+  if (original !== undefined)
+    return original.arguments === part.args && original.name === part.name
+      ? original
+      : { ...original, name: part.name, arguments: part.args };
   return { type: 'function_call', call_id: part.callId, name: part.name, arguments: part.args };
 }
 
@@ -277,6 +353,9 @@ function outputItem(part: Extract<Part, { type: 'tool-result' }>, index: Respons
   if (original !== undefined) {
     const read = outputPart(original, String(original.type), '');
     if (read && read.content === part.content && sameMedia(read.media, part.media)) return original;
+    // An output the API takes only in its own shape (a shell's stdout records, a screenshot) cannot be
+    // given as text: it goes as it came.
+    if (!textualOutput(original.output)) return original;
   }
   const media = part.media ?? [];
   const output: unknown =
@@ -289,6 +368,18 @@ function outputItem(part: Extract<Part, { type: 'tool-result' }>, index: Respons
   if (original === undefined) return { type: 'function_call_output', call_id: part.callId, output };
   const { output: _output, ...rest } = original;
   return { ...rest, output };
+}
+
+/** An output the API also takes as text: a string, or content parts of text, images and files. */
+function textualOutput(output: unknown): boolean {
+  return typeof output === 'string' || (Array.isArray(output) && output.every(isContentPart));
+}
+
+function isContentPart(part: unknown): boolean {
+  return (
+    isRecord(part) &&
+    (typeof part.text === 'string' || part.type === 'input_image' || part.type === 'input_file')
+  );
 }
 
 function sameMedia(a: readonly MediaPart[] | undefined, b: readonly MediaPart[] | undefined): boolean {
@@ -361,10 +452,6 @@ function reasoningPartOf(item: Item): ReasoningPart {
     text: texts.join('\n'),
     ...(typeof item.encrypted_content === 'string' && { signature: item.encrypted_content }),
   };
-}
-
-function reasoningKey(part: ReasoningPart): string {
-  return `${part.signature ?? ''}\n${part.text}`;
 }
 
 function messageParts(content: unknown, field: string): Part[] {
@@ -458,14 +545,7 @@ function outputPart(
   let content: string;
   const output = item.output;
   if (typeof output === 'string') content = output;
-  else if (
-    Array.isArray(output) &&
-    output.every(
-      (part) =>
-        isRecord(part) &&
-        (typeof part.text === 'string' || part.type === 'input_image' || part.type === 'input_file'),
-    )
-  ) {
+  else if (Array.isArray(output) && output.every(isContentPart)) {
     const texts: string[] = [];
     output.forEach((part, index) => {
       const read = contentPart(part, `${field}.output[${index}]`);

@@ -20,6 +20,8 @@ const FORMATS: readonly WireFormatName[] = ['openai', 'anthropic', 'responses'];
 export const METRIC_ROUTES = [
   '/v1/chat/completions',
   '/chat/completions',
+  '/v1/responses',
+  '/responses',
   '/v1/messages',
   '/v1/*',
   '/api/*',
@@ -53,7 +55,14 @@ export function statusClass(status: number): string {
 
 /** The counted route of a request path: one of `METRIC_ROUTES`, else `other`. */
 export function routeOf(path: string): MetricRoute {
-  if (path === '/v1/chat/completions' || path === '/chat/completions' || path === '/v1/messages') return path;
+  if (
+    path === '/v1/chat/completions' ||
+    path === '/chat/completions' ||
+    path === '/v1/responses' ||
+    path === '/responses' ||
+    path === '/v1/messages'
+  )
+    return path;
   if (path === '/healthz' || path === '/metrics' || path === '/openapi.json') return path;
   if (path.startsWith('/api/')) return '/api/*';
   if (path.startsWith('/v1/')) return '/v1/*';

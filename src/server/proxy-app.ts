@@ -1,8 +1,8 @@
 /**
  * The proxy's HTTP surface (Hono): `POST /v1/chat/completions` (OpenAI Chat), `POST /v1/responses` (OpenAI
- * Responses) and `POST /v1/messages` (Anthropic) manage context; a Responses request that keeps its
- * history on the upstream (`previous_response_id`, `conversation`) is passed through, and says so; any other `/v1/…` request (the model list, Anthropic's token counting) goes
- * to the upstream as it came; `GET /healthz` says the server is up and its session store answers;
+ * Responses) and `POST /v1/messages` (Anthropic) manage context; a Responses request ctxkit cannot manage
+ * (its history kept on the upstream, or its answer given later) is passed through, and says so; any other
+ * `/v1/…` request (the model list, Anthropic's token counting) goes to the upstream as it came; `GET /healthz` says the server is up and its session store answers;
  * `GET /metrics` serves the counters in Prometheus' text format (with tokens configured, to a client
  * presenting one). What the routes reaching an upstream answer, and every line logged, is redacted of
  * every key the server holds or the request carried (`redact-relay.ts`).
@@ -50,7 +50,7 @@ import { upstreamTimeoutIn, withUpstreamTimeout } from './upstream-timeout.ts';
 import { UpstreamWindows } from './upstream-window.ts';
 import { anthropicWire } from './wire/anthropic-wire.ts';
 import { openAIWire } from './wire/openai-wire.ts';
-import { responsesWire, upstreamHistoryField } from './wire/responses-wire.ts';
+import { responsesWire, unmanagedField } from './wire/responses-wire.ts';
 import type { WireFormat } from './wire/wire-format.ts';
 
 export function createProxyApp(given: ProxyOptions): Hono {
@@ -170,12 +170,11 @@ export function createProxyApp(given: ProxyOptions): Hono {
     const read = await readJsonBody(c.req.raw, maxBodyBytes);
     if (!read.ok) return errorResponse(format, read.status, read.message, read.field);
     const { body, text } = read;
-    const upstreamHistory = format === responsesWire ? upstreamHistoryField(body) : undefined;
-    if (upstreamHistory !== undefined) {
-      // ctxkit sees only the new part of a conversation the upstream keeps: it cannot manage it.
+    const unmanaged = format === responsesWire ? unmanagedField(body) : undefined;
+    if (unmanaged !== undefined) {
       options.logger?.info(
-        { format: format.name, model: (body as { model?: unknown }).model, field: upstreamHistory },
-        'model call passed through: the upstream keeps its history',
+        { format: format.name, model: (body as { model?: unknown }).model, field: unmanaged },
+        'model call passed through unmanaged: the upstream keeps its history or answers later',
       );
       const url = new URL(c.req.url);
       const answer = await forward(
@@ -185,7 +184,7 @@ export function createProxyApp(given: ProxyOptions): Hono {
         new TextEncoder().encode(text),
       );
       metrics.upstreamCall(format.name, 'forwarded', answer.status);
-      answer.headers.set(RESPONSE_HEADERS.unmanaged, upstreamHistory);
+      answer.headers.set(RESPONSE_HEADERS.unmanaged, unmanaged);
       return answer;
     }
     return proxyModelCall(deps, {

@@ -169,6 +169,22 @@ describe('the Responses route', () => {
     expect(line?.msg).toMatch(/passed through/);
   });
 
+  it.each([
+    ['background', { background: true, input: 'Later.' }],
+    ['conversation', { conversation: 'conv_123', input: 'Next.' }],
+    ['prompt', { prompt: { id: 'pmpt_1', version: '2' } }],
+  ])('passes a request with %s through unmanaged', async (field, fields) => {
+    const s = await setup({ window: 16_000 });
+    const body = { model: 'gpt-5', ...fields };
+    const response = await fetch(`${s.proxy.url}/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+      body: JSON.stringify(body),
+    });
+    expect(response.headers.get(RESPONSE_HEADERS.unmanaged)).toBe(field);
+    expect(s.upstream.requests[0]?.body).toEqual(body);
+  });
+
   it('refuses a bad item with a 400 in the OpenAI error shape naming the field', async () => {
     const s = await setup({ window: 16_000 });
     const error = await s.client.responses
@@ -208,7 +224,13 @@ describe('the Responses route', () => {
     for (const stream of [false, true]) {
       const s = await setup({ window: 16_000, answer });
       const input = needleConversation();
-      const request = { model: 'gpt-5-codex', input: input as never, tools: [SHELL_TOOL], store: false };
+      const request = {
+        model: 'gpt-5-codex',
+        input: input as never,
+        tools: [SHELL_TOOL],
+        store: false,
+        include: ['reasoning.encrypted_content' as const],
+      };
       const final = stream
         ? await s.client.responses.stream(request).finalResponse()
         : await s.client.responses.create(request);
@@ -226,7 +248,29 @@ describe('the Responses route', () => {
       expect(echoed.at(-1)?.encrypted_content).toBe(s.upstream.issuedReasoning[0]?.encrypted_content);
       expect(echoed.at(-1)?.id).toBeUndefined();
       expect(s.upstream.requests.every((figure) => figure.refusal === undefined)).toBe(true);
+      // A stream keeps the id the client read first; an answer is the last round's response.
+      expect(final.id).toBe(stream ? s.upstream.responseIds[0] : s.upstream.responseIds.at(-1));
     }
+  });
+
+  it('leaves out of a read-back round unstored reasoning the upstream gave no encrypted content for', async () => {
+    const answer = (body: Record<string, unknown>): ResponsesAnswer => {
+      const input = body.input as Array<Record<string, unknown>>;
+      if (String(input.at(-1)?.output).includes('NEEDLE_7f3a')) return { text: 'Read it.' };
+      const ref = /large_tool_results\/[A-Za-z0-9_-]+/.exec(JSON.stringify(input))?.[0];
+      return {
+        reasoning: 'read it back',
+        calls: [{ name: READ_OFFLOADED_TOOL, arguments: JSON.stringify({ ref, search: 'NEEDLE' }) }],
+      };
+    };
+    const s = await setup({ window: 16_000, answer });
+    const final = await s.client.responses
+      .stream({ model: 'gpt-5', input: needleConversation() as never, store: false })
+      .finalResponse();
+    expect(final.output_text).toBe('Read it.');
+    const second = (s.upstream.requests[1]?.body.input ?? []) as Array<Record<string, unknown>>;
+    expect(second.some((item) => item.type === 'reasoning')).toBe(false);
+    expect(s.upstream.requests.map((figure) => figure.refusal)).toEqual([undefined, undefined]);
   });
 });
 

@@ -10,7 +10,7 @@
  * - without `store`, no item may be a bare reference (`item_reference`, or a reasoning item with an id
  *   and nothing to read).
  * Answers are scripted per request (`answer`); each reasoning item it returns carries encrypted content
- * it signed. Streams follow the real event sequence, numbered by `sequence_number`.
+ * it signed when the request asks for it (`include: ['reasoning.encrypted_content']`), as the API does. Streams follow the real event sequence, numbered by `sequence_number`.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -45,6 +45,8 @@ export interface ResponsesUpstream {
   readonly requests: readonly ResponsesRequestFigure[];
   /** Every reasoning item it issued, as issued. */
   readonly issuedReasoning: readonly Item[];
+  /** The id of every response it answered, in order. */
+  readonly responseIds: readonly string[];
   close(): Promise<void>;
 }
 
@@ -65,6 +67,7 @@ export async function startResponsesUpstream(options: ResponsesUpstreamOptions):
   const secret = randomBytes(16);
   const requests: ResponsesRequestFigure[] = [];
   const issuedReasoning: Item[] = [];
+  const responseIds: string[] = [];
   let accepted = 0;
   let ids = 0;
   const nextId = (prefix: string) => `${prefix}_${(++ids).toString(16).padStart(8, '0')}`;
@@ -146,11 +149,12 @@ export async function startResponsesUpstream(options: ResponsesUpstreamOptions):
     accepted += 1;
     const output: Item[] = [];
     if (answer.reasoning !== undefined) {
+      const encrypted = Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content');
       const item: Item = {
         id: nextId('rs'),
         type: 'reasoning',
         summary: [{ type: 'summary_text', text: answer.reasoning }],
-        encrypted_content: sign(answer.reasoning),
+        ...(encrypted && { encrypted_content: sign(answer.reasoning) }),
       };
       issuedReasoning.push(item);
       output.push(item);
@@ -183,8 +187,10 @@ export async function startResponsesUpstream(options: ResponsesUpstreamOptions):
               arguments: call.arguments,
             },
       );
+    const responseId = nextId('resp');
+    responseIds.push(responseId);
     const response = {
-      id: nextId('resp'),
+      id: responseId,
       object: 'response',
       created_at: Math.floor(Date.now() / 1000),
       status: 'completed',
@@ -216,6 +222,7 @@ export async function startResponsesUpstream(options: ResponsesUpstreamOptions):
     window: options.window,
     requests,
     issuedReasoning,
+    responseIds,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

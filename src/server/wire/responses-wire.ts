@@ -24,10 +24,12 @@ import {
   usageFromResponses,
 } from '../../adapters/openai-responses.ts';
 import { readOffloadedTool } from '../../agent/read-offloaded-tool.ts';
+import { InvalidInputError } from '../../core/errors/index.ts';
 import type { Message, MessageInput } from '../../core/message.ts';
 import type { ToolDefinition } from '../../core/tool-definition.ts';
 import { WorkSlices } from '../../core/work-slices.ts';
 import { READ_OFFLOADED_TOOL } from '../../engine/offload-results.ts';
+import { idPositions } from '../id-positions.ts';
 import type { SseEvent } from '../sse.ts';
 import { sseJson } from '../sse.ts';
 import { renderView } from './render-view.ts';
@@ -51,19 +53,30 @@ import {
 
 const requestSchema = z.looseObject({
   model: z.string().min(1, 'must name a model'),
+  // Required here: a request without it (a stored `prompt` alone) is passed through, see `unmanagedField`.
   input: z.union([z.string(), z.array(z.unknown()).min(1, 'must hold at least one item')]),
   instructions: z.string().nullish(),
   stream: z.boolean().nullish(),
   tools: z.array(z.looseObject({ type: z.string() })).nullish(),
 });
 
-/** Request fields that keep the conversation on the upstream: ctxkit sees only part of it, and passes it. */
-export const UPSTREAM_HISTORY_FIELDS = ['previous_response_id', 'conversation'] as const;
+/**
+ * Request fields ctxkit cannot manage a request with, so it passes it through: the conversation kept on
+ * the upstream (`previous_response_id`, `conversation`: ctxkit sees only its newest part), or an answer
+ * given later, elsewhere (`background`: the upstream answers at once with a queued response).
+ */
+export const UNMANAGED_FIELDS = ['previous_response_id', 'conversation', 'background'] as const;
 
-/** The upstream-held history field a request names, if any. */
-export function upstreamHistoryField(body: unknown): string | undefined {
+/** Why a Responses request goes through unmanaged (the field that says so), or undefined. */
+export function unmanagedField(body: unknown): string | undefined {
   if (!isRecord(body)) return undefined;
-  return UPSTREAM_HISTORY_FIELDS.find((field) => body[field] !== undefined && body[field] !== null);
+  const field = UNMANAGED_FIELDS.find(
+    (name) => body[name] !== undefined && body[name] !== null && body[name] !== false,
+  );
+  if (field !== undefined) return field;
+  // A stored prompt without input: the conversation is the prompt's, which ctxkit does not see.
+  if (body.input === undefined && body.prompt !== undefined && body.prompt !== null) return 'prompt';
+  return undefined;
 }
 
 /** Events a response opens with: they say nothing the client must see before content begins. */
@@ -125,9 +138,15 @@ export const responsesWire: WireFormat = {
   },
 
   upstreamBody(request, prepared, additions) {
-    const index = new ResponsesItemIndex().add((request.wire as unknown[][]).flat());
+    const groups = request.wire as unknown[][];
+    const index = new ResponsesItemIndex().add(groups.flat());
+    const positions = idPositions(request.ids);
+    const ownItems = (message: Message) => {
+      const at = positions.get(message.id);
+      return at === undefined ? undefined : groups[request.origin[at] ?? -1];
+    };
     const history = renderView<unknown[]>(prepared.messages, request, (run: Message[]) => [
-      toResponsesItems(run, index),
+      toResponsesItems(run, index, ownItems),
     ]).flat();
     const body: Record<string, unknown> = { ...request.body };
     let lead: readonly unknown[] = request.leadingWire;
@@ -149,14 +168,16 @@ export const responsesWire: WireFormat = {
   incompleteAnswer(json) {
     if (json === undefined) return 'its body is not complete JSON';
     if (!isRecord(json) || !Array.isArray(json.output)) return 'its body is not a response';
-    // A whole response says it ended: `completed`, or `incomplete` with the reason it stopped early.
-    if (json.status !== 'completed' && json.status !== 'incomplete')
-      return `the response's status is ${JSON.stringify(json.status ?? null)}`;
+    // A whole response says it ended (`completed`, or `incomplete` with the reason it stopped early), or,
+    // from a server that leaves the status out, says nothing of one still under way.
+    if (json.status !== undefined && json.status !== 'completed' && json.status !== 'incomplete')
+      return `the response's status is ${JSON.stringify(json.status)}`;
     return undefined;
   },
 
   readAnswer(json, ownTool) {
-    if (!isRecord(json) || !Array.isArray(json.output)) throw new Error('not a response');
+    if (!isRecord(json) || !Array.isArray(json.output))
+      throw new InvalidInputError('an answer must be a response with output items', { field: 'output' });
     return splitReadCalls(replyOf(json.output, json.usage, json.model), ownTool);
   },
 
@@ -186,16 +207,11 @@ export const responsesWire: WireFormat = {
   },
 
   errorEvent(status, message) {
-    // The event the SDKs raise as an error mid-stream (`type: 'error'`), numbered after nothing in particular.
+    // The event the SDKs raise as an error mid-stream. Without a `sequence_number`: ctxkit's own error is
+    // not one of the upstream's numbered events.
     return {
       event: 'error',
-      data: JSON.stringify({
-        type: 'error',
-        code: errorType(status),
-        message,
-        param: null,
-        sequence_number: 0,
-      }),
+      data: JSON.stringify({ type: 'error', code: errorType(status), message, param: null }),
     };
   },
 };
@@ -247,11 +263,15 @@ function isCallOf(item: unknown, tool: string | undefined): boolean {
 function roundItems(request: WireRequest, additions: UpstreamAdditions): unknown[] {
   const stored = request.body.store !== false;
   return additions.rounds.flatMap((round) => {
-    const output =
-      outputItemsOfReply.get(round.reply) ??
-      toResponsesItems([{ ...round.reply, id: '', seq: 0, meta: {} } as Message], new ResponsesItemIndex());
+    // Every answer this format reads is registered there (`replyOf`).
+    const output = outputItemsOfReply.get(round.reply) ?? [];
     return [
-      ...output.map((item) => (stored || !isRecord(item) ? item : withoutId(item))),
+      ...output.flatMap((item) => {
+        if (stored || !isRecord(item)) return [item];
+        // Unstored reasoning the upstream gave no encrypted content for names nothing it can read back.
+        if (item.type === 'reasoning' && typeof item.encrypted_content !== 'string') return [];
+        return [withoutId(item)];
+      }),
       ...round.results.map((result) => ({
         type: 'function_call_output',
         call_id: result.callId,
@@ -354,15 +374,17 @@ class ResponsesRelay implements StreamRelay {
     const out = this.#held.map((event) => {
       const json = sseJson(event);
       if (!isRecord(json) || !isRecord(json.response)) return this.#numbered(event, json);
-      // The client's response: the id it read first, every item it read, over every round.
-      return this.#numbered(event, {
-        ...json,
-        response: {
-          ...json.response,
-          ...(this.responseId !== undefined && { id: this.responseId }),
-          output: this.clientItems,
-        },
-      });
+      // The client's response under the id it read first (its SDK refuses a response whose id changes),
+      // with every item it read: the earlier rounds', then this one's as the upstream listed them.
+      const own = json.response.output;
+      const output = Array.isArray(own)
+        ? [
+            ...(this.#options.continuing?.output ?? []),
+            ...own.filter((item) => !isCallOf(item, this.#options.ownTool)),
+          ]
+        : this.clientItems;
+      const id = this.responseId !== undefined && { id: this.responseId };
+      return this.#numbered(event, { ...json, response: { ...json.response, ...id, output } });
     });
     this.#held = [];
     this.#started = true;

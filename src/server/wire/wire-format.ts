@@ -1,8 +1,7 @@
 /**
  * What the proxy needs from a provider's wire format (OpenAI Chat Completions and Responses, Anthropic
- * Messages): read
- * a client's request into ctxkit's terms, write the prepared view back into the client's own body, read
- * an answer, and relay a stream. One implementation per format; the proxy's flow is shared.
+ * Messages): read a client's request into ctxkit's terms, write the prepared view back into the client's
+ * own body, read an answer, and relay a stream. One implementation per format; the proxy's flow is shared.
  */
 import type { Message, MessageInput, ToolCallPart, ToolResultPart } from '../../core/message.ts';
 import type { ToolDefinition } from '../../core/tool-definition.ts';
