@@ -3,7 +3,7 @@
 import type { MessageDraft } from '../../adapters/finish-transcript.ts';
 import { InvalidInputError } from '../../core/errors/index.ts';
 import type { MessageInput, ToolCallPart } from '../../core/message.ts';
-import { assignStableIds, assignStableIdsInSlices, contentId } from '../../core/stable-id.ts';
+import { assignStableIdsInSlices, contentId } from '../../core/stable-id.ts';
 import { mapInSlices, WorkSlices } from '../../core/work-slices.ts';
 import type { ReadReply } from './wire-format.ts';
 import { WireRequestError } from './wire-format.ts';
@@ -60,16 +60,6 @@ export function fieldOfPath(path: ReadonlyArray<PropertyKey>): string {
   return out;
 }
 
-/** Drafts as the history to sync, with the content id `sync` will give each message. */
-export function historyWithIds(drafts: readonly MessageDraft[]): { history: MessageInput[]; ids: string[] } {
-  const history: MessageInput[] = drafts.map((draft) => ({
-    role: draft.role,
-    parts: draft.parts,
-    meta: draft.meta ?? {},
-  }));
-  return { history, ids: assignStableIds(history).map((message) => message.id) };
-}
-
 /** The content id a message appended after `ids` gets (its content id, numbered after earlier equal ones). */
 export function nextStableId(ids: readonly string[], message: MessageInput): string {
   const used = new Set(ids);
@@ -79,7 +69,10 @@ export function nextStableId(ids: readonly string[], message: MessageInput): str
   return id;
 }
 
-/** `historyWithIds` in slices. */
+/**
+ * Drafts as the history to sync, with the content id `sync` will give each message; in slices, so a
+ * history of many thousand messages does not hold the thread.
+ */
 export async function historyWithIdsInSlices(
   drafts: readonly MessageDraft[],
   slices: WorkSlices = new WorkSlices(),
