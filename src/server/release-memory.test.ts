@@ -1,5 +1,19 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { LoadedSessions } from './loaded-sessions.ts';
 import { MemoryRelease, memoryReducingCollection } from './release-memory.ts';
+
+/** V8's flags as they are set, the flags set for real. */
+const flagsSet = vi.hoisted(() => [] as string[]);
+vi.mock('node:v8', async (importOriginal) => {
+  const v8 = await importOriginal<typeof import('node:v8')>();
+  return {
+    ...v8,
+    setFlagsFromString: (flags: string) => {
+      flagsSet.push(flags);
+      v8.setFlagsFromString(flags);
+    },
+  };
+});
 
 afterEach(() => {
   vi.useRealTimers();
@@ -8,7 +22,7 @@ afterEach(() => {
 describe('MemoryRelease', () => {
   it('collects once the proxy has been idle a moment, at most once an interval', () => {
     vi.useFakeTimers();
-    let busy = false;
+    const busy = false;
     const collected: number[] = [];
     const release = new MemoryRelease({
       busy: () => busy,
@@ -28,11 +42,44 @@ describe('MemoryRelease', () => {
     expect(collected).toHaveLength(1);
     vi.advanceTimersByTime(30_000);
     expect(collected).toHaveLength(2);
-    // A call in flight when it is due: nothing, until asked again.
-    busy = true;
+  });
+
+  it('waits for a moment without a call in flight when one is in flight as it falls due', () => {
+    vi.useFakeTimers();
+    let busy = true;
+    const collected: number[] = [];
+    const release = new MemoryRelease({
+      busy: () => busy,
+      collect: () => collected.push(Date.now()),
+      delayMs: 1_000,
+      intervalMs: 60_000,
+    });
     release.request();
+    vi.advanceTimersByTime(10_000);
+    expect(collected).toHaveLength(0);
+    // Nothing asks again (no other huge request ends): it looks again itself, until the calls pause.
+    busy = false;
+    vi.advanceTimersByTime(1_000);
+    expect(collected).toHaveLength(1);
     vi.advanceTimersByTime(120_000);
-    expect(collected).toHaveLength(2);
+    expect(collected).toHaveLength(1);
+  });
+
+  it("sets V8's flag at the first request, not when a proxy's sessions are built", () => {
+    vi.useFakeTimers();
+    const before = flagsSet.length;
+    const setSince = () => flagsSet.slice(before);
+    const unloaded: string[] = [];
+    const loaded = new LoadedSessions({ unload: (id) => unloaded.push(id) });
+    const release = new MemoryRelease({ busy: () => false });
+    expect(setSince()).toEqual([]);
+    loaded.enter('a');
+    loaded.leave('a');
+    expect(setSince()).toEqual([]);
+    release.request();
+    expect(setSince()).toEqual(['--expose-gc']);
+    release.request();
+    expect(setSince()).toEqual(['--expose-gc']);
   });
 
   it('does nothing without a collection', () => {

@@ -4,7 +4,12 @@
  * the grown heap limit puts the next full collection far off: the process kept 1.2 GB resident for as
  * long as it ran. Only a memory-reducing collection returns the pool (1.2 GB → 0.35 GB measured). It
  * holds the thread for a few hundred milliseconds, so it runs only when no model call is in flight, a
- * moment after the last one, and at most once a minute.
+ * moment after the last one, and at most once a minute; when calls are in flight as it falls due, it
+ * waits for a moment between them (asked once, it is not dropped).
+ *
+ * V8 gives that collection only after a process-wide flag is set: it is set when the first release is
+ * asked for, not when a proxy is built, so an application that builds one and never serves a huge
+ * request keeps its V8 as it was.
  */
 
 import { setFlagsFromString } from 'node:v8';
@@ -18,7 +23,10 @@ export const RELEASE_INTERVAL_MS = 60_000;
 export interface MemoryReleaseOptions {
   /** Whether a model call is in flight now: the collection waits for none to be. */
   busy: () => boolean;
-  /** The memory-reducing collection; default V8's (`memoryReducingCollection`), none when unavailable. */
+  /**
+   * The memory-reducing collection; default V8's (`memoryReducingCollection`, looked for at the first
+   * request), none when unavailable.
+   */
   collect?: (() => void) | undefined;
   delayMs?: number;
   intervalMs?: number;
@@ -27,7 +35,9 @@ export interface MemoryReleaseOptions {
 
 export class MemoryRelease {
   readonly #busy: () => boolean;
-  readonly #collect: (() => void) | undefined;
+  /** Undefined until the first request when it is V8's: looking for it sets a flag of the process. */
+  #collect: (() => void) | undefined;
+  #collectKnown: boolean;
   readonly #delayMs: number;
   readonly #intervalMs: number;
   readonly #now: () => number;
@@ -36,7 +46,8 @@ export class MemoryRelease {
 
   constructor(options: MemoryReleaseOptions) {
     this.#busy = options.busy;
-    this.#collect = 'collect' in options ? options.collect : memoryReducingCollection();
+    this.#collectKnown = 'collect' in options;
+    this.#collect = options.collect;
     this.#delayMs = options.delayMs ?? RELEASE_DELAY_MS;
     this.#intervalMs = options.intervalMs ?? RELEASE_INTERVAL_MS;
     this.#now = options.now ?? Date.now;
@@ -44,9 +55,16 @@ export class MemoryRelease {
 
   /** A huge request's memory is garbage now: collect it once the proxy has been idle a moment. */
   request(): void {
+    if (!this.#collectKnown) {
+      this.#collectKnown = true;
+      this.#collect = memoryReducingCollection();
+    }
     if (!this.#collect) return;
     if (this.#timer) clearTimeout(this.#timer);
-    const wait = Math.max(this.#delayMs, this.#last + this.#intervalMs - this.#now());
+    this.#schedule(Math.max(this.#delayMs, this.#last + this.#intervalMs - this.#now()));
+  }
+
+  #schedule(wait: number): void {
     this.#timer = setTimeout(() => this.#run(), wait);
     // Never what keeps a process alive.
     this.#timer.unref();
@@ -54,8 +72,12 @@ export class MemoryRelease {
 
   #run(): void {
     this.#timer = undefined;
-    // A call in flight would wait for the collection: the next request to end asks again.
-    if (this.#busy()) return;
+    // A call in flight would wait for the collection: look again a moment later. Under steady traffic
+    // nothing else would ask, and the memory would stay resident for as long as the traffic lasts.
+    if (this.#busy()) {
+      this.#schedule(this.#delayMs);
+      return;
+    }
     this.#last = this.#now();
     this.#collect?.();
   }
