@@ -10,8 +10,8 @@ import { estimateToolDefinitionTokens } from '../core/tokens/estimate-tool-defin
 import { createExactCounter } from '../core/tokens/exact-counter.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import { WorkSlices } from '../core/work-slices.ts';
+import { BoundedMap } from './bounded-map.ts';
 import { idPositions, idPositionsInSlices } from './id-positions.ts';
-import { BoundedMap } from './loaded-sessions.ts';
 import { deepEqual } from './wire/render-view.ts';
 
 /** Messages whose counts are remembered; the oldest are forgotten first. */

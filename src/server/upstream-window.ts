@@ -16,7 +16,7 @@ import { UNBOUNDED_WINDOW } from '../engine/call-context.ts';
 import { detectServedContextWindow } from '../providers/detect-served-window.ts';
 import { findModelProfile } from '../providers/model-profiles.ts';
 import { resolveContextWindow } from '../providers/resolve-context-window.ts';
-import { BoundedMap } from './loaded-sessions.ts';
+import { BoundedMap } from './bounded-map.ts';
 
 /** How long an upstream's answer is trusted before it is asked again (a model may be reloaded). */
 export const SERVED_WINDOW_TTL_MS = 10 * 60_000;

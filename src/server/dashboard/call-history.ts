@@ -5,7 +5,7 @@
  */
 import type { ContextEvent } from '../../core/events.ts';
 import type { TokenCategories } from '../../engine/session-stats.ts';
-import { BoundedMap } from '../loaded-sessions.ts';
+import { BoundedMap } from '../bounded-map.ts';
 
 /** Calls kept per session. */
 export const MAX_CALLS_PER_SESSION = 1_000;
