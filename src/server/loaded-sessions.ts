@@ -8,9 +8,6 @@
 import type { ContextManager } from '../engine/context-manager.ts';
 import { MemoryRelease } from './release-memory.ts';
 
-// It was defined here first: modules that import it from here still find it.
-export { BoundedMap } from './bounded-map.ts';
-
 /** Sessions kept loaded beyond those with a request in flight. */
 export const DEFAULT_MAX_LOADED_SESSIONS = 256;
 /**

@@ -10,18 +10,14 @@
 
 import type { Context, MiddlewareHandler } from 'hono';
 import { Hono } from 'hono';
+import { BoundedMap } from './bounded-map.ts';
 import { identifyClient } from './client-identity.ts';
 import { ClientRequestTokens } from './client-request-tokens.ts';
 import { createMemoryConversationIndex } from './conversation/conversation-index.ts';
 import { CallHistory } from './dashboard/call-history.ts';
 import { createDashboardRoutes } from './dashboard/dashboard-routes.ts';
 import { checkHealth } from './health-check.ts';
-import {
-  BoundedMap,
-  DEFAULT_MAX_LOADED_SESSIONS,
-  LoadedSessions,
-  MAX_PENDING_REPLIES,
-} from './loaded-sessions.ts';
+import { DEFAULT_MAX_LOADED_SESSIONS, LoadedSessions, MAX_PENDING_REPLIES } from './loaded-sessions.ts';
 import { browserRefusal } from './loopback.ts';
 import { METRICS_CONTENT_TYPE, ProxyMetrics } from './metrics.ts';
 import { type PendingReply, type ProxyCallDeps, proxyModelCall } from './proxy-call.ts';

@@ -169,6 +169,13 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
       request.ids,
     );
     const headersMemo = new WeakMap<PrepareResult, Record<string, string>>();
+    // What each prepared request sends, counted in slices before it goes (a history of many thousand
+    // messages would otherwise be counted at once when its headers are made).
+    const sentMemo = new WeakMap<PrepareResult, number>();
+    const toolsSent = (result: PrepareResult) =>
+      result.pointers.length > 0 && request.ownTool !== undefined
+        ? [...request.tools, readOffloadedTool]
+        : request.tools;
 
     const call: CallState = {
       deps,
@@ -184,13 +191,9 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
       headersOf: (result) => {
         const known = headersMemo.get(result);
         if (known) return known;
-        const readTool = result.pointers.length > 0 && request.ownTool !== undefined;
-        const sent = deps.tokens.countSent(
-          result.system,
-          readTool ? [...request.tools, readOffloadedTool] : request.tools,
-          result.messages,
-          request,
-        );
+        const sent =
+          sentMemo.get(result) ??
+          deps.tokens.countSent(result.system, toolsSent(result), result.messages, request);
         const headers = ctxkitHeaders(session.publicId, result, clientTokens, sent);
         headersMemo.set(result, headers);
         return headers;
@@ -219,6 +222,16 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
       },
     };
     for (let attempt = 0; ; attempt++) {
+      if (!sentMemo.has(prepared))
+        sentMemo.set(
+          prepared,
+          await deps.tokens.countSentInSlices(
+            prepared.system,
+            toolsSent(prepared),
+            prepared.messages,
+            request,
+          ),
+        );
       const exchange = request.stream
         ? await streamExchange(call, prepared)
         : await jsonExchange(call, prepared);
