@@ -17,8 +17,7 @@
  *   during, after (a full collection), and after `--settle-s` seconds idle (when the proxy gives memory
  *   back by itself, RSS).
  *
- *   scripts/with-node.sh npx tsx bench/serve-huge-body.ts [--sizes 100000,400000,max] [--probe-ms 10]
- *     [--settle-s 4]
+ *   npm run bench:serve-huge [-- --sizes 100000,400000,max --probe-ms 10 --settle-s 4]
  * `max`: as many messages as fit 32 MiB (about 790,000). Each size has a proxy of its own. A default run
  * takes about a minute.
  */
