@@ -185,6 +185,17 @@ describe('the Responses route', () => {
     expect(s.upstream.requests[0]?.body).toEqual(body);
   });
 
+  it('answers a request whose input is all system prompt', async () => {
+    const s = await setup({ window: 16_000, answer: () => ({ text: 'Ready.' }) });
+    const final = await s.client.responses.create({
+      model: 'gpt-5',
+      instructions: 'Be brief.',
+      input: [{ role: 'developer', content: 'Say ready.' }],
+    });
+    expect(final.output_text).toBe('Ready.');
+    expect(s.upstream.requests[0]?.body.input).toEqual([{ role: 'developer', content: 'Say ready.' }]);
+  });
+
   it('refuses a bad item with a 400 in the OpenAI error shape naming the field', async () => {
     const s = await setup({ window: 16_000 });
     const error = await s.client.responses
