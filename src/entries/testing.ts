@@ -12,6 +12,7 @@ export * from '../store/skill-source.conformance.ts';
 export * from '../store/trace-store.conformance.ts';
 export * from '../testing/fake-provider-server.ts';
 export * from '../testing/fake-provider-server-errors.ts';
+export * from '../testing/fake-provider-server-message-reply.ts';
 export * from '../testing/fake-provider-server-replies.ts';
 export * from '../testing/fake-provider-server-streams.ts';
 export {

@@ -20,7 +20,8 @@ import { checkHealth } from './health-check.ts';
 import { DEFAULT_MAX_LOADED_SESSIONS, LoadedSessions, MAX_PENDING_REPLIES } from './loaded-sessions.ts';
 import { browserRefusal } from './loopback.ts';
 import { METRICS_CONTENT_TYPE, ProxyMetrics } from './metrics.ts';
-import { type PendingReply, type ProxyCallDeps, proxyModelCall } from './proxy-call.ts';
+import { proxyModelCall } from './proxy-call.ts';
+import type { PendingReply, ProxyCallDeps } from './proxy-call-deps.ts';
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_READ_BACK_ROUNDS,

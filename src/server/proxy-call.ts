@@ -16,15 +16,13 @@ import type { Logger } from 'pino';
 import { readOffloadedTool } from '../agent/read-offloaded-tool.ts';
 import { ContextBudgetError } from '../core/errors/index.ts';
 import type { ContextEvent } from '../core/events.ts';
-import type { MessageInput, Usage } from '../core/message.ts';
+import type { MessageInput } from '../core/message.ts';
 import { UNBOUNDED_WINDOW } from '../engine/call-context.ts';
-import type { ContextManager, PrepareRequest, PrepareResult } from '../engine/context-manager.ts';
+import type { PrepareRequest, PrepareResult } from '../engine/context-manager.ts';
 import { parseOverflowTokens } from '../providers/is-context-overflow.ts';
-import type { ClientIdentity } from './client-identity.ts';
-import type { ClientRequestTokens } from './client-request-tokens.ts';
-import { type CallHistory, compactionEventsOf } from './dashboard/call-history.ts';
+import { compactionEventsOf } from './dashboard/call-history.ts';
 import type { LoadedSessions } from './loaded-sessions.ts';
-import type { ProxyMetrics } from './metrics.ts';
+import type { PendingReply, ProxyCallDeps, ProxyCallInput } from './proxy-call-deps.ts';
 import { type CallState, jsonExchange, passThrough } from './proxy-exchange.ts';
 import { SESSION_HEADER } from './proxy-options.ts';
 import {
@@ -37,42 +35,11 @@ import {
   TOO_DEEP,
 } from './proxy-responses.ts';
 import { streamExchange } from './proxy-stream.ts';
-import { type ResolvedSession, SessionRequestError, type SessionResolver } from './resolve-session.ts';
+import { type ResolvedSession, SessionRequestError } from './resolve-session.ts';
 import { forwardedHeaders } from './upstream-http.ts';
-import type { CallWindow, UpstreamWindows } from './upstream-window.ts';
-import type { WireFormat, WireRequest } from './wire/wire-format.ts';
+import type { CallWindow } from './upstream-window.ts';
+import type { WireRequest } from './wire/wire-format.ts';
 import { WireRequestError } from './wire/wire-format.ts';
-
-export interface ProxyCallDeps {
-  manager: ContextManager;
-  resolver: SessionResolver;
-  windows: UpstreamWindows;
-  tokens: ClientRequestTokens;
-  fetch: typeof fetch;
-  logger: Logger | undefined;
-  maxReadBackRounds: number;
-  /** The upstream's base URL for a format, and the URL of its model-call endpoint. */
-  upstream(format: WireFormat): { base: string; url: string };
-  /** Per session, the last reply the client got: its usage is logged with the client's copy of it. */
-  pendingReplies: Map<string, PendingReply>;
-  /** Upstreams (base URLs) that refused `stream_options`: ctxkit no longer adds it for them. */
-  withoutStreamOptions: Set<string>;
-  loaded: LoadedSessions;
-  /** The counters `/metrics` serves. */
-  metrics?: ProxyMetrics;
-  /** The recent calls per session the dashboard shows. */
-  calls?: CallHistory;
-}
-
-export interface ProxyCallInput {
-  format: WireFormat;
-  /** The request's query string (`?api-version=…`), passed to the upstream as it came. */
-  search: string;
-  body: unknown;
-  headers: Headers;
-  identity: ClientIdentity;
-  signal: AbortSignal;
-}
 
 export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput): Promise<Response> {
   const { format } = input;
@@ -259,16 +226,6 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
   } finally {
     if (!handedOff) await session.release();
   }
-}
-
-/** The last reply of a session, waiting for the client's copy of it. */
-export interface PendingReply {
-  /** Its index in the client's next history: the length of the history it answered. */
-  at: number;
-  /** The content id of the message before it, to check the next history continues this one. */
-  afterId: string | undefined;
-  usage?: Usage;
-  model?: string;
 }
 
 /** The history with the pending reply's usage on the client's copy of it, when the history continues. */

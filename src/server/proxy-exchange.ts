@@ -10,7 +10,7 @@ import type { PrepareResult } from '../engine/context-manager.ts';
 import { isContextOverflow } from '../providers/is-context-overflow.ts';
 import { modelCallErrorFrom } from '../providers/read-provider-error.ts';
 import { incompleteBody } from './answer-completeness.ts';
-import type { ProxyCallDeps, ProxyCallInput } from './proxy-call.ts';
+import type { ProxyCallDeps, ProxyCallInput } from './proxy-call-deps.ts';
 import type { ResolvedSession } from './resolve-session.ts';
 import {
   readUpstreamText,

@@ -10,8 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Message, Usage } from '../core/message.ts';
-import type { HttpReply, RecordedRequest, ScriptedReply } from './fake-provider-server.ts';
-import { streamFormOf } from './fake-provider-server-streams.ts';
+import type { HttpReply } from './fake-provider-server.ts';
 
 export const FAKE_OPENAI_MODEL = 'gpt-4o-2024-08-06';
 export const FAKE_ANTHROPIC_MODEL = 'claude-sonnet-4-5-20250929';
@@ -227,24 +226,6 @@ export interface ReplyFromMessageOptions {
   usage?: Usage;
   /** OpenAI format: echo reasoning parts as DeepSeek's `reasoning_content`. Default true. */
   reasoningContent?: boolean;
-}
-
-/**
- * A reply carrying a ctxkit assistant message, rendered in whichever format the request came in: text,
- * tool calls (same call ids), reasoning (Anthropic thinking with its signature, or a fresh one), usage;
- * streamed (fake-provider-server-streams.ts) when the request asked for a stream.
- */
-export function replyFromMessage(
-  message: Pick<Message, 'parts'> & { usage?: Usage | undefined },
-  options: ReplyFromMessageOptions = {},
-): ScriptedReply {
-  return (request: RecordedRequest): HttpReply =>
-    streamFormOf(
-      request,
-      request.format === 'anthropic'
-        ? anthropicReplyFromMessage(message, options)
-        : openAIReplyFromMessage(message, options),
-    );
 }
 
 export function openAIReplyFromMessage(

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Message } from '../core/message.ts';
 import { type FakeProviderServer, startFakeProviderServer } from './fake-provider-server.ts';
 import { anthropicErrors, openAIErrors, providerError } from './fake-provider-server-errors.ts';
-import { anthropicReply, openAIReply, replyFromMessage } from './fake-provider-server-replies.ts';
+import { replyFromMessage } from './fake-provider-server-message-reply.ts';
+import { anthropicReply, openAIReply } from './fake-provider-server-replies.ts';
 
 let server: FakeProviderServer;
 

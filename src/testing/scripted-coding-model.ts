@@ -23,7 +23,7 @@ import { SUMMARY_SYSTEM_PROMPT } from '../summarize/summary-prompt.ts';
 import { SECTION_TITLES } from '../summarize/summary-sections.ts';
 import type { HttpReply, RecordedRequest, ScriptedReply } from './fake-provider-server.ts';
 import { anthropicErrors, openAIErrors } from './fake-provider-server-errors.ts';
-import { replyFromMessage } from './fake-provider-server-replies.ts';
+import { replyFromMessage } from './fake-provider-server-message-reply.ts';
 
 export interface ScriptedToolCall {
   name: string;

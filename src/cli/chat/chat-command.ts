@@ -19,6 +19,7 @@ import { escapeForTerminal } from '../escape-for-terminal.ts';
 import { parseCountFlag } from '../parse-count-flag.ts';
 import { loadConfigFromFlags, type PolicyFlags } from '../policy-flags.ts';
 import { createAsker, runInteractive, runScripted } from './chat-input.ts';
+import type { ChatIo } from './chat-io.ts';
 import { type ChatOutput, ChatSession } from './chat-session.ts';
 import { loadChatSettings } from './chat-settings.ts';
 import { chatTools } from './chat-tools.ts';
@@ -41,11 +42,7 @@ export interface ChatFlags extends PolicyFlags {
   message?: string[];
 }
 
-export interface ChatIo {
-  input: NodeJS.ReadableStream & { isTTY?: boolean };
-  output: NodeJS.WritableStream & { isTTY?: boolean };
-  env: Readonly<Record<string, string | undefined>>;
-}
+export type { ChatIo } from './chat-io.ts';
 
 /** The agent's instructions when `--system` does not say. */
 export const DEFAULT_CHAT_SYSTEM_PROMPT =

@@ -5,7 +5,7 @@
 import { createInterface } from 'node:readline';
 import type { ConfirmRequest } from '../../agent/agent-tool.ts';
 import { escapeForTerminal } from '../escape-for-terminal.ts';
-import type { ChatIo } from './chat-command.ts';
+import type { ChatIo } from './chat-io.ts';
 import type { ChatOutput, ChatSession } from './chat-session.ts';
 
 /** Lines typed faster than this apart are one paste: one message with newlines, not one per line. */
