@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Message, Usage } from '../core/message.ts';
-import type { HttpReply } from './fake-provider-server.ts';
+import type { HttpReply } from './fake-provider-server-types.ts';
 
 export const FAKE_OPENAI_MODEL = 'gpt-4o-2024-08-06';
 export const FAKE_ANTHROPIC_MODEL = 'claude-sonnet-4-5-20250929';
