@@ -36,9 +36,9 @@ import { sseJson } from '../sse.ts';
 import { renderView } from './render-view.ts';
 import {
   asWireRequestError,
-  fieldOfPath,
   historyWithIdsInSlices,
   isRecord,
+  parseBody,
   positiveIntegerField,
   splitReadCalls,
 } from './wire-common.ts';
@@ -73,15 +73,7 @@ export const anthropicWire: WireFormat = {
 
   async parseRequest(body) {
     const slices = new WorkSlices();
-    const parsed = requestSchema.safeParse(body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new WireRequestError(
-        issue?.message ?? 'invalid body',
-        fieldOfPath(issue?.path ?? []) || undefined,
-      );
-    }
-    const request = parsed.data;
+    const request = parseBody(requestSchema, body);
     const drafts: MessageDraft[] = [];
     const origin: number[] = [];
     try {

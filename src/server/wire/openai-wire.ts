@@ -33,9 +33,9 @@ import { sseJson } from '../sse.ts';
 import { renderView } from './render-view.ts';
 import {
   asWireRequestError,
-  fieldOfPath,
   historyWithIdsInSlices,
   isRecord,
+  parseBody,
   positiveIntegerField,
   splitReadCalls,
 } from './wire-common.ts';
@@ -65,15 +65,7 @@ export const openAIWire: WireFormat = {
 
   async parseRequest(body) {
     const slices = new WorkSlices();
-    const parsed = requestSchema.safeParse(body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new WireRequestError(
-        issue?.message ?? 'invalid body',
-        fieldOfPath(issue?.path ?? []) || undefined,
-      );
-    }
-    const request = parsed.data;
+    const request = parseBody(requestSchema, body);
     const all = request.messages;
     let lead = 0;
     const system: string[] = [];
@@ -188,7 +180,7 @@ export const openAIWire: WireFormat = {
   },
 
   errorBody(status, message, field) {
-    return { error: { message, type: errorType(status), param: field ?? null, code: null } };
+    return { error: { message, type: openAIErrorType(status), param: field ?? null, code: null } };
   },
 
   errorEvent(status, message) {
@@ -196,7 +188,8 @@ export const openAIWire: WireFormat = {
   },
 };
 
-function errorType(status: number): string {
+/** OpenAI's error `type` for a status (Chat Completions and the Responses API alike). */
+export function openAIErrorType(status: number): string {
   if (status === 401) return 'authentication_error';
   if (status === 403) return 'permission_error';
   if (status === 404) return 'not_found_error';

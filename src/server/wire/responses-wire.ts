@@ -32,12 +32,13 @@ import { READ_OFFLOADED_TOOL } from '../../engine/offload-results.ts';
 import { idPositions } from '../id-positions.ts';
 import type { SseEvent } from '../sse.ts';
 import { sseJson } from '../sse.ts';
+import { openAIErrorType, openAIWire } from './openai-wire.ts';
 import { renderView } from './render-view.ts';
 import {
   asWireRequestError,
-  fieldOfPath,
   historyWithIdsInSlices,
   isRecord,
+  parseBody,
   positiveIntegerField,
   splitReadCalls,
 } from './wire-common.ts';
@@ -93,15 +94,7 @@ export const responsesWire: WireFormat = {
   provider: 'openai-compatible',
 
   async parseRequest(body) {
-    const parsed = requestSchema.safeParse(body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new WireRequestError(
-        issue?.message ?? 'invalid body',
-        fieldOfPath(issue?.path ?? []) || undefined,
-      );
-    }
-    const request = parsed.data;
+    const request = parseBody(requestSchema, body);
     const reader = new ResponsesInputReader();
     const slices = new WorkSlices();
     try {
@@ -202,28 +195,17 @@ export const responsesWire: WireFormat = {
     };
   },
 
-  errorBody(status, message, field) {
-    return { error: { message, type: errorType(status), param: field ?? null, code: null } };
-  },
+  errorBody: openAIWire.errorBody,
 
   errorEvent(status, message) {
     // The event the SDKs raise as an error mid-stream. Without a `sequence_number`: ctxkit's own error is
     // not one of the upstream's numbered events.
     return {
       event: 'error',
-      data: JSON.stringify({ type: 'error', code: errorType(status), message, param: null }),
+      data: JSON.stringify({ type: 'error', code: openAIErrorType(status), message, param: null }),
     };
   },
 };
-
-function errorType(status: number): string {
-  if (status === 401) return 'authentication_error';
-  if (status === 403) return 'permission_error';
-  if (status === 404) return 'not_found_error';
-  if (status === 413) return 'request_too_large';
-  if (status >= 500) return 'server_error';
-  return 'invalid_request_error';
-}
 
 function toolDefinitionOf(tool: Record<string, unknown>, index: number): ToolDefinition {
   if (tool.type === 'function') {

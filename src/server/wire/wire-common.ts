@@ -1,5 +1,6 @@
 /** Pieces both wire formats share. */
 
+import type { z } from 'zod';
 import type { MessageDraft } from '../../adapters/finish-transcript.ts';
 import { InvalidInputError } from '../../core/errors/index.ts';
 import type { MessageInput, ToolCallPart } from '../../core/message.ts';
@@ -48,6 +49,14 @@ export function positiveIntegerField(body: Record<string, unknown>, field: strin
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
     throw new WireRequestError('must be a positive integer', field);
   return value;
+}
+
+/** A request body read by its format's schema; the first problem is a request error naming its field. */
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new WireRequestError(issue?.message ?? 'invalid body', fieldOfPath(issue?.path ?? []) || undefined);
 }
 
 /** The zod issue path as the client wrote it: `messages[2].content`. */
