@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../core/errors/index.ts';
 import type { Message, MessageInput } from '../core/message.ts';
-import {
-  assistantMessageOfOutput,
-  ResponsesItemIndex,
-  readResponsesInput,
-  toResponsesItems,
-  usageFromResponses,
-} from './openai-responses.ts';
+import { assistantMessageOfOutput, readResponsesInput, usageFromResponses } from './openai-responses.ts';
+import { ResponsesItemIndex, toResponsesItems } from './openai-responses-write.ts';
 
 const asMessages = (drafts: readonly MessageInput[]): Message[] =>
   drafts.map((draft, seq) => ({ id: `m${seq}`, seq, meta: {}, ...draft }) as Message);

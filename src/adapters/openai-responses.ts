@@ -14,31 +14,16 @@
  *   `local_shell_call_output`…) → a tool message.
  *
  * Each resulting message remembers the items it came from, so a message ctxkit leaves unchanged is sent
- * as the client wrote it; writing a changed message back reuses the client's item for every part that
- * did not change (a call, a reasoning item, an item ctxkit does not model) and builds the rest.
+ * as the client wrote it; a changed one is written back by `openai-responses-write.ts`.
  */
 
 import { InvalidInputError } from '../core/errors/index.ts';
-import type {
-  MediaPart,
-  Message,
-  MessageInput,
-  Part,
-  ReasoningPart,
-  ToolCallPart,
-  Usage,
-} from '../core/message.ts';
+import type { MediaPart, MessageInput, Part, ReasoningPart, Usage } from '../core/message.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import type { MessageDraft } from './finish-transcript.ts';
-import {
-  fileIdOf,
-  fileIdRef,
-  guessMediaType,
-  UNKNOWN_IMAGE_MEDIA_TYPE,
-  UNKNOWN_MEDIA_TYPE,
-} from './media-ref.ts';
+import { fileIdRef, guessMediaType, UNKNOWN_IMAGE_MEDIA_TYPE, UNKNOWN_MEDIA_TYPE } from './media-ref.ts';
 
-type Item = Record<string, unknown>;
+export type Item = Record<string, unknown>;
 
 /** A message read from the items it came from, in order. */
 export interface ResponsesItemGroup {
@@ -174,240 +159,6 @@ export function toResponsesTool(tool: ToolDefinition): Record<string, unknown> {
   };
 }
 
-/** The client's items a changed message may reuse: its calls, outputs, reasoning and unmodelled items. */
-export class ResponsesItemIndex {
-  readonly #calls = new Map<string, Item>();
-  readonly #outputs = new Map<string, Item>();
-  readonly #reasoning = new Map<string, Item>();
-  readonly #opaque = new Map<string, Item>();
-
-  /** Indexes `items`; later items of the same key win (a resent call is the same call). */
-  add(items: Iterable<unknown>): this {
-    for (const item of items) {
-      if (!isRecord(item) || typeof item.type !== 'string') continue;
-      const callId = callIdOf(item);
-      // Reasoning is found again by its encrypted content alone: summaries are often empty, and alike.
-      if (item.type === 'reasoning') {
-        if (typeof item.encrypted_content === 'string') this.#reasoning.set(item.encrypted_content, item);
-      } else if (callId !== undefined && isOutputType(item.type)) this.#outputs.set(callId, item);
-      else if (callId !== undefined && isCallType(item.type)) this.#calls.set(callId, item);
-      else if (item.type !== 'message') this.#opaque.set(JSON.stringify(item), item);
-    }
-    return this;
-  }
-
-  call(callId: string): Item | undefined {
-    return this.#calls.get(callId);
-  }
-  output(callId: string): Item | undefined {
-    return this.#outputs.get(callId);
-  }
-  reasoning(part: ReasoningPart): Item | undefined {
-    const item = part.signature === undefined ? undefined : this.#reasoning.get(part.signature);
-    return item !== undefined && sameReasoning(item, part) ? item : undefined;
-  }
-  opaque(text: string): Item | undefined {
-    return this.#opaque.get(text);
-  }
-}
-
-/**
- * Messages as Responses input items, reusing the client's items wherever a part is unchanged: first the
- * items the message itself was read from (`ownItems`, so an item keeps its id and its place), then any
- * of the request's.
- */
-export function toResponsesItems(
-  messages: readonly Message[],
-  index: ResponsesItemIndex,
-  ownItems: (message: Message) => readonly unknown[] | undefined = () => undefined,
-): unknown[] {
-  const out: unknown[] = [];
-  for (const message of messages) {
-    if (message.role === 'user') out.push(userItem(message));
-    else if (message.role === 'tool')
-      out.push(
-        ...message.parts.flatMap((part) => (part.type === 'tool-result' ? [outputItem(part, index)] : [])),
-      );
-    else out.push(...assistantItems(message.parts, index, new OwnItems(ownItems(message) ?? [])));
-  }
-  return out;
-}
-
-/** The items a message was read from, each reused at most once. */
-class OwnItems {
-  readonly #items: readonly unknown[];
-  readonly #used = new Set<unknown>();
-
-  constructor(items: readonly unknown[]) {
-    this.#items = items;
-  }
-
-  take(match: (item: Item) => boolean): Item | undefined {
-    for (const item of this.#items) {
-      if (!isRecord(item) || this.#used.has(item) || !match(item)) continue;
-      this.#used.add(item);
-      return item;
-    }
-    return undefined;
-  }
-}
-
-function userItem(message: Message): Item {
-  const role = message.meta.kind === 'system_note' ? 'developer' : 'user';
-  const content: Item[] = [];
-  for (const part of message.parts) {
-    if (part.type === 'text') content.push({ type: 'input_text', text: part.text });
-    else if (part.type === 'media') content.push(mediaContent(part));
-  }
-  return { type: 'message', role, content };
-}
-
-function assistantItems(parts: readonly Part[], index: ResponsesItemIndex, own: OwnItems): unknown[] {
-  const out: unknown[] = [];
-  let text: string[] = [];
-  const flush = () => {
-    if (text.length === 0) return;
-    const run = text;
-    out.push(
-      own.take((item) => item.type === 'message' && sameTexts(messageTexts(item.content), run)) ?? {
-        type: 'message',
-        role: 'assistant',
-        content: run.map((piece) => ({ type: 'output_text', text: piece, annotations: [] })),
-      },
-    );
-    text = [];
-  };
-  for (const part of parts) {
-    if (part.type === 'text') {
-      const opaque =
-        own.take((item) => item.type !== 'message' && JSON.stringify(item) === part.text) ??
-        index.opaque(part.text);
-      if (opaque !== undefined) {
-        flush();
-        out.push(opaque);
-      } else text.push(part.text);
-      continue;
-    }
-    if (part.type === 'media') {
-      text.push(`[${part.mediaType}: ${part.ref}]`);
-      continue;
-    }
-    flush();
-    if (part.type === 'reasoning')
-      out.push(
-        own.take((item) => item.type === 'reasoning' && sameReasoning(item, part)) ??
-          index.reasoning(part) ??
-          reasoningItem(part),
-      );
-    else if (part.type === 'tool-call')
-      out.push(callItem(part, own.take((item) => callIdOf(item) === part.callId) ?? index.call(part.callId)));
-  }
-  flush();
-  return out;
-}
-
-function sameReasoning(item: Item, part: ReasoningPart): boolean {
-  const read = reasoningPartOf(item);
-  return read.signature === part.signature && read.text === part.text;
-}
-
-function messageTexts(content: unknown): string[] {
-  if (typeof content === 'string') return [content];
-  if (!Array.isArray(content)) return [];
-  return content.map((part) =>
-    isRecord(part) && typeof part.text === 'string'
-      ? part.text
-      : isRecord(part) && typeof part.refusal === 'string'
-        ? part.refusal
-        : JSON.stringify(part),
-  );
-}
-
-function sameTexts(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((text, at) => text === b[at]);
-}
-
-function reasoningItem(part: ReasoningPart): Item {
-  return {
-    type: 'reasoning',
-    summary: part.text === '' ? [] : [{ type: 'summary_text', text: part.text }],
-    ...(part.signature !== undefined && { encrypted_content: part.signature }),
-  };
-}
-
-/** A call as the client's item it was read from (`original`), changed only where ctxkit changed it. */
-function callItem(part: ToolCallPart, original: Item | undefined): Item {
-  if (original?.type === 'custom_tool_call')
-    return original.input === part.args ? original : { ...original, input: part.args };
-  // A hosted call's action is not text ctxkit may rewrite: it goes as it came.
-  if (original !== undefined && original.type !== 'function_call') return original;
-  if (original !== undefined)
-    return original.arguments === part.args && original.name === part.name
-      ? original
-      : { ...original, name: part.name, arguments: part.args };
-  return { type: 'function_call', call_id: part.callId, name: part.name, arguments: part.args };
-}
-
-function outputItem(part: Extract<Part, { type: 'tool-result' }>, index: ResponsesItemIndex): Item {
-  const original = index.output(part.callId);
-  if (original !== undefined) {
-    const read = outputPart(original, String(original.type), '');
-    if (read && read.content === part.content && sameMedia(read.media, part.media)) return original;
-    // An output the API takes only in its own shape (a shell's stdout records, a screenshot) cannot be
-    // given as text: it goes as it came.
-    if (!textualOutput(original.output)) return original;
-  }
-  const media = part.media ?? [];
-  const output: unknown =
-    media.length === 0
-      ? part.content
-      : [
-          ...(part.content === '' ? [] : [{ type: 'input_text', text: part.content }]),
-          ...media.map(mediaContent),
-        ];
-  if (original === undefined) return { type: 'function_call_output', call_id: part.callId, output };
-  const { output: _output, ...rest } = original;
-  return { ...rest, output };
-}
-
-/** An output the API also takes as text: a string, or content parts of text, images and files. */
-function textualOutput(output: unknown): boolean {
-  return typeof output === 'string' || (Array.isArray(output) && output.every(isContentPart));
-}
-
-function isContentPart(part: unknown): boolean {
-  return (
-    isRecord(part) &&
-    (typeof part.text === 'string' || part.type === 'input_image' || part.type === 'input_file')
-  );
-}
-
-function sameMedia(a: readonly MediaPart[] | undefined, b: readonly MediaPart[] | undefined): boolean {
-  const left = a ?? [];
-  const right = b ?? [];
-  return left.length === right.length && left.every((media, i) => media.ref === right[i]?.ref);
-}
-
-function mediaContent(part: MediaPart): Item {
-  const fileId = fileIdOf(part.ref);
-  if (part.mediaType.startsWith('image/')) {
-    return {
-      type: 'input_image',
-      ...(fileId !== undefined ? { file_id: fileId } : { image_url: part.ref }),
-      detail: part.detail ?? 'auto',
-    };
-  }
-  if (fileId !== undefined)
-    return { type: 'input_file', file_id: fileId, ...(part.name !== undefined && { filename: part.name }) };
-  if (part.ref.startsWith('data:'))
-    return {
-      type: 'input_file',
-      file_data: part.ref,
-      ...(part.name !== undefined && { filename: part.name }),
-    };
-  return { type: 'input_file', file_url: part.ref, ...(part.name !== undefined && { filename: part.name }) };
-}
-
 function assistantParts(item: Item, type: string | undefined, field: string): Part[] {
   if (type === undefined || type === 'message') return messageParts(item.content, `${field}.content`);
   if (type === 'reasoning') return [reasoningPartOf(item)];
@@ -440,7 +191,7 @@ function assistantParts(item: Item, type: string | undefined, field: string): Pa
   return [{ type: 'text', text: JSON.stringify(item) }];
 }
 
-function reasoningPartOf(item: Item): ReasoningPart {
+export function reasoningPartOf(item: Item): ReasoningPart {
   const texts: string[] = [];
   for (const key of ['summary', 'content']) {
     const list = item[key];
@@ -532,8 +283,16 @@ function messageText(content: unknown, field: string): string {
     .join('\n');
 }
 
+/** A content part the API takes in a tool output: text, an image or a file. */
+export function isContentPart(part: unknown): boolean {
+  return (
+    isRecord(part) &&
+    (typeof part.text === 'string' || part.type === 'input_image' || part.type === 'input_file')
+  );
+}
+
 /** A tool output item as a result part; undefined when the item is not one. */
-function outputPart(
+export function outputPart(
   item: Item,
   type: string,
   field: string,
@@ -564,18 +323,18 @@ function outputPart(
   };
 }
 
-function callIdOf(item: Item): string | undefined {
+export function callIdOf(item: Item): string | undefined {
   if (typeof item.call_id === 'string' && item.call_id !== '') return item.call_id;
   // `local_shell_call_output` names its call by `id`.
   if (item.type === 'local_shell_call_output' && typeof item.id === 'string') return item.id;
   return undefined;
 }
 
-function isOutputType(type: string): boolean {
+export function isOutputType(type: string): boolean {
   return type.endsWith('_output');
 }
 
-function isCallType(type: string): boolean {
+export function isCallType(type: string): boolean {
   return type.endsWith('_call');
 }
 
@@ -590,6 +349,6 @@ function textParts(text: string): Part[] {
   return [{ type: 'text', text }];
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -18,11 +18,10 @@ import { recoverToolNames } from '../../adapters/finish-transcript.ts';
 import {
   assistantMessageOfOutput,
   ResponsesInputReader,
-  ResponsesItemIndex,
-  toResponsesItems,
   toResponsesTool,
   usageFromResponses,
 } from '../../adapters/openai-responses.ts';
+import { ResponsesItemIndex, toResponsesItems } from '../../adapters/openai-responses-write.ts';
 import { readOffloadedTool } from '../../agent/read-offloaded-tool.ts';
 import { InvalidInputError } from '../../core/errors/index.ts';
 import type { Message, MessageInput } from '../../core/message.ts';
