@@ -15,7 +15,7 @@ export {
   type AiSdkOutputMeta,
   type AiSdkPartMeta,
   aiSdkMetaOf,
-} from '../adapters/ai-sdk/ai-sdk-meta.ts';
+} from '../integrations/ai-sdk/ai-sdk-meta.ts';
 export {
   type AiSdkWrappedModel,
   CTXKIT_PROVIDER_OPTIONS_KEY,
@@ -25,18 +25,18 @@ export {
   ctxkitMiddleware,
   type SessionIdOption,
   sessionIdFromProviderOptions,
-} from '../adapters/ai-sdk/ai-sdk-middleware.ts';
+} from '../integrations/ai-sdk/ai-sdk-middleware.ts';
 export {
   type AiSdkTranscript,
   fromAiSdkMessage,
   fromAiSdkPrompt,
   TOOL_APPROVAL_KIND,
-} from '../adapters/ai-sdk/ai-sdk-prompt.ts';
+} from '../integrations/ai-sdk/ai-sdk-prompt.ts';
 export {
   fromAiSdkResponse,
   type ResponseMessageOptions,
   usageFromAiSdk,
-} from '../adapters/ai-sdk/ai-sdk-response.ts';
+} from '../integrations/ai-sdk/ai-sdk-response.ts';
 export type {
   AiSdkCallOptions,
   AiSdkContent,
@@ -55,17 +55,17 @@ export type {
   AiSdkV4Message,
   AiSdkV4Prompt,
   AiSdkV4ToolResultOutput,
-} from '../adapters/ai-sdk/ai-sdk-spec.ts';
-export { toolDefinitionsFromAiSdk } from '../adapters/ai-sdk/ai-sdk-tool-definitions.ts';
-export { EXECUTION_DENIED_TEXT } from '../adapters/ai-sdk/ai-sdk-tool-output.ts';
+} from '../integrations/ai-sdk/ai-sdk-spec.ts';
+export { toolDefinitionsFromAiSdk } from '../integrations/ai-sdk/ai-sdk-tool-definitions.ts';
+export { EXECUTION_DENIED_TEXT } from '../integrations/ai-sdk/ai-sdk-tool-output.ts';
 export {
   type CtxkitTools,
   type CtxkitToolsOptions,
   ctxkitTools,
   type ReadOffloadedInput,
-} from '../adapters/ai-sdk/ai-sdk-tools.ts';
+} from '../integrations/ai-sdk/ai-sdk-tools.ts';
 export {
   type ToAiSdkPromptInput,
   type ToAiSdkPromptOptions,
   toAiSdkPrompt,
-} from '../adapters/ai-sdk/ai-sdk-write-prompt.ts';
+} from '../integrations/ai-sdk/ai-sdk-write-prompt.ts';

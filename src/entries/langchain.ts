@@ -9,7 +9,7 @@ export {
   CTXKIT_MIDDLEWARE_NAME,
   type CtxkitContextMiddlewareOptions,
   ctxkitContextMiddleware,
-} from '../adapters/langchain/ctxkit-context-middleware.ts';
+} from '../integrations/langchain/ctxkit-context-middleware.ts';
 export {
   type FromLangChainOptions,
   fromLangChainMessage,
@@ -20,27 +20,27 @@ export {
   toLangChainMessages,
   usageFromLangChain,
   usageToLangChain,
-} from '../adapters/langchain/langchain-messages.ts';
+} from '../integrations/langchain/langchain-messages.ts';
 export {
   createLangChainModelClient,
   type LangChainModelLike,
-} from '../adapters/langchain/langchain-model-client.ts';
-export { toolDefinitionsFromLangChain } from '../adapters/langchain/langchain-tools.ts';
+} from '../integrations/langchain/langchain-model-client.ts';
+export { toolDefinitionsFromLangChain } from '../integrations/langchain/langchain-tools.ts';
 export {
   type CtxkitReadOffloadedToolOptions,
   ctxkitReadOffloadedTool,
-} from '../adapters/langchain/read-offloaded-langchain-tool.ts';
+} from '../integrations/langchain/read-offloaded-langchain-tool.ts';
 export {
   DERIVED_SESSION_PREFIX,
   FALLBACK_SESSION_ID,
   type LangChainSessionId,
   type LangChainSessionScope,
   resolveSessionId,
-} from '../adapters/langchain/session-id.ts';
+} from '../integrations/langchain/session-id.ts';
 export {
   type SummarizationKeep,
   type SummarizationOptions,
   type SummarizationTrigger,
   summarizationPolicy,
   UNMAPPED_SUMMARIZATION_OPTIONS,
-} from '../adapters/langchain/summarization-options.ts';
+} from '../integrations/langchain/summarization-options.ts';

@@ -13,7 +13,7 @@
  * `file` item: each is written back as its own version's item, or as the other version's equivalent when
  * the session crosses versions.
  */
-import type { MediaPart } from '../../core/message.ts';
+
 import {
   base64DataUrl,
   fileIdOf,
@@ -21,7 +21,8 @@ import {
   guessMediaType,
   UNKNOWN_IMAGE_MEDIA_TYPE,
   UNKNOWN_MEDIA_TYPE,
-} from '../media-ref.ts';
+} from '../../adapters/media-ref.ts';
+import type { MediaPart } from '../../core/message.ts';
 import { defaultDataKind, fileExtras, inlineBase64, readFileData, toV4File } from './ai-sdk-file-data.ts';
 import { parseJson, storedPart } from './ai-sdk-json.ts';
 import {

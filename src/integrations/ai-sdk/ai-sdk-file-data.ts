@@ -9,9 +9,10 @@
  * prompt: as that URL, or a `data:` URL's payload. How it was given is kept beside the ref when the ref
  * does not imply it, so an unedited file goes back as it came, to either version.
  */
+
+import { base64DataUrl, fileIdOf, fileIdRef, parseDataUrl, textDataUrl } from '../../adapters/media-ref.ts';
 import { InvalidInputError } from '../../core/errors/index.ts';
 import type { MediaPart } from '../../core/message.ts';
-import { base64DataUrl, fileIdOf, fileIdRef, parseDataUrl, textDataUrl } from '../media-ref.ts';
 import { type AiSdkDataKind, definedOnly, type ProviderOptions } from './ai-sdk-meta.ts';
 import type { AiSdkV3DataContent, AiSdkV4FileData, AiSdkV4FilePart } from './ai-sdk-spec.ts';
 

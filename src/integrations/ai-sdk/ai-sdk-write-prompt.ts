@@ -15,9 +15,10 @@
  * stand-in result of an interrupted call) are user text, a system message for a system note, and an
  * error-text result.
  */
+
+import { ANTHROPIC_RAW_ARGS_KEY } from '../../adapters/anthropic-messages.ts';
 import type { MediaPart, Message, Part } from '../../core/message.ts';
 import { textOf } from '../../core/message.ts';
-import { ANTHROPIC_RAW_ARGS_KEY } from '../anthropic-messages.ts';
 import { toV3FileData, toV4File, toV4FileData } from './ai-sdk-file-data.ts';
 import { parseJson, revivedPart } from './ai-sdk-json.ts';
 import {

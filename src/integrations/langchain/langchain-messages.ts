@@ -38,6 +38,15 @@ import {
   ToolMessage,
   type UsageMetadata,
 } from '@langchain/core/messages';
+import {
+  base64DataUrl,
+  FILE_ID_REF_PREFIX,
+  fileIdOf,
+  fileIdRef,
+  parseDataUrl,
+  UNKNOWN_IMAGE_MEDIA_TYPE,
+  UNKNOWN_MEDIA_TYPE,
+} from '../../adapters/media-ref.ts';
 import { InvalidInputError } from '../../core/errors/index.ts';
 import type {
   MediaPart,
@@ -48,15 +57,6 @@ import type {
   ToolCallPart,
   Usage,
 } from '../../core/message.ts';
-import {
-  base64DataUrl,
-  FILE_ID_REF_PREFIX,
-  fileIdOf,
-  fileIdRef,
-  parseDataUrl,
-  UNKNOWN_IMAGE_MEDIA_TYPE,
-  UNKNOWN_MEDIA_TYPE,
-} from '../media-ref.ts';
 
 /** `meta.kind` of a system message read from a LangChain history (written back as a `SystemMessage`). */
 export const LANGCHAIN_SYSTEM_KIND = 'system_note';
