@@ -53,4 +53,20 @@ describe('ctxkit config (child process)', () => {
       'error --set compresion_trigger: unknown policy key; did you mean "compression_trigger" (digitorn: summarize.trigger)?\n',
     );
   });
+
+  it('prints the hooks as the engine runs them, the automatic one included', async () => {
+    const [digitorn, json, off] = await Promise.all([
+      ctxkit(['config', '--policy', 'digitorn', '--window', '200000']),
+      ctxkit(['config', '--policy', 'digitorn', '--window', '200000', '--json']),
+      ctxkit(['config', '--policy', 'digitorn', '--set', 'summarize.auto=false']),
+    ]);
+    expect(digitorn.stderr).toBe('');
+    expect(digitorn.stdout).toMatch(/^hooks +\[\] +preset:digitorn$/m);
+    expect(digitorn.stdout).toMatch(
+      /^hooks as run:\n {2}_auto_compact {2}on turn_start {2}when context_pressure ≥ 0\.75 {2}compact_context .*cooldown 30s {2}\(summarize\.auto\)$/m,
+    );
+    const parsed = JSON.parse(json.stdout) as { effectiveHooks: { id: string }[] };
+    expect(parsed.effectiveHooks.map((hook) => hook.id)).toEqual(['_auto_compact']);
+    expect(off.stdout).toMatch(/^hooks as run: none$/m);
+  });
 });

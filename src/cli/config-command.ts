@@ -1,4 +1,6 @@
+import { effectiveHookLines } from '../core/policy/config/format-effective-hooks.ts';
 import { policySourceRows } from '../core/policy/config/format-policy-sources.ts';
+import { effectiveHooks, type HookWindow } from '../core/policy/effective-hooks.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import { resolveContextWindow } from '../providers/resolve-context-window.ts';
 import { escapeForTerminal as safe, stringifyForTerminal } from './escape-for-terminal.ts';
@@ -16,7 +18,10 @@ export const CONFIG_VALUE_WIDTH = 60;
 export async function configCommand(flags: ConfigFlags): Promise<void> {
   const config = await loadConfigFromFlags(flags);
   if (flags.json) {
-    process.stdout.write(`${stringifyForTerminal({ policy: config.policy, sources: config.sources })}\n`);
+    const hooks = effectiveHooks(config.policy, hookWindow(config.policy));
+    process.stdout.write(
+      `${stringifyForTerminal({ policy: config.policy, sources: config.sources, effectiveHooks: hooks })}\n`,
+    );
     return;
   }
   process.stdout.write(
@@ -35,7 +40,31 @@ export async function configCommand(flags: ConfigFlags): Promise<void> {
   const valueWidth = Math.max(...all.map((row) => [...row[1]].length));
   const pad = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - [...text].length));
   const table = all.map((row) => `${pad(row[0], keyWidth)}  ${pad(row[1], valueWidth)}  ${row[2]}`.trimEnd());
-  process.stdout.write(`${table.join('\n')}\n\n${describeWindow(config.policy)}\n`);
+  process.stdout.write(
+    `${table.join('\n')}\n\n${describeHooks(config.policy)}\n${describeWindow(config.policy)}\n`,
+  );
+}
+
+/** The window the engine would run this policy with, when it can be told without a request. */
+function hookWindow(policy: Policy): HookWindow | undefined {
+  try {
+    const { contextWindow, maxOutputTokens } = resolveContextWindow({
+      model: policy.model,
+      contextWindow: policy.budget.contextWindow,
+      maxOutputTokens: policy.budget.maxOutputTokens,
+      detectWindow: policy.budget.detectWindow,
+    });
+    return { contextWindow, maxOutputTokens };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The hooks as the engine runs them: `hooks` lists only the declared ones, not `summarize.auto`'s. */
+export function describeHooks(policy: Policy): string {
+  const lines = effectiveHookLines(policy, hookWindow(policy));
+  if (lines.length === 0) return 'hooks as run: none\n';
+  return `hooks as run:\n${lines.map((line) => `  ${safe(line)}\n`).join('')}`;
 }
 
 /** What budget.contextWindow 0 means for this policy: the window commands will actually use. */
