@@ -250,7 +250,7 @@ export function createProxyApp(given: ProxyOptions): Hono {
       try {
         body = await readBoundedBytes(c.req.raw, maxBodyBytes);
       } catch (error) {
-        if (error instanceof BodyTooLargeError) return errorResponse(format, 413, error.message);
+        if (BodyTooLargeError.isInstance(error)) return errorResponse(format, 413, error.message);
         throw error;
       }
     }
@@ -290,7 +290,7 @@ export function createProxyApp(given: ProxyOptions): Hono {
 
   app.onError((error, c) => {
     const format = formatOfRequest(c.req.path, c.req.raw.headers);
-    if (error instanceof UpstreamError) {
+    if (UpstreamError.isInstance(error)) {
       options.logger?.warn({ err: { message: error.message } }, 'upstream failed');
       // An upstream that went silent is a gateway timeout, whatever the failure it surfaced as.
       const timeout = upstreamTimeoutIn(error);
@@ -360,7 +360,7 @@ function sessionHolder(
       try {
         bytes = await readBoundedBytes(c.req.raw, maxBodyBytes);
       } catch (error) {
-        if (error instanceof BodyTooLargeError) return c.json({ error: { message: error.message } }, 413);
+        if (BodyTooLargeError.isInstance(error)) return c.json({ error: { message: error.message } }, 413);
         throw error;
       }
       c.req.raw = new Request(c.req.raw.url, {

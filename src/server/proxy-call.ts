@@ -51,7 +51,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
     // With no read-back rounds allowed, ctxkit offers no tool of its own (its calls would reach the client).
     if (deps.maxReadBackRounds === 0) request = { ...request, ownTool: undefined };
   } catch (error) {
-    if (error instanceof WireRequestError) return errorResponse(format, 400, error.message, error.field);
+    if (WireRequestError.isInstance(error)) return errorResponse(format, 400, error.message, error.field);
     if (error instanceof RangeError) return errorResponse(format, 400, TOO_DEEP);
     throw error;
   }
@@ -64,7 +64,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
       request.ids,
     );
   } catch (error) {
-    if (error instanceof SessionRequestError) return errorResponse(format, 400, error.message);
+    if (SessionRequestError.isInstance(error)) return errorResponse(format, 400, error.message);
     throw error;
   }
   session = keptLoaded(deps.loaded, session, deps.logger);

@@ -61,7 +61,7 @@ export async function send(call: CallState, body: Record<string, unknown>): Prom
     });
   } catch (error) {
     // An UpstreamError (the upstream went silent) is not one that could not be reached.
-    if (call.input.signal.aborted || error instanceof UpstreamError) throw error;
+    if (call.input.signal.aborted || UpstreamError.isInstance(error)) throw error;
     throw new UpstreamUnreachableError(call.upstream.url, error);
   }
 }

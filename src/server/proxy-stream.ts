@@ -229,9 +229,9 @@ export async function* relayRest(
 
 /** What the client reads when the upstream failed mid-answer (never the upstream's raw error text). */
 export function upstreamBrokeOff(error: unknown): string {
-  if (error instanceof UpstreamError)
+  if (UpstreamError.isInstance(error))
     return error.message.startsWith('ctxkit proxy') ? error.message : `ctxkit proxy: ${error.message}`;
-  if (error instanceof SseEventTooLargeError) return `ctxkit proxy: ${error.message}`;
+  if (SseEventTooLargeError.isInstance(error)) return `ctxkit proxy: ${error.message}`;
   const code = (error as { cause?: { code?: unknown } })?.cause?.code;
   return `ctxkit proxy: the upstream broke off its answer${typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code) ? ` (${code})` : ''}`;
 }

@@ -1,8 +1,15 @@
 /** A request body read up to a bound: a larger one is refused before it is buffered. */
+import { CtxkitError, type ErrorCode } from '../core/errors/index.ts';
 
-export class BodyTooLargeError extends Error {
-  constructor(readonly limit: number) {
-    super(`the request body is larger than ${limit} bytes`);
+/** A request body past its bound: the client gets a 413. */
+export class BodyTooLargeError extends CtxkitError {
+  static override readonly code: ErrorCode = 'request_body_too_large';
+  /** The bound, in bytes. */
+  readonly limit: number;
+
+  constructor(limit: number) {
+    super('request_body_too_large', `the request body is larger than ${limit} bytes`, { limit });
+    this.limit = limit;
   }
 }
 

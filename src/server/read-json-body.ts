@@ -16,7 +16,7 @@ export async function readJsonBody(request: Request, limit: number): Promise<Jso
   try {
     text = await readBoundedText(request, limit);
   } catch (error) {
-    if (error instanceof BodyTooLargeError) return { ok: false, status: 413, message: error.message };
+    if (BodyTooLargeError.isInstance(error)) return { ok: false, status: 413, message: error.message };
     throw error;
   }
   let parsed: Awaited<ReturnType<typeof parseJsonInSlices>>;

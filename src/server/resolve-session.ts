@@ -13,6 +13,7 @@
  * the owner that made it, whatever id another one sends.
  */
 import { randomBytes } from 'node:crypto';
+import { CtxkitError, type ErrorCode } from '../core/errors/index.ts';
 import { idProblem } from '../core/session-id.ts';
 import {
   type ConversationHead,
@@ -48,7 +49,13 @@ export interface ResolvedSession {
   release(): Promise<void>;
 }
 
-export class SessionRequestError extends Error {}
+/** A session header ctxkit cannot take: the client gets a 400 saying why. */
+export class SessionRequestError extends CtxkitError {
+  static override readonly code: ErrorCode = 'invalid_session_request';
+  constructor(message: string) {
+    super('invalid_session_request', message);
+  }
+}
 
 export class SessionResolver {
   readonly #index: ConversationIndex;

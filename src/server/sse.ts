@@ -3,6 +3,7 @@
  * none) and one or more `data:` lines, ended by a blank line. Parsed incrementally from the bytes as they
  * arrive, so an answer is relayed as it is produced, and written back out byte-compatible.
  */
+import { CtxkitError, type ErrorCode } from '../core/errors/index.ts';
 
 export interface SseEvent {
   /** The `event:` field; absent when the stream sends only data (OpenAI). */
@@ -14,9 +15,11 @@ export interface SseEvent {
 /** Longest event accepted from an upstream: a stream that never ends an event is cut off, not buffered. */
 export const MAX_SSE_EVENT_CHARS = 16 * 1024 * 1024;
 
-export class SseEventTooLargeError extends Error {
+export class SseEventTooLargeError extends CtxkitError {
+  static override readonly code: ErrorCode = 'sse_event_too_large';
   constructor() {
-    super(`an upstream stream event is longer than ${MAX_SSE_EVENT_CHARS} characters`);
+    const message = `an upstream stream event is longer than ${MAX_SSE_EVENT_CHARS} characters`;
+    super('sse_event_too_large', message, { limit: MAX_SSE_EVENT_CHARS });
   }
 }
 

@@ -1,5 +1,5 @@
 /** Headers and bodies between the proxy and an upstream. */
-import type { ErrorCode } from '../core/errors/index.ts';
+import { CtxkitError, type CtxkitErrorOptions, type ErrorCode } from '../core/errors/index.ts';
 import { CREDENTIAL_HEADERS } from './client-identity.ts';
 import { MAX_UPSTREAM_ANSWER_BYTES } from './proxy-options.ts';
 
@@ -50,11 +50,19 @@ export function responseHeaders(upstream: Headers): Record<string, string> {
 }
 
 /** The upstream failed in a way the client should read as a bad gateway (502), in its own format. */
-export class UpstreamError extends Error {}
+export class UpstreamError extends CtxkitError {
+  static override readonly code: ErrorCode = 'upstream_failed';
+  constructor(message: string, options: CtxkitErrorOptions = {}, details: Record<string, unknown> = {}) {
+    super('upstream_failed', message, details, options);
+  }
+}
 
 export class UpstreamAnswerTooLargeError extends UpstreamError {
+  static override readonly code: ErrorCode = 'upstream_answer_too_large';
+  override readonly code: ErrorCode = 'upstream_answer_too_large';
   constructor() {
-    super(`the upstream's answer is larger than ${MAX_UPSTREAM_ANSWER_BYTES} bytes`);
+    const limit = MAX_UPSTREAM_ANSWER_BYTES;
+    super(`the upstream's answer is larger than ${limit} bytes`, {}, { limit });
   }
 }
 
@@ -64,11 +72,12 @@ export class UpstreamAnswerTooLargeError extends UpstreamError {
  * the client as a complete answer.
  */
 export class UpstreamAnswerCutOffError extends UpstreamError {
-  readonly code: ErrorCode = 'model_call_failed';
+  static override readonly code: ErrorCode = 'upstream_answer_cut_off';
+  override readonly code: ErrorCode = 'upstream_answer_cut_off';
 
   /** `detail`: what was missing, in the proxy's own words (never the upstream's text). */
   constructor(detail: string) {
-    super(`ctxkit proxy: the upstream's answer was cut off (${detail})`);
+    super(`ctxkit proxy: the upstream's answer was cut off (${detail})`, {}, { detail });
   }
 }
 
@@ -85,7 +94,7 @@ export async function readUpstreamText(response: Response, signal?: AbortSignal)
       next = await reader.read();
     } catch (error) {
       // One the fetch raised itself (the upstream went silent) says what happened already.
-      if (signal?.aborted || error instanceof UpstreamError) throw error;
+      if (signal?.aborted || UpstreamError.isInstance(error)) throw error;
       throw new UpstreamError(`the upstream broke off its answer${codeOf(error)}`, { cause: error });
     }
     if (next.done) break;
@@ -101,6 +110,8 @@ export async function readUpstreamText(response: Response, signal?: AbortSignal)
 
 /** The upstream could not be reached (refused, reset, DNS): the client gets a 502 saying so. */
 export class UpstreamUnreachableError extends UpstreamError {
+  static override readonly code: ErrorCode = 'upstream_unreachable';
+  override readonly code: ErrorCode = 'upstream_unreachable';
   constructor(url: string, cause: unknown) {
     super(`ctxkit proxy: the upstream ${new URL(url).origin} could not be reached${codeOf(cause)}`, {
       cause,

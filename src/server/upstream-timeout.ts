@@ -5,7 +5,7 @@
  * `UpstreamTimeoutError`: a 504 in the client's format before any byte reached it, an error event in its
  * stream after.
  */
-import { type ErrorCode, InvalidInputError } from '../core/errors/index.ts';
+import { type CtxkitErrorOptions, type ErrorCode, InvalidInputError } from '../core/errors/index.ts';
 import { MAX_TIMER_MS } from '../providers/model-call-guard.ts';
 import { UpstreamError } from './upstream-http.ts';
 
@@ -14,14 +14,16 @@ const FETCH_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TI
 
 /** The upstream sent nothing for longer than the proxy waits. */
 export class UpstreamTimeoutError extends UpstreamError {
-  readonly code: ErrorCode = 'model_timeout';
+  static override readonly code: ErrorCode = 'upstream_timeout';
+  override readonly code: ErrorCode = 'upstream_timeout';
   /** How long it waited, in milliseconds. */
   readonly waitedMs: number;
 
-  constructor(waitedMs: number, answering: boolean, options?: ErrorOptions) {
+  constructor(waitedMs: number, answering: boolean, options?: CtxkitErrorOptions) {
     super(
       `ctxkit proxy: the upstream sent nothing for ${formatSeconds(waitedMs)} ${answering ? 'in the middle of its answer' : 'after the request'} (--upstream-timeout)`,
       options,
+      { waitedMs, answering },
     );
     this.waitedMs = waitedMs;
   }
@@ -31,7 +33,7 @@ export class UpstreamTimeoutError extends UpstreamError {
 export function upstreamTimeoutIn(error: unknown): UpstreamTimeoutError | undefined {
   const seen = new Set<unknown>();
   for (let current = error; current !== undefined && !seen.has(current); current = causeOf(current)) {
-    if (current instanceof UpstreamTimeoutError) return current;
+    if (UpstreamTimeoutError.isInstance(current)) return current;
     seen.add(current);
   }
   return undefined;

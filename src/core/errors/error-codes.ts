@@ -58,6 +58,21 @@ export const ERROR_CODES = [
   'skill_not_found',
   'invalid_skill_path',
   'skill_file_not_found',
+  // The proxy: what a client sent, and what the upstream answered (each answered over HTTP, never thrown
+  // to a caller).
+  'invalid_session_request',
+  'invalid_request_body',
+  'request_body_too_large',
+  'rest_request_refused',
+  'dashboard_request_refused',
+  'sse_event_too_large',
+  'upstream_failed',
+  'upstream_unreachable',
+  'upstream_timeout',
+  'upstream_answer_too_large',
+  'upstream_answer_cut_off',
+  // The agent's workspace tools (answered to the model as a result).
+  'workspace_tool_refused',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -79,7 +79,7 @@ export function createRestRoutes(deps: RestDeps): Hono {
     try {
       text = await readBoundedText(c.req.raw, maxBodyBytes);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) throw new RestError(413, error.message);
+      if (BodyTooLargeError.isInstance(error)) throw new RestError(413, error.message);
       throw error;
     }
     let body: unknown = {};

@@ -3,6 +3,7 @@
  * Messages): read a client's request into ctxkit's terms, write the prepared view back into the client's
  * own body, read an answer, and relay a stream. One implementation per format; the proxy's flow is shared.
  */
+import { CtxkitError, type ErrorCode } from '../../core/errors/index.ts';
 import type { Message, MessageInput, ToolCallPart, ToolResultPart } from '../../core/message.ts';
 import type { ToolDefinition } from '../../core/tool-definition.ts';
 import type { SseEvent } from '../sse.ts';
@@ -42,10 +43,11 @@ export interface WireRequest {
 }
 
 /** A bad request body: `field` is the path of what is wrong, as the client wrote it (`messages[2].role`). */
-export class WireRequestError extends Error {
+export class WireRequestError extends CtxkitError {
+  static override readonly code: ErrorCode = 'invalid_request_body';
   readonly field: string | undefined;
   constructor(message: string, field?: string) {
-    super(field ? `${field}: ${message}` : message);
+    super('invalid_request_body', field ? `${field}: ${message}` : message, { field, reason: message });
     this.field = field;
   }
 }
