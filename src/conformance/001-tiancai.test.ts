@@ -29,7 +29,7 @@ import { withStreamFromComplete } from '../providers/stream-events-of-response.t
 import { createModelSummarizer } from '../summarize/model-summarizer.ts';
 import { assistant, callsTo, result, user } from '../testing/build-messages.ts';
 import { LONG_SESSION, loadCorpusSession } from '../testing/corpus.ts';
-import { asInput } from '../testing/replay-session.ts';
+import { asInput, replaySession } from '../testing/replay-session.ts';
 import {
   allText,
   callIds,
@@ -737,6 +737,26 @@ describe('tiancai: automatic and recovery compaction paths', () => {
     expect((await manager.history('s')).edits.some((edit) => edit.type === 'summarize')).toBe(true);
     await manager.prepare('s', FORTY);
     expect((await manager.recover('s', overflowError())).retry).toBe(false);
+  });
+
+  it('compaction comes before any drop: pi-mono (979 messages) at 128k with a reply reserve of ReserveTokens is summarized, never cut to fit', async () => {
+    // The limit window − ReserveTokens is then exactly the largest request that fits; chars / 4 undercounts
+    // this session, so the request as counted stops fitting before the seed's estimate reaches the limit.
+    // tiancai would send it, meet the overflow and compact: ctxkit compacts before sending.
+    const manager = seedManager(TIANCAI);
+    const layers: string[] = [];
+    manager.on((event) => {
+      if (event.type === 'compaction-finished') layers.push(event.layer);
+    });
+    const { messages } = loadCorpusSession(LONG_SESSION);
+    await replaySession(manager, 's', messages, {
+      contextWindow: 128_000,
+      maxOutputTokens: TIANCAI_RESERVE_TOKENS,
+    });
+    expect(layers.filter((layer) => layer === 'summarize').length).toBeGreaterThanOrEqual(2);
+    expect(layers.filter((layer) => layer === 'drop' || layer === 'snip')).toEqual([]);
+    const { edits } = await manager.history('s');
+    expect(edits.filter((edit) => edit.type === 'summarize').length).toBeGreaterThanOrEqual(2);
   });
 
   it('"Both paths emit compaction start/end events with before/after counts and optional error."', async () => {

@@ -239,25 +239,29 @@ export type EscalationStep =
 
 /** The proactive path's steps for this policy, cheapest that can work first. */
 export function escalationSteps(policy: Policy, window: DecisionWindow): EscalationStep[] {
-  const { budget, summarize, compressText, toolOutput } = policy;
+  const { budget, summarize, compressText, toolOutput, emergency } = policy;
   const steps: EscalationStep[] = [];
-  // Products without the check (cowagent, tiancai, deepagents, digitorn) go straight to the steps that need no model.
+  const compact: EscalationStep = {
+    kind: 'compact',
+    plan: {
+      trigger: 'token_budget',
+      strategy: summarize.strategy,
+      layer: summarize.strategy === 'drop' ? 'drop' : 'summarize',
+      reason: 'token_budget',
+      keep: keepRule(policy, window),
+    },
+  };
   if (budget.proactiveCheck) {
-    steps.push(
-      budget.proactiveAction === 'emergency'
-        ? { kind: 'emergency' }
-        : {
-            kind: 'compact',
-            plan: {
-              trigger: 'token_budget',
-              strategy: summarize.strategy,
-              layer: summarize.strategy === 'drop' ? 'drop' : 'summarize',
-              reason: 'token_budget',
-              keep: keepRule(policy, window),
-            },
-          },
-    );
+    steps.push(budget.proactiveAction === 'emergency' ? { kind: 'emergency' } : compact);
+  } else if (emergency.enabled && emergency.sequence[0] === 'compact') {
+    // A product without the check sends the request and meets the overflow; when its answer to that is a
+    // compaction (tiancai: "On IsContextLengthExceeded error, compacts and retries once"), ctxkit, which
+    // does not send a request it knows cannot fit, gives the same answer before sending. Dropping turns
+    // first would put the last resort before the summary the seed runs.
+    steps.push(compact);
   }
+  // The other products without the check (cowagent, deepagents, digitorn) go straight to the steps that
+  // need no model, as their own overflow answers do.
   if (compressText.enabled) steps.push({ kind: 'compress-text' });
   steps.push({ kind: 'fit-turns' });
   // digitorn's oversized messages: first clip anything over its share of the budget (25 %), then halve.

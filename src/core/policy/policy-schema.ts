@@ -35,7 +35,9 @@ export const BudgetSchema = z.strictObject({
   /**
    * Check the full budget formula before every call and compact rather than send a request that cannot
    * fit (picoclaw). Off reproduces products without the check, but ctxkit still never sends a request that
-   * cannot fit: it then goes straight to the steps that need no model (drop to fit, snip).
+   * cannot fit: it answers as the product answers the overflow it would have met, a compaction first when
+   * its emergency sequence starts with one (tiancai), else straight to the steps that need no model (drop
+   * to fit, snip).
    */
   proactiveCheck: z.boolean(),
   /** What the proactive check does first: `compact` (the summarize layer) or `emergency` (the emergency sequence: picoclaw's forceCompression). */

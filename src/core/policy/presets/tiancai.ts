@@ -5,7 +5,9 @@ import { definePreset } from './define-preset.ts';
  * tiancai (tiancai, pkg/compact + pkg/agent): tool output normalized on arrival (caps, spill past
  * 200 Ki runes), old tool results archived behind a digest past 10 visible, and session compaction
  * into a user message when tokens reach window − reserve (else MaxTokens, else MaxMessages), keeping
- * the newest 20k tokens (or 5 messages); overflow: compact and retry once.
+ * the newest 20k tokens (or 5 messages); overflow: compact and retry once. A request that would not
+ * fit (the final guard's count) is compacted before it is sent, as that overflow would have been: turns
+ * are dropped only when the summary is not enough.
  * It has no terminal rendering, no truncation of old results, no clearing and no turn trimming.
  */
 
