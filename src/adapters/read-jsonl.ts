@@ -1,7 +1,7 @@
 /** Splits JSONL text into parsed values with their 1-based line numbers. Blank lines are skipped. */
 
-import { escapeForTerminal } from '../cli/escape-for-terminal.ts';
 import { InvalidInputError } from '../core/errors/index.ts';
+import { escapeForTerminal } from '../core/escape-for-terminal.ts';
 import type { SourceItem } from './source-item.ts';
 
 export function readJsonl(text: string, file?: string): SourceItem[] {

@@ -1,9 +1,9 @@
+import { escapeForTerminal as safe, stringifyForTerminal } from '../core/escape-for-terminal.ts';
 import { effectiveHookLines } from '../core/policy/config/format-effective-hooks.ts';
 import { policySourceRows } from '../core/policy/config/format-policy-sources.ts';
 import { effectiveHooks, type HookWindow } from '../core/policy/effective-hooks.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import { resolveContextWindow } from '../providers/resolve-context-window.ts';
-import { escapeForTerminal as safe, stringifyForTerminal } from './escape-for-terminal.ts';
 import { loadConfigFromFlags, type PolicyFlags, sourceAsTyped, WINDOW_ZERO_MEANS } from './policy-flags.ts';
 
 export interface ConfigFlags extends PolicyFlags {

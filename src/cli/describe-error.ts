@@ -1,5 +1,5 @@
 import { CtxkitError } from '../core/errors/index.ts';
-import { quoted } from './escape-for-terminal.ts';
+import { quoted } from '../core/escape-for-terminal.ts';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR } from './exit-codes.ts';
 
 /** What the CLI prints for an error, and the status it exits with. */

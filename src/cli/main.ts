@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import pc from 'picocolors';
+import { escapeForTerminal } from '../core/escape-for-terminal.ts';
 import { describeError } from './describe-error.ts';
-import { escapeForTerminal } from './escape-for-terminal.ts';
 import { EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_INTERNAL_ERROR, EXIT_OK } from './exit-codes.ts';
 import { MAX_OUTPUT_ZERO_MEANS, WINDOW_ZERO_MEANS } from './policy-flags.ts';
 

@@ -1,5 +1,5 @@
 import { FlagError } from '../core/errors/index.ts';
-import { quoted } from './escape-for-terminal.ts';
+import { quoted } from '../core/escape-for-terminal.ts';
 
 export interface CountFlagOptions {
   /** What is counted, for the message: `tokens`, `days`. */

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { FlagError, InvalidConfigError, InvalidPolicyError } from '../core/errors/index.ts';
+import { quoted } from '../core/escape-for-terminal.ts';
 import { coerceTextValue } from '../core/policy/config/coerce-text-value.ts';
 import { FLAG_AGENT, FLAG_ALIASES, FLAG_PRESET } from '../core/policy/config/flag-overrides.ts';
 import { didYouMean, nearestNames } from '../core/policy/nearest-name.ts';
@@ -12,7 +13,6 @@ import {
 import { leafKind, leafPaths, parsePath, schemaAt } from '../core/policy/policy-paths.ts';
 import { isPresetName, PRESET_NAMES } from '../core/policy/presets/index.ts';
 import { translateSeedNames } from '../core/policy/translate-seed-names.ts';
-import { quoted } from './escape-for-terminal.ts';
 import { type LoadConfigOptions, type LoadedConfig, loadConfig } from './load-config.ts';
 import { parseCountFlag } from './parse-count-flag.ts';
 

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
+import { escapeForTerminal as safe } from '../core/escape-for-terminal.ts';
 import { openEmbeddedStores } from '../store/open-embedded-stores.ts';
 import { sweepIdleSessions } from '../store/retention.ts';
 import { DEFAULT_DATA_DIR, sqliteSessionStorePath } from '../store/sqlite-session-store.ts';
-import { escapeForTerminal as safe } from './escape-for-terminal.ts';
 import { parseCountFlag } from './parse-count-flag.ts';
 import { loadConfigFromFlags, type PolicyFlags } from './policy-flags.ts';
 

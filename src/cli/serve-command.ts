@@ -11,6 +11,7 @@ import pino, { type Logger } from 'pino';
 import postgres from 'postgres';
 import { parseCountFlag } from '../cli/parse-count-flag.ts';
 import { FlagError } from '../core/errors/index.ts';
+import { escapeForTerminal, escapeJsonForTerminal } from '../core/escape-for-terminal.ts';
 import { type ContextManager, createContextManager } from '../engine/context-manager.ts';
 import { compactionLogger } from '../server/compaction-log.ts';
 import type { ConversationIndex } from '../server/conversation/conversation-index.ts';
@@ -39,7 +40,6 @@ import type { RetentionSchedule, RetentionScheduleOptions } from '../store/reten
 import type { SessionStore } from '../store/session-store.ts';
 import { DEFAULT_DATA_DIR, DEFAULT_SQLITE_FILE } from '../store/sqlite-session-store.ts';
 import type { TraceStore } from '../store/trace-store.ts';
-import { escapeForTerminal, escapeJsonForTerminal } from './escape-for-terminal.ts';
 import { loadConfigFromFlags, type PolicyFlags } from './policy-flags.ts';
 
 export interface ServeFlags extends PolicyFlags {

@@ -4,7 +4,7 @@
  */
 import { createInterface } from 'node:readline';
 import type { ConfirmRequest } from '../../agent/agent-tool.ts';
-import { escapeForTerminal } from '../escape-for-terminal.ts';
+import { escapeForTerminal } from '../../core/escape-for-terminal.ts';
 import type { ChatIo } from './chat-io.ts';
 import type { ChatOutput, ChatSession } from './chat-session.ts';
 

@@ -6,12 +6,12 @@
 import type { AgentEvent } from '../../agent/agent-events.ts';
 import type { AgentTool, ConfirmRequest } from '../../agent/agent-tool.ts';
 import { type AgentConfig, runTurn } from '../../agent/run-turn.ts';
+import { escapeForTerminal } from '../../core/escape-for-terminal.ts';
 import type { ContextEvent } from '../../core/events.ts';
 import type { Policy } from '../../core/policy/policy-schema.ts';
 import type { SkillSource } from '../../core/skills/skill-source.ts';
 import { type ContextManager, createContextManager } from '../../engine/context-manager.ts';
 import type { EmbeddedStores } from '../../store/open-embedded-stores.ts';
-import { escapeForTerminal } from '../escape-for-terminal.ts';
 import { saveChatSettings, settingTargets, withSetting } from './chat-settings.ts';
 import type { ModelConnection } from './connect-model.ts';
 import { contextEventLine, renderContext, statusLine, toolCallLine, toolResultLine } from './render-chat.ts';

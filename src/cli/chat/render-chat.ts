@@ -5,10 +5,10 @@
  */
 import pc from 'picocolors';
 import type { ContextLevelThresholds } from '../../core/budget/context-level.ts';
+import { escapeForTerminal } from '../../core/escape-for-terminal.ts';
 import type { ContextEvent } from '../../core/events.ts';
 import type { SessionStats } from '../../engine/session-stats.ts';
 import { colourByLevel } from '../context-colour.ts';
-import { escapeForTerminal } from '../escape-for-terminal.ts';
 
 /** Characters of a tool call's arguments or a result's first line shown on its one line. */
 export const TOOL_LINE_CHARS = 100;

@@ -1,10 +1,10 @@
 import { loadTranscripts } from '../../adapters/load-transcript.ts';
 import { NoSessionsError } from '../../core/errors/index.ts';
+import { escapeForTerminal, stringifyForTerminal } from '../../core/escape-for-terminal.ts';
 import { createExactCounter } from '../../core/tokens/exact-counter.ts';
 import { createHeuristicCounter } from '../../core/tokens/heuristic-counter.ts';
 import { findModelProfile } from '../../providers/model-profiles.ts';
 import { resolveContextWindow } from '../../providers/resolve-context-window.ts';
-import { escapeForTerminal, stringifyForTerminal } from '../escape-for-terminal.ts';
 import { loadConfigFromFlags, type PolicyFlags } from '../policy-flags.ts';
 import { createProgress } from '../progress.ts';
 import { inspectTranscript, type TranscriptReport } from './inspect-transcript.ts';

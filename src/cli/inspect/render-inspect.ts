@@ -1,5 +1,5 @@
 import pc from 'picocolors';
-import { escapeForTerminal as safe } from '../escape-for-terminal.ts';
+import { escapeForTerminal as safe } from '../../core/escape-for-terminal.ts';
 import type { TokenFigures, TranscriptReport } from './inspect-transcript.ts';
 
 const number = (value: number) => value.toLocaleString('en-US');

@@ -1,5 +1,5 @@
+import { escapeForTerminal as safe } from '../../core/escape-for-terminal.ts';
 import type { SessionReplay } from '../../replay/replay-types.ts';
-import { escapeForTerminal as safe } from '../escape-for-terminal.ts';
 
 /**
  * `ctxkit replay --check`: the two figures that must be 0, call by call. A call overflows when the

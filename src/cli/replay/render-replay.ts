@@ -1,10 +1,10 @@
 import pc from 'picocolors';
 import type { ContextLevelThresholds } from '../../core/budget/context-level.ts';
+import { escapeForTerminal as safe } from '../../core/escape-for-terminal.ts';
 import { percentile } from '../../replay/percentile.ts';
 import type { CachePricing, RetentionSummary, SessionReplay } from '../../replay/replay-types.ts';
 import { addRetention, FACT_KINDS } from '../../replay/summarize-retention.ts';
 import { colourByLevel, type LevelColors } from '../context-colour.ts';
-import { escapeForTerminal as safe } from '../escape-for-terminal.ts';
 import { distinctShortNames, renderTable, shorten } from './render-table.ts';
 
 /** Session names in the sessions table are cut to this many characters. */

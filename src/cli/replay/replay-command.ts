@@ -1,5 +1,6 @@
 import pc from 'picocolors';
 import { ReplayInputError } from '../../core/errors/index.ts';
+import { escapeForTerminal as safe, stringifyForTerminal } from '../../core/escape-for-terminal.ts';
 import type { ContextEvent } from '../../core/events.ts';
 import type { DisplayPolicy } from '../../core/policy/policy-schema.ts';
 import { computeReplayMetrics } from '../../replay/compute-replay-metrics.ts';
@@ -8,7 +9,6 @@ import type { CachePricing, SessionReplay } from '../../replay/replay-types.ts';
 import { replayWithCtxkit, warmUpReplay } from '../../replay/replay-with-ctxkit.ts';
 import { writeReplayReport } from '../../replay/report/write-report.ts';
 import { type EmbeddedStores, openEmbeddedStores } from '../../store/open-embedded-stores.ts';
-import { escapeForTerminal as safe, stringifyForTerminal } from '../escape-for-terminal.ts';
 import { EXIT_CHECK_FAILED, EXIT_OK } from '../exit-codes.ts';
 import { createProgress } from '../progress.ts';
 import { findCheckFailures, renderCheckFailures } from './check-replays.ts';
