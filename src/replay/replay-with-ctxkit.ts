@@ -8,7 +8,7 @@ import { projectView } from '../core/view/project-view.ts';
 import type { PrepareRequest } from '../engine/call-context.ts';
 import { type ContextManagerOptions, createContextManager } from '../engine/context-manager.ts';
 import type { Summarizer } from '../summarize/summarizer.ts';
-import { appendThenAfterTurn } from '../testing/replay-session.ts';
+import { appendThenAfterTurn } from './append-then-after-turn.ts';
 import { countingSummarizer } from './counting-summarizer.ts';
 import { collectPointers, requestText } from './locate-facts.ts';
 import type { FinalMemory, ReplayedRequest, ReplayThresholds } from './replay-types.ts';
