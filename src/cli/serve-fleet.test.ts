@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestDatabase, usePostgresTestDatabases } from '../store/postgres-test-databases.ts';
+import { type TestDatabase, usePostgresTestDatabases } from '../store/testing/postgres-test-databases.ts';
 import { type FakeProviderServer, startFakeProviderServer } from '../testing/fake-provider-server.ts';
 import { openAIReply } from '../testing/fake-provider-server-replies.ts';
 import { type ServeProcess, startServeProcess } from './testing/serve-process.ts';

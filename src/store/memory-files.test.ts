@@ -13,8 +13,8 @@ import { describeMemoryFilesConformance } from './memory-files.conformance.ts';
 import { createFileMemorySink, parseDailyMemoryFile } from './memory-files.ts';
 import { parseMemoryQuery, toFts5Query } from './memory-query.ts';
 import { createPostgresMemoryIndex } from './postgres-memory-index.ts';
-import { usePostgresTestDatabases } from './postgres-test-databases.ts';
 import { createSqliteMemoryIndex } from './sqlite-memory-index.ts';
+import { usePostgresTestDatabases } from './testing/postgres-test-databases.ts';
 
 describeMemoryFilesConformance('SQLite FTS5', async () => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ctxkit-memory-db-'));

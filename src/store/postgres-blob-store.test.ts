@@ -9,7 +9,7 @@ import { MAX_SESSION_ID_LENGTH } from '../core/session-id.ts';
 import { describeBlobStoreConformance } from './blob-store.conformance.ts';
 import { MAX_BLOB_ID_LENGTH } from './blob-store-ids.ts';
 import { BLOBS_TABLE, createPostgresBlobStore } from './postgres-blob-store.ts';
-import { usePostgresTestDatabases } from './postgres-test-databases.ts';
+import { usePostgresTestDatabases } from './testing/postgres-test-databases.ts';
 
 const databases = usePostgresTestDatabases();
 

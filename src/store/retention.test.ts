@@ -8,13 +8,13 @@ import { createFsBlobStore } from './fs-blob-store.ts';
 import { createFileMemorySink } from './memory-files.ts';
 import { createMemorySessionStore } from './memory-session-store.ts';
 import { createPostgresSessionStore } from './postgres-session-store.ts';
-import { usePostgresTestDatabases } from './postgres-test-databases.ts';
 import { createPostgresTraceStore } from './postgres-trace-store.ts';
 import { DAY_MS, DEFAULT_RETENTION_MAX_IDLE_DAYS, sweepIdleSessions } from './retention.ts';
 import type { SessionStore } from './session-store.ts';
 import { createSqliteMemoryIndex } from './sqlite-memory-index.ts';
 import { createSqliteSessionStore } from './sqlite-session-store.ts';
 import { createSqliteTraceStore } from './sqlite-trace-store.ts';
+import { usePostgresTestDatabases } from './testing/postgres-test-databases.ts';
 import { createMemoryTraceStore, type TraceStore } from './trace-store.ts';
 
 const NOW = Date.UTC(2025, 6, 1, 12, 0, 0);

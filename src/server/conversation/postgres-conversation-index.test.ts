@@ -5,7 +5,7 @@
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { SchemaTooNewError } from '../../core/errors/index.ts';
-import { usePostgresTestDatabases } from '../../store/postgres-test-databases.ts';
+import { usePostgresTestDatabases } from '../../store/testing/postgres-test-databases.ts';
 import { conversationIndexConformance } from './conversation-index.conformance.ts';
 import { type ConversationMatch, conversationHashes } from './conversation-index.ts';
 import {

@@ -4,7 +4,7 @@
  */
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
-import { usePostgresTestDatabases } from '../../store/postgres-test-databases.ts';
+import { usePostgresTestDatabases } from '../../store/testing/postgres-test-databases.ts';
 import { createPostgresSessionLocks, SESSION_LOCK_CLASS } from './postgres-session-locks.ts';
 import { describeSessionLocksConformance } from './session-locks.conformance.ts';
 

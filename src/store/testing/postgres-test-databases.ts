@@ -1,12 +1,12 @@
 /**
  * Test support: one embedded PostgreSQL per test file (`startTestPostgres` from
- * `testing/session-store-postgres-server.ts`, or the server `CTXKIT_TEST_POSTGRES_URL` names), and a
+ * `session-store-postgres-server.ts`, or the server `CTXKIT_TEST_POSTGRES_URL` names), and a
  * fresh database per test, so suites never see each other's tables.
  */
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll } from 'vitest';
-import { startTestPostgres, type TestPostgres } from './testing/session-store-postgres-server.ts';
+import { startTestPostgres, type TestPostgres } from './session-store-postgres-server.ts';
 
 export interface TestDatabase {
   url: string;
