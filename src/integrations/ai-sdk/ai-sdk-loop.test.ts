@@ -6,9 +6,9 @@
 import { jsonSchema, tool } from 'ai';
 import { describe, expect, it, vi } from 'vitest';
 import type { Message } from '../../core/message.ts';
-import { AI_SDK_MAJORS, type AiSdkMajor, type WrappedModel } from './ai-sdk-majors.ts';
 import { ctxkitMiddleware } from './ai-sdk-middleware.ts';
-import { generated, streamed, testManager, toolCall, usage } from './ai-sdk-testing.ts';
+import { AI_SDK_MAJORS, type AiSdkMajor, type WrappedModel } from './testing/ai-sdk-majors.ts';
+import { generated, streamed, testManager, toolCall, usage } from './testing/ai-sdk-testing.ts';
 
 const tools = {
   read_file: tool({

@@ -9,9 +9,10 @@ import { InvalidInputError, InvalidSessionIdError } from '../../core/errors/inde
 import type { ContextEvent } from '../../core/events.ts';
 import { createExactCounter } from '../../core/tokens/exact-counter.ts';
 import type { PrepareResult } from '../../engine/context-manager.ts';
-import { AI_SDK_MAJORS, type MockModelOptions } from './ai-sdk-majors.ts';
 import { ctxkitMiddleware } from './ai-sdk-middleware.ts';
 import type { AiSdkCallOptions, AiSdkPrompt, AiSdkStreamPart } from './ai-sdk-spec.ts';
+import { ctxkitTools } from './ai-sdk-tools.ts';
+import { AI_SDK_MAJORS, type MockModelOptions } from './testing/ai-sdk-majors.ts';
 import {
   generated,
   openAIOverflowError,
@@ -22,8 +23,7 @@ import {
   testManager,
   toolCall,
   usage,
-} from './ai-sdk-testing.ts';
-import { ctxkitTools } from './ai-sdk-tools.ts';
+} from './testing/ai-sdk-testing.ts';
 
 const o200k = createExactCounter('o200k');
 const promptTokens = (prompt: AiSdkPrompt) =>

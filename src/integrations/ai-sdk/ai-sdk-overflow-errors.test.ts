@@ -2,7 +2,7 @@ import { APICallError as APICallError4 } from '@ai-sdk/provider';
 import { APICallError as APICallError3 } from '@ai-sdk/provider-v3';
 import { describe, expect, it } from 'vitest';
 import { isContextOverflow } from '../../providers/is-context-overflow.ts';
-import { openAIOverflowError, openAIRateLimitError } from './ai-sdk-testing.ts';
+import { openAIOverflowError, openAIRateLimitError } from './testing/ai-sdk-testing.ts';
 
 describe.each([
   { provider: '@ai-sdk/provider 4 (AI SDK 7)', APICallError: APICallError4 },

@@ -2,12 +2,12 @@ import type { LanguageModelV4Content } from '@ai-sdk/provider';
 import { jsonSchema, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { contentId } from '../../core/stable-id.ts';
-import { AI_SDK_MAJORS, type AiSdkMajor } from './ai-sdk-majors.ts';
 import { ctxkitMiddleware } from './ai-sdk-middleware.ts';
 import { fromAiSdkPrompt } from './ai-sdk-prompt.ts';
 import { fromAiSdkResponse, usageFromAiSdk } from './ai-sdk-response.ts';
 import type { AiSdkSpecificationVersion } from './ai-sdk-spec.ts';
-import { generated, streamed, testManager, toolCall, usage } from './ai-sdk-testing.ts';
+import { AI_SDK_MAJORS, type AiSdkMajor } from './testing/ai-sdk-majors.ts';
+import { generated, streamed, testManager, toolCall, usage } from './testing/ai-sdk-testing.ts';
 
 describe('usageFromAiSdk', () => {
   it('maps totals, cache reads and writes, and reasoning', () => {

@@ -20,8 +20,8 @@ import type {
   AiSdkV4Prompt,
   ProviderOptions,
 } from './ai-sdk-spec.ts';
-import { testManager } from './ai-sdk-testing.ts';
 import { toAiSdkPrompt } from './ai-sdk-write-prompt.ts';
+import { testManager } from './testing/ai-sdk-testing.ts';
 
 const asJson = (value: unknown): unknown =>
   JSON.parse(

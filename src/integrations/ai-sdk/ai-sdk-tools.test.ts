@@ -1,8 +1,8 @@
 import type { ToolExecutionOptions } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { readOffloadedTool } from '../../agent/read-offloaded-tool.ts';
-import { testManager } from './ai-sdk-testing.ts';
 import { ctxkitTools } from './ai-sdk-tools.ts';
+import { testManager } from './testing/ai-sdk-testing.ts';
 
 const LOG = Array.from({ length: 4000 }, (_, i) => `line ${i}: ${'payload '.repeat(8)}`).join('\n');
 const execution: ToolExecutionOptions<unknown> = { toolCallId: 'r1', messages: [], context: undefined };

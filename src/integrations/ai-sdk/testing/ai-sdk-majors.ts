@@ -22,8 +22,8 @@ import * as ai7 from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import * as ai6 from 'ai-v6';
 import { MockLanguageModelV3 } from 'ai-v6/test';
-import type { CtxkitMiddleware } from './ai-sdk-middleware.ts';
-import type { AiSdkCallOptions, AiSdkSpecificationVersion, AiSdkStreamPart } from './ai-sdk-spec.ts';
+import type { CtxkitMiddleware } from '../ai-sdk-middleware.ts';
+import type { AiSdkCallOptions, AiSdkSpecificationVersion, AiSdkStreamPart } from '../ai-sdk-spec.ts';
 
 export interface MockModelOptions {
   modelId?: string;

@@ -11,9 +11,9 @@ import type {
 } from '@ai-sdk/provider';
 import { APICallError } from '@ai-sdk/provider';
 import { simulateReadableStream } from 'ai';
-import { type Policy, PRESETS } from '../../core/policy/index.ts';
-import { type ContextManagerOptions, createContextManager } from '../../engine/context-manager.ts';
-import type { AiSdkPrompt } from './ai-sdk-spec.ts';
+import { type Policy, PRESETS } from '../../../core/policy/index.ts';
+import { type ContextManagerOptions, createContextManager } from '../../../engine/context-manager.ts';
+import type { AiSdkPrompt } from '../ai-sdk-spec.ts';
 
 export const testClock = (): (() => number) => {
   let now = 1_700_000_000_000;
