@@ -5,6 +5,7 @@
  */
 
 import type { z } from 'zod';
+import { CtxkitError, type ErrorCode } from '../../core/errors/index.ts';
 import type { AgentToolResult } from '../agent-tool.ts';
 import { argsObject, clip } from '../page-text.ts';
 
@@ -31,13 +32,16 @@ export interface WorkspaceToolResult extends AgentToolResult {
   code?: WorkspaceErrorCode;
 }
 
-/** A refusal raised deep inside a tool (path confinement, a file that is not text), answered as a result. */
-export class WorkspaceToolError extends Error {
-  readonly code: WorkspaceErrorCode;
-  constructor(code: WorkspaceErrorCode, message: string) {
-    super(message);
-    this.name = 'WorkspaceToolError';
-    this.code = code;
+/**
+ * A refusal raised deep inside a tool (path confinement, a file that is not text), answered as a result.
+ * `resultCode` is the code the result carries (`WorkspaceToolResult.code`).
+ */
+export class WorkspaceToolError extends CtxkitError {
+  static override readonly code: ErrorCode = 'workspace_tool_refused';
+  readonly resultCode: WorkspaceErrorCode;
+  constructor(resultCode: WorkspaceErrorCode, message: string) {
+    super('workspace_tool_refused', message, { resultCode });
+    this.resultCode = resultCode;
   }
 }
 
@@ -54,7 +58,7 @@ export async function answering(body: () => Promise<WorkspaceToolResult>): Promi
   try {
     return await body();
   } catch (error) {
-    if (error instanceof WorkspaceToolError) return failure(error.code, error.message);
+    if (WorkspaceToolError.isInstance(error)) return failure(error.resultCode, error.message);
     const code = (error as { code?: unknown } | null)?.code;
     if (code === 'ENOENT') return failure('not_found', 'no such file or directory');
     if (code === 'EACCES' || code === 'EPERM') return failure('failed', 'permission denied');

@@ -65,7 +65,7 @@ describe('workspace path confinement', () => {
       '/etc/passwd',
     ]) {
       const error = await refusal(input);
-      expect(error.code).toBe('outside_workspace');
+      expect(error.resultCode).toBe('outside_workspace');
       expect(error.message).toContain('outside the workspace');
     }
   });
@@ -80,7 +80,7 @@ describe('workspace path confinement', () => {
       'escape/new/dir/f',
       'secret-link',
     ]) {
-      expect((await refusal(input)).code).toBe('outside_workspace');
+      expect((await refusal(input)).resultCode).toBe('outside_workspace');
     }
   });
 
@@ -99,7 +99,7 @@ describe('workspace path confinement', () => {
 
   it('refuses a dangling symbolic link (a write would go wherever it points)', async () => {
     fs.symlinkSync(path.join(outside, 'not-yet'), path.join(root, 'dangling'));
-    expect((await refusal('dangling')).code).toBe('invalid_path');
+    expect((await refusal('dangling')).resultCode).toBe('invalid_path');
   });
 
   it('works when the root itself is reached through a symbolic link', async () => {
@@ -108,17 +108,19 @@ describe('workspace path confinement', () => {
     const throughLink = createWorkspace(linked);
     expect(await throughLink.resolve(path.join(linked, 'src/a.ts'))).toMatchObject({ relative: 'src/a.ts' });
     expect(await throughLink.resolve(path.join(root, 'src/a.ts'))).toMatchObject({ relative: 'src/a.ts' });
-    await expect(throughLink.resolve('../outside')).rejects.toMatchObject({ code: 'outside_workspace' });
+    await expect(throughLink.resolve('../outside')).rejects.toMatchObject({
+      resultCode: 'outside_workspace',
+    });
   });
 
   it('refuses NUL bytes and overlong paths', async () => {
-    expect((await refusal('src/a.ts\0.png')).code).toBe('invalid_path');
-    expect((await refusal('a/'.repeat(3_000))).code).toBe('invalid_path');
+    expect((await refusal('src/a.ts\0.png')).resultCode).toBe('invalid_path');
+    expect((await refusal('a/'.repeat(3_000))).resultCode).toBe('invalid_path');
   });
 
   it('says so when the root does not exist', async () => {
     await expect(createWorkspace(path.join(root, 'missing')).resolve('a')).rejects.toMatchObject({
-      code: 'not_found',
+      resultCode: 'not_found',
     });
   });
 });

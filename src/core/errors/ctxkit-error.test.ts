@@ -15,7 +15,9 @@ import {
 /** Every error class the folder exports. */
 const errorClasses = Object.values(errors).filter(
   (value): value is typeof CtxkitError =>
-    typeof value === 'function' && (value === CtxkitError || value.prototype instanceof CtxkitError),
+    typeof value === 'function' &&
+    // biome-ignore lint/plugin/no-error-instanceof: a class's prototype chain, not an error caught.
+    (value === CtxkitError || value.prototype instanceof CtxkitError),
 );
 
 describe('CtxkitError.isInstance', () => {
@@ -48,6 +50,7 @@ describe('CtxkitError.isInstance', () => {
     const secondCopy = './index.ts?second-copy';
     const copy = (await import(/* @vite-ignore */ secondCopy)) as typeof errors;
     const fromCopy = new copy.SequenceConflictError('s', 'edits', 1, 2);
+    // biome-ignore lint/plugin/no-error-instanceof: what isInstance is for, shown.
     expect(fromCopy instanceof SequenceConflictError).toBe(false);
     expect(SequenceConflictError.isInstance(fromCopy)).toBe(true);
     expect(CtxkitError.isInstance(fromCopy)).toBe(true);

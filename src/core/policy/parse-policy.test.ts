@@ -6,7 +6,7 @@ function errorOf(run: () => unknown): InvalidPolicyError {
   try {
     run();
   } catch (error) {
-    if (error instanceof InvalidPolicyError) return error;
+    if (InvalidPolicyError.isInstance(error)) return error;
     throw error;
   }
   throw new Error('expected an InvalidPolicyError');

@@ -8,7 +8,7 @@ function errorOf(input: unknown, dialect: PolicyDialect = 'auto'): InvalidPolicy
   try {
     parsePolicy(input, { dialect });
   } catch (error) {
-    if (error instanceof InvalidPolicyError) return error;
+    if (InvalidPolicyError.isInstance(error)) return error;
     throw error;
   }
   throw new Error(`parsed: ${JSON.stringify(input)}`);

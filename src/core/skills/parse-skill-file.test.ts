@@ -15,7 +15,7 @@ function failure(content: string, where = WHERE): InvalidSkillError {
   try {
     parseSkillFile(content, where);
   } catch (error) {
-    if (error instanceof InvalidSkillError) return error;
+    if (InvalidSkillError.isInstance(error)) return error;
     throw error;
   }
   throw new Error('parsed without an error');

@@ -11,7 +11,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { ContextLevelThresholds } from '../../core/budget/context-level.ts';
-import { CtxkitError } from '../../core/errors/index.ts';
+import { CtxkitError, type ErrorCode } from '../../core/errors/index.ts';
 import type { ContextManager } from '../../engine/context-manager.ts';
 import { parseBlobRef } from '../../store/blob-store-ids.ts';
 import { identifyClient } from '../client-identity.ts';
@@ -41,12 +41,14 @@ export const MAX_PLAIN_TEXT_CHARS = 1_000_000;
 
 type ErrorStatus = 400 | 401 | 404 | 500 | 503;
 
-class RouteError extends Error {
-  constructor(
-    readonly status: ErrorStatus,
-    message: string,
-  ) {
-    super(message);
+/** A request a dashboard route refuses, with the status it answers. */
+class RouteError extends CtxkitError {
+  static override readonly code: ErrorCode = 'dashboard_request_refused';
+  readonly status: ErrorStatus;
+
+  constructor(status: ErrorStatus, message: string) {
+    super('dashboard_request_refused', message, { status });
+    this.status = status;
   }
 }
 
@@ -89,7 +91,7 @@ export function createDashboardRoutes(deps: DashboardDeps): Hono {
 
   const app = new Hono();
   app.onError((thrown, c) => {
-    if (thrown instanceof RouteError) return error(c, thrown.status, thrown.message);
+    if (RouteError.isInstance(thrown)) return error(c, thrown.status, thrown.message);
     const stale = staleOverrideRefusal(thrown);
     if (stale !== undefined) return c.json({ error: { message: stale } }, 409);
     const { name, message, stack } = thrown;

@@ -4,6 +4,7 @@
  */
 import {
   CtxkitError,
+  type ErrorCode,
   InvalidInputError,
   InvalidMessageError,
   InvalidPolicyError,
@@ -11,13 +12,16 @@ import {
 import { staleOverrideRefusal } from '../proxy-responses.ts';
 import type { RestIssue } from './rest-schemas.ts';
 
-export class RestError extends Error {
-  constructor(
-    readonly status: 400 | 401 | 404 | 409 | 413,
-    message: string,
-    readonly issues?: RestIssue[],
-  ) {
-    super(message);
+/** A request a route refuses itself, with the status it answers and the fields at fault. */
+export class RestError extends CtxkitError {
+  static override readonly code: ErrorCode = 'rest_request_refused';
+  readonly status: 400 | 401 | 404 | 409 | 413;
+  readonly issues: RestIssue[] | undefined;
+
+  constructor(status: 400 | 401 | 404 | 409 | 413, message: string, issues?: RestIssue[]) {
+    super('rest_request_refused', message, { status, issues });
+    this.status = status;
+    this.issues = issues;
   }
 }
 
@@ -31,13 +35,13 @@ export function errorBody(error: unknown): {
   const stale = staleOverrideRefusal(error);
   if (stale !== undefined)
     return { status: 409, body: { error: { message: stale, code: 'invalid_policy' } } };
-  if (error instanceof RestError)
+  if (RestError.isInstance(error))
     return {
       status: error.status,
       body: { error: { message: error.message, ...(error.issues && { issues: error.issues }) } },
     };
-  if (error instanceof InvalidMessageError) return fieldError(error, error.path);
-  if (error instanceof InvalidInputError) return fieldError(error, error.field ?? '');
+  if (InvalidMessageError.isInstance(error)) return fieldError(error, error.path);
+  if (InvalidInputError.isInstance(error)) return fieldError(error, error.field ?? '');
   if (InvalidPolicyError.isInstance(error))
     return {
       status: 400,
