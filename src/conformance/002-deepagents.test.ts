@@ -157,8 +157,8 @@ describe('deepagents: what enters the context', () => {
 
   it('"and tail-capped at 256 KB"', async () => {
     // The seed's estimate, chars/4 and nothing else. ctxkit's chars/4 never counts below the bytes' floor
-    // (token-floor.ts: 35,000 tokens for the text below), so with it this output is evicted, not capped:
-    // over 256 KB, no text is under the eviction threshold by that count.
+    // (token-floor.ts: 32,760 tokens for the capped text below), so with it this output is capped and then
+    // evicted as capped (next test): at 256 KB, no text is under the eviction threshold by that count.
     const seedEstimate: TokenCounter = {
       name: 'chars/4, as the seed counts',
       count: (text) => tokensForRunes(countRunes(text), 4),
@@ -180,6 +180,35 @@ describe('deepagents: what enters the context', () => {
     expect(utf8Bytes(body)).toBeGreaterThan(DEEPAGENTS_TAIL_CAP_BYTES - 1_024);
     expect(body.endsWith('\nEND OF RUN')).toBe(true);
     expect(notice).toMatch(/kept the end/);
+  });
+  it('"tail-capped at 256 KB" before "Any tool result over ~20k tokens is written to large_tool_results/<id>": the kernel caps its stream, eviction sees the capped result', async () => {
+    const manager = seedManager(DEEPAGENTS);
+    const steps = Array.from(
+      { length: 12_000 },
+      (_, i) => `step ${i}: loss=${(1 / (i + 1)).toFixed(8)} grad_norm=${(i % 97) / 10}`,
+    );
+    const output = `FIRST STEP OF THE RUN\n${steps.join('\n')}\nEND OF RUN`;
+    expect(utf8Bytes(output)).toBeGreaterThan(1.5 * DEEPAGENTS_TAIL_CAP_BYTES);
+    await manager.append('s', [user('train it'), callsTo(['run', 'julia', '{"code":"train(model)"}'])]);
+    const { events } = await manager.append('s', [result('run', output, { name: 'julia' })]);
+    const spilled = eventsOfType(events, 'tool-output-spilled');
+    expect(spilled).toHaveLength(1);
+    const ref = spilled[0]?.blobRef ?? '';
+    expect(ref).toMatch(/^large_tool_results\//);
+    // What was evicted is the capped stream: its end, at most 256 KB, and the notice saying so.
+    const stored = await manager.readOffloaded('s', ref);
+    const [body = '', notice = ''] = stored.split(/\n(?=\[output truncated)/);
+    expect(utf8Bytes(body)).toBeLessThanOrEqual(DEEPAGENTS_TAIL_CAP_BYTES);
+    expect(utf8Bytes(body)).toBeGreaterThan(DEEPAGENTS_TAIL_CAP_BYTES - 1_024);
+    expect(body.endsWith('\nEND OF RUN')).toBe(true);
+    expect(stored).not.toContain('FIRST STEP OF THE RUN');
+    expect(notice).toMatch(/kept the end/);
+    // The stub previews the capped result, and the log keeps the stream as it came.
+    const stub = resultContents((await manager.prepare('s')).messages).at(-1) ?? '';
+    expect(stub).toContain(ref);
+    expect(stub).toContain('END OF RUN');
+    expect(stub).not.toContain('FIRST STEP OF THE RUN');
+    expect((await manager.history('s')).log.at(-1)?.parts[0]).toMatchObject({ content: output });
   });
 });
 

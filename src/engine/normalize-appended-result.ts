@@ -48,6 +48,7 @@ export function normalizeOptionsFrom(policy: Policy): Partial<NormalizeToolOutpu
     largeOutputThreshold: cap(toolOutput.spillThresholdChars),
     spillTokenThreshold: cap(toolOutput.spillThresholdTokens),
     truncateMode: toolOutput.truncateMode,
+    capBeforeSpill: toolOutput.capBeforeSpill,
     renderTerminal: toolOutput.renderTerminal,
     previewLines: Math.max(1, toolOutput.previewHeadLines + toolOutput.previewTailLines),
   };

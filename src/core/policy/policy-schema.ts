@@ -93,6 +93,12 @@ export const ToolOutputSchema = z.strictObject({
   maxBytes: count,
   maxChars: count,
   truncateMode: z.enum(TRUNCATE_MODES),
+  /**
+   * Apply the caps before the spill check, so the capped output is what is measured, stored and
+   * previewed (deepagents: the kernel tail-caps its stream at 256 KB, then eviction sees that result).
+   * `false`: spill first and cap only what stays inline (tiancai's order).
+   */
+  capBeforeSpill: z.boolean(),
   /** Spill to a blob (sha256 + pointer) past this many characters (tiancai LargeOutputThreshold, runes). 0 = off. */
   spillThresholdChars: count,
   /** Spill past this many tokens (deepagents eviction, ~20k tokens). 0 = off. */

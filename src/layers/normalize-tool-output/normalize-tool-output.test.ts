@@ -221,6 +221,42 @@ describe('normalizeToolOutput: spilling', () => {
     expect(output.spill?.content.split('\n')).toEqual(lines.map((_, i) => `test_${i} ... PASSED`));
     expect(output.spill?.sha256).toBe(sha256(output.spill?.content ?? ''));
   });
+
+  it('with capBeforeSpill (deepagents), caps first: the spill check, the blob and its preview see the capped output', async () => {
+    const content = `first line\n${'0123456789abcdef\n'.repeat(30_000)}last line`; // ~510 KB, ~127k tokens
+    const options = {
+      maxLines: Number.POSITIVE_INFINITY,
+      maxChars: Number.POSITIVE_INFINITY,
+      maxBytes: 256 * 1024,
+      largeOutputThreshold: Number.POSITIVE_INFINITY,
+      truncateMode: 'tail' as const,
+    };
+    const spillFirst = await normalizeToolOutput(
+      { content, spillRef: REF, countTokens: quarterTokens },
+      options,
+    );
+    expect(spillFirst.spill?.content).toBe(content);
+    const capFirst = await normalizeToolOutput(
+      { content, spillRef: REF, countTokens: quarterTokens },
+      { ...options, capBeforeSpill: true },
+    );
+    expect(capFirst.action).toBe('spilled');
+    expect(capFirst.stats.cutBy).toEqual(['bytes']);
+    const stored = capFirst.spill?.content ?? '';
+    expect(stored).not.toContain('first line');
+    expect(stored).toMatch(/last line\n\[output truncated/);
+    expect(utf8Length(stored.slice(0, stored.indexOf('\n[output truncated')))).toBeLessThanOrEqual(
+      256 * 1024,
+    );
+    expect(capFirst.stats.tokens).toBe(quarterTokens(stored));
+    // Capped under the token threshold, it stays inline, capped.
+    const small = await normalizeToolOutput(
+      { content, spillRef: REF, countTokens: quarterTokens },
+      { ...options, maxBytes: 40_000, capBeforeSpill: true },
+    );
+    expect(small.action).toBe('truncated');
+    expect(small.content).toContain('last line');
+  });
 });
 
 describe.skipIf(!hasCorpusFile(CORPUS.piMono))(

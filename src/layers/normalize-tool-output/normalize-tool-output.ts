@@ -30,7 +30,7 @@ export interface NormalizeStats {
   /** The content as it arrived. */
   original: TextMeasure;
   render: RenderMode;
-  /** After rendering: what limits were measured against, and what a spill stores. */
+  /** After rendering (and the caps, with `capBeforeSpill`): what the spill check measured, and what a spill stores. */
   normalized: TextMeasure;
   /** What the model sees: `content` below, notice or pointer included. */
   inline: TextMeasure;
@@ -54,7 +54,9 @@ export interface NormalizedToolOutput {
 /**
  * The normalize-tool-output layer's planner, applied to a tool result as it arrives: render terminal
  * output, then tiancai's order — spill above the rune threshold (or, deepagents, above the token
- * threshold), otherwise cut by lines, runes, bytes and append a stats notice.
+ * threshold), otherwise cut by lines, runes, bytes and append a stats notice. With `capBeforeSpill`
+ * (deepagents, whose kernel caps its stream before the result exists) the cut comes first and the spill
+ * check, the blob and its preview see the capped output.
  *
  * Pure apart from being async (xterm reports a finished write by callback): no I/O, no clock; the caller
  * writes the blob and records the edit (`normalizeEdit`).
@@ -66,7 +68,10 @@ export async function normalizeToolOutput(
   const settings = resolveNormalizeOptions(options);
   const original = measureText(input.content);
   const rendered = await renderToolOutput(input.content, settings);
-  const normalized = rendered.mode === 'none' ? original : measureText(rendered.text);
+  const measuredRendered = rendered.mode === 'none' ? original : measureText(rendered.text);
+  const capped = settings.capBeforeSpill ? capOutput(rendered.text, settings, measuredRendered) : undefined;
+  const text = capped?.notice === undefined ? rendered.text : capped.content;
+  const normalized = text === rendered.text ? measuredRendered : measureText(text);
 
   let reason: SpillReason | undefined;
   let tokens: number | undefined;
@@ -79,7 +84,7 @@ export async function normalizeToolOutput(
       normalized.bytes * input.maxTokensPerByte <= settings.spillTokenThreshold
     )
   ) {
-    tokens = input.countTokens(rendered.text);
+    tokens = input.countTokens(text);
     if (tokens > settings.spillTokenThreshold) reason = 'tokens';
   }
   const base = { original, render: rendered.mode, normalized, ...(tokens !== undefined && { tokens }) };
@@ -88,7 +93,7 @@ export async function normalizeToolOutput(
     const { spill, inline } = planSpill({
       reason,
       ref: input.spillRef,
-      content: rendered.text,
+      content: text,
       size: normalized,
       ...(tokens !== undefined && { tokens }),
       threshold: reason === 'chars' ? settings.largeOutputThreshold : settings.spillTokenThreshold,
@@ -100,14 +105,12 @@ export async function normalizeToolOutput(
       action: 'spilled',
       content: inline,
       changed: true,
-      stats: { ...base, inline: measureText(inline), cutBy: [] },
+      stats: { ...base, inline: measureText(inline), cutBy: capped?.cutBy ?? [] },
       spill,
     };
   }
 
-  const limited = applyOutputLimits(rendered.text, settings, normalized);
-  const notice = truncationNotice(limited);
-  const content = notice === undefined ? limited.body : appendNotice(limited.body, notice);
+  const { content, notice, cutBy } = capped ?? capOutput(rendered.text, settings, normalized);
   const changed = content !== input.content;
   return {
     action: notice !== undefined ? 'truncated' : changed ? 'rendered' : 'unchanged',
@@ -115,9 +118,24 @@ export async function normalizeToolOutput(
     changed,
     stats: {
       ...base,
-      inline: content === rendered.text ? normalized : measureText(content),
-      cutBy: limited.cutBy,
+      inline: content === text ? normalized : measureText(content),
+      cutBy,
     },
     ...(notice !== undefined && { notice }),
+  };
+}
+
+/** The caps in tiancai's order (lines, runes, bytes), with the stats notice when one cut. */
+function capOutput(
+  text: string,
+  settings: NormalizeToolOutputOptions,
+  measure: TextMeasure,
+): { content: string; notice: string | undefined; cutBy: LimitName[] } {
+  const limited = applyOutputLimits(text, settings, measure);
+  const notice = truncationNotice(limited);
+  return {
+    content: notice === undefined ? limited.body : appendNotice(limited.body, notice),
+    notice,
+    cutBy: limited.cutBy,
   };
 }

@@ -33,6 +33,12 @@ export const DEFAULT_PREVIEW_MAX_CHARS = 4000;
  * anything this large is spilled anyway, so the approximation only shapes a blob and its preview.
  */
 export const DEFAULT_RENDER_MAX_CHARS = 4 * 1024 * 1024;
+/**
+ * tiancai's order: spill what is over the threshold, cap only the rest. The other order (deepagents: the
+ * kernel tail-caps its stream at 256 KB before the result exists, and eviction sees the capped result)
+ * is `capBeforeSpill: true`.
+ */
+export const DEFAULT_CAP_BEFORE_SPILL = false;
 /** The agent tool named in a spill pointer (src/agent's reader of offloaded blobs). */
 export const DEFAULT_READ_TOOL_NAME = 'read_offloaded';
 
@@ -42,6 +48,11 @@ export interface NormalizeToolOutputOptions {
   maxChars: number;
   largeOutputThreshold: number;
   truncateMode: TruncateMode;
+  /**
+   * Cap (lines, runes, bytes) before the spill check, so the capped output is what is measured, stored
+   * and previewed (deepagents). `false`: spill first, cap only what is not spilled (tiancai).
+   */
+  capBeforeSpill: boolean;
   /** Spill when `countTokens(output)` exceeds this; only checked when a counter is passed in. */
   spillTokenThreshold: number;
   /** Render terminal output (progress bars, cursor movement, colours) before measuring it. */
@@ -58,6 +69,7 @@ export const DEFAULT_NORMALIZE_TOOL_OUTPUT_OPTIONS: Readonly<NormalizeToolOutput
   maxChars: DEFAULT_MAX_CHARS,
   largeOutputThreshold: DEFAULT_LARGE_OUTPUT_THRESHOLD,
   truncateMode: DEFAULT_TRUNCATE_MODE,
+  capBeforeSpill: DEFAULT_CAP_BEFORE_SPILL,
   spillTokenThreshold: DEFAULT_SPILL_TOKEN_THRESHOLD,
   renderTerminal: true,
   renderMaxChars: DEFAULT_RENDER_MAX_CHARS,
@@ -105,6 +117,11 @@ export function resolveNormalizeOptions(
       `must be one of ${TRUNCATE_MODES.join(', ')}`,
       { value: resolved.truncateMode },
     );
+  }
+  if (typeof resolved.capBeforeSpill !== 'boolean') {
+    throw new InvalidPolicyError('normalizeToolOutput.capBeforeSpill', 'must be a boolean', {
+      value: resolved.capBeforeSpill,
+    });
   }
   if (typeof resolved.renderTerminal !== 'boolean') {
     throw new InvalidPolicyError('normalizeToolOutput.renderTerminal', 'must be a boolean', {

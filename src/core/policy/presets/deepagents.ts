@@ -2,8 +2,8 @@ import { DEFAULT_MEMORY_INDEX_MAX_TOKENS, DEFAULT_POLICY } from './default.ts';
 import { definePreset } from './define-preset.ts';
 
 /**
- * deepagents (a deepagents-based agent, "Context handling"): terminal output rendered and tail-capped,
- * a result over ~20k tokens evicted to large_tool_results/<id> with a head/tail preview, old results
+ * deepagents (a deepagents-based agent, "Context handling"): terminal output rendered and tail-capped
+ * at 256 KB (as the kernel caps its stream, before anything else sees it), then a result over ~20k tokens evicted to large_tool_results/<id> with a head/tail preview, old results
  * cleared past ~60 % of the window (langchain ContextEditingMiddleware), older turns summarized past
  * ~85 % with the transcript offloaded first; the thread is checkpointed in full; ctx % yellow at 70,
  * red at 90. No overflow recovery is documented.
@@ -62,6 +62,9 @@ export const DEEPAGENTS_POLICY = definePreset(DEFAULT_POLICY, {
     maxBytes: DEEPAGENTS_TAIL_CAP_BYTES,
     maxChars: 0,
     truncateMode: 'tail',
+    // The kernel caps its stream before the result exists; eviction (FilesystemMiddleware) then sees the
+    // capped result, so a stream past 256 KB is capped and, still over ~20k tokens, evicted as capped.
+    capBeforeSpill: true,
     spillThresholdChars: 0,
     spillThresholdTokens: DEEPAGENTS_EVICT_TOKENS,
     spillWhenTruncated: false,

@@ -138,6 +138,8 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     maxBytes: DEFAULT_TOOL_OUTPUT_MAX_BYTES,
     maxChars: DEFAULT_TOOL_OUTPUT_MAX_CHARS,
     truncateMode: 'head_tail',
+    // A spilled output is stored whole, not capped first.
+    capBeforeSpill: false,
     spillThresholdChars: 0,
     spillThresholdTokens: DEFAULT_SPILL_THRESHOLD_TOKENS,
     // What none of the seeds has: a cap never loses content, the full output stays readable.

@@ -63,6 +63,8 @@ export const TIANCAI_POLICY = definePreset(DEFAULT_POLICY, {
     maxBytes: TIANCAI_MAX_BYTES,
     maxChars: TIANCAI_MAX_CHARS,
     truncateMode: 'head_tail',
+    // "1. If rune count exceeds LargeOutputThreshold, output is spilled … 2. Otherwise, truncation".
+    capBeforeSpill: false,
     spillThresholdChars: TIANCAI_LARGE_OUTPUT_THRESHOLD,
     spillThresholdTokens: 0,
     spillWhenTruncated: false,
