@@ -14,7 +14,11 @@ import { resolveConfig } from '../core/policy/config/resolve-config.ts';
 import { AUTO_COMPACT_HOOK_ID, effectiveHooks } from '../core/policy/effective-hooks.ts';
 import { parsePolicy } from '../core/policy/parse-policy.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
-import { DIGITORN_POLICY } from '../core/policy/presets/digitorn.ts';
+import {
+  DIGITORN_MAX_TOKENS,
+  DIGITORN_OVERSIZED_FRACTION,
+  DIGITORN_POLICY,
+} from '../core/policy/presets/digitorn.ts';
 import { resolvePolicy } from '../core/policy/resolve-policy.ts';
 import { countRunes } from '../core/tokens/count-runes.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
@@ -826,6 +830,34 @@ describe('digitorn: emergency compaction (overflow recovery)', () => {
     expect(content).toMatch(/snipped|truncated/);
     const original = toolResultOf(huge[1] ?? { parts: [] })?.content ?? '';
     expect(content.startsWith(original.slice(0, 200))).toBe(true);
+    // The log keeps the result as it came.
+    const { log } = await cm.history('s');
+    expect(toolResultOf(log.at(-1) ?? { parts: [] })?.content).toBe(original);
+  });
+
+  it('"a single huge tool result blowing past 25% of the budget": at the 200k default, a 500 KB result is clipped to a quarter of the budget before it is sent; one under a quarter is sent whole', async () => {
+    const { cm } = manager(DIGITORN_POLICY);
+    const huge = hugeToolExchange('call_log_dump', 500 * 1024);
+    const fits = hugeToolExchange('call_small_dump', 100 * 1024);
+    await cm.append('s', [...FOUR_TURNS, ...fits, ...huge]);
+    const prepared = await cm.prepare('s', { system: SYSTEM });
+    expect(prepared.stats.contextWindow).toBe(DIGITORN_MAX_TOKENS);
+    const budget = DIGITORN_MAX_TOKENS - OUTPUT_RESERVED;
+    const resultOf = (callId: string) =>
+      toolResultOf(
+        prepared.messages.find((message) => toolResultOf(message)?.callId === callId) ?? { parts: [] },
+      )?.content ?? '';
+    const original = toolResultOf(huge[1] ?? { parts: [] })?.content ?? '';
+    const clipped = resultOf('call_log_dump');
+    expect(clipped).toMatch(/truncated/);
+    expect(clipped.startsWith(original.slice(0, 200))).toBe(true);
+    expect(Math.ceil(clipped.length / 4)).toBeLessThanOrEqual(
+      Math.floor(budget * DIGITORN_OVERSIZED_FRACTION),
+    );
+    expect(Math.ceil(clipped.length / 4)).toBeGreaterThan(
+      Math.floor(budget * DIGITORN_OVERSIZED_FRACTION) * 0.9,
+    );
+    expect(resultOf('call_small_dump')).toBe(toolResultOf(fits[1] ?? { parts: [] })?.content);
     // The log keeps the result as it came.
     const { log } = await cm.history('s');
     expect(toolResultOf(log.at(-1) ?? { parts: [] })?.content).toBe(original);

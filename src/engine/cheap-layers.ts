@@ -3,6 +3,7 @@ import {
   clearingKeepRecentTokens,
   clearingMinFreedTokens,
 } from '../core/compaction/decide-compaction.ts';
+import { oversizedMessageLimit } from '../core/compaction/oversized-limit.ts';
 import type { Message } from '../core/message.ts';
 import type { View } from '../core/view/project-view.ts';
 import {
@@ -13,6 +14,7 @@ import {
   toolDigestInput,
 } from '../layers/archive-results.ts';
 import { newestClearingCandidateSeq, planClearOldResults } from '../layers/clear-old-results.ts';
+import { planSnipOversized } from '../layers/snip-oversized.ts';
 import { planTrimTurns } from '../layers/trim-turns.ts';
 import { lastOldSeq, planTruncateOldResults } from '../layers/truncate-old-results.ts';
 import { scheduleTrimSummary } from './async-summary.ts';
@@ -20,13 +22,25 @@ import type { Compactor } from './compactor.ts';
 import { offloadResults, offloadStaleArguments, typicalOffloadPointer } from './offload-results.ts';
 
 /**
- * The layers that need no model: truncate old results (cowagent), clear (deepagents), archive (tiancai), trim turns
- * (cowagent), each when its trigger in decide-compaction.ts says so. `afterTurn` runs them between calls;
+ * The layers that need no model: clip single oversized messages (digitorn), truncate old results (cowagent),
+ * clear (deepagents), archive (tiancai), trim turns (cowagent), each when its trigger in decide-compaction.ts
+ * (oversized-limit.ts) says so. `afterTurn` runs them between calls;
  * `prepare` runs them again only if something is left to do (each is guarded so a second run costs
  * nothing), for callers that never call `afterTurn`.
  */
 export async function runCheapLayers(compactor: Compactor): Promise<void> {
   const { runtime, policy, budget } = compactor;
+  const oversized = oversizedMessageLimit(policy, budget.window());
+  if (oversized !== undefined && runtime.entryTokens.some((tokens) => tokens > oversized)) {
+    const edits = planSnipOversized(budget.input(), {
+      maxTokensPerMessage: oversized,
+      marker: `[… message truncated: over ${Math.round(policy.toolOutput.oversizedFraction * 100)} % of the context budget …]`,
+      layer: 'snip',
+      reason: 'tool_output_limit',
+    });
+    await compactor.apply(edits, 'snip', 'tool_output_limit');
+  }
+
   const truncated = runtime.progress.truncateOld;
   if (
     cheapLayerDue.truncateOld(policy, runtime.turnStarts.length, runtime.turnCount, truncated.checkedTurns)

@@ -16,6 +16,7 @@ const fraction = z.number().min(0).max(1);
 
 export const BUDGET_WHEN = ['always', 'no-window'] as const;
 export const PROACTIVE_ACTIONS = ['compact', 'emergency'] as const;
+export const OVERSIZED_WHEN = ['always', 'to-fit'] as const;
 
 export const BudgetSchema = z.strictObject({
   /** The model's loaded input capacity. 0 = look it up from the model profile (digitorn `max_tokens: 0`). */
@@ -108,8 +109,17 @@ export const ToolOutputSchema = z.strictObject({
   /** Lines of the spilled output kept inline as a preview (deepagents: 5 + 5). */
   previewHeadLines: count,
   previewTailLines: count,
-  /** A single result larger than this fraction of the budget is clipped with a marker (digitorn: 25 %). 0 = off. */
+  /**
+   * A single message larger than this fraction of the budget (window − output reserve) is clipped with a
+   * marker (digitorn: 25 %), when `oversizedWhen` says. 0 = off.
+   */
   oversizedFraction: fraction,
+  /**
+   * `always`: before every call, whether or not the request fits (digitorn: "a single huge tool result
+   * blowing past 25% of the budget" is clipped by truncate_oversized_messages). `to-fit`: only while the
+   * request cannot fit, as the first cut of the snip step (ctxkit's default).
+   */
+  oversizedWhen: z.enum(OVERSIZED_WHEN),
 });
 
 export const TruncateOldSchema = z.strictObject({

@@ -147,6 +147,8 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     previewHeadLines: DEFAULT_PREVIEW_LINES,
     previewTailLines: DEFAULT_PREVIEW_LINES,
     oversizedFraction: DEFAULT_OVERSIZED_FRACTION,
+    // Only to make a request fit: clipping what fits would hide content the clearing keeps readable.
+    oversizedWhen: 'to-fit',
   },
   truncateOld: {
     // Off: an old result over 20,000 characters cut to head and tail hides the middle the agent may still

@@ -4,8 +4,8 @@ import { definePreset } from './define-preset.ts';
 /**
  * digitorn (digitorn, runtime.context): the auto-injected `_auto_compact` hook fires at turn start
  * when pressure ≥ 0.75 and summarizes all but the 10 newest messages into one system message
- * (summary capped at 1024 tokens, cooldown 30 s); oversized single results (> 25 % of the budget)
- * are clipped; overflow: halve keep_recent (minimum 4) and truncate without a model call, retry;
+ * (summary capped at 1024 tokens, cooldown 30 s); oversized single results (> 25 % of the budget,
+ * max_tokens − output_reserved) are clipped with a marker before every call; overflow: halve keep_recent (minimum 4) and truncate without a model call, retry;
  * resume replays the compaction snapshot.
  * It has no on-arrival caps or spilling, no clearing, no archiving and no turn trimming.
  */
@@ -58,6 +58,9 @@ export const DIGITORN_POLICY = definePreset(DEFAULT_POLICY, {
     previewHeadLines: 0,
     previewTailLines: 0,
     oversizedFraction: DIGITORN_OVERSIZED_FRACTION,
+    // Whether or not the request fits: a result past a quarter of the budget would make pressure jump past
+    // the trigger at once, the misfire the seed's emergency path exists for.
+    oversizedWhen: 'always',
   },
   truncateOld: { enabled: false },
   clearing: { enabled: false },
