@@ -80,6 +80,7 @@ export {
   ContextManager,
   type ContextManagerOptions,
   createContextManager,
+  type OverflowRetry,
   type RecoverResult,
   type SyncResult,
 } from './engine/context-manager.ts';

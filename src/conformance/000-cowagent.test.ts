@@ -226,6 +226,10 @@ describe('cowagent: compression strategy', () => {
       await manager.append('s', twentyOne);
       const trimmed = await manager.prepare('s');
       await vi.waitFor(async () => expect(await manager.memory.search('s', 'trimmed turns')).toHaveLength(1));
+      // Ready, but not inside the turn that trimmed: it takes effect from the next turn on.
+      const sameTurn = await manager.prepare('s');
+      expect(eventsOfType(sameTurn.events, 'summary-applied')).toEqual([]);
+      await manager.append('s', [user('And the next thing?')]);
       const next = await manager.prepare('s');
       expect(eventsOfType(next.events, 'summary-applied')).toHaveLength(1);
       const [note] = await manager.memory.search('s', 'trimmed turns');
@@ -235,7 +239,7 @@ describe('cowagent: compression strategy', () => {
       expect(injected?.type === 'text' && injected.text).toContain(note?.text ?? '—');
       // The rest of that message is the first retained user message itself; nothing else was added.
       expect(own).toEqual(trimmed.messages[0]?.parts);
-      expect(next.messages).toHaveLength(trimmed.messages.length);
+      expect(next.messages).toHaveLength(trimmed.messages.length + 1);
     });
 
     it('"Summary injection runs asynchronously in the background and takes effect from the next turn onward"', async () => {
@@ -251,15 +255,20 @@ describe('cowagent: compression strategy', () => {
         const summaryShown = prepared.messages.some((message) =>
           textOf(message).includes('# Summary of the conversation'),
         );
+        const startsTurn = transcript.messages[index - 1]?.role === 'user';
         if (trim && !sawTrim) {
           sawTrim = true;
           trimmedAt.push(index);
           // Scheduled now, in the background: the call that trims does not carry the summary yet.
           expect(eventsOfType(prepared.events, 'summary-scheduled')).toHaveLength(1);
           expect(summaryShown).toBe(false);
-        } else if (sawTrim) {
+        } else if (sawTrim && (startsTurn || withSummary > 0)) {
+          // From the next turn on, and from then on in every call.
           expect(summaryShown).toBe(true);
           withSummary++;
+        } else if (sawTrim) {
+          // The calls left in the turn that trimmed go without it.
+          expect(summaryShown).toBe(false);
         }
       });
       expect(trimmedAt).toHaveLength(1);
@@ -362,6 +371,7 @@ describe('cowagent: compression strategy', () => {
         true,
       );
       await vi.waitFor(async () => expect(await manager.memory.search('s', '')).not.toEqual([]));
+      await manager.append('s', [user('And the next thing?')]);
       const next = await manager.prepare('s');
       expect(textOf(next.messages[0] ?? { parts: [] })).toContain('# Summary of the conversation');
     });

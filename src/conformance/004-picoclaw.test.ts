@@ -482,9 +482,11 @@ describe('picoclaw: Turn boundaries without a user message', () => {
 
 describe('picoclaw: 1. async summarization', () => {
   it('"maybeSummarize runs after each Turn completes. Triggers when message count exceeds a threshold"', async () => {
+    // In the airline session, message 14 ends a turn, 21 is a tool result inside one, 22 ends it.
     for (const [count, scheduled] of [
-      [20, false],
-      [21, true],
+      [14, false],
+      [21, false],
+      [22, true],
     ] as const) {
       const { cm } = manager(PICOCLAW_POLICY);
       await cm.append('s', AIRLINE.inputs.slice(0, count));

@@ -94,6 +94,8 @@ export type ContextEvent =
       attempt: number;
       error: string;
       retry: boolean;
+      /** The window the error named, adopted for the model from now on (no emergency step ran). */
+      adoptedWindow?: number;
     }
   | {
       /**

@@ -16,11 +16,19 @@ const purposeOf = (pending: Pick<PendingSummary, 'purpose' | 'reason'>): Summary
  * summarization runs in the background after a turn; a later prepare applies its result whole, or
  * drops it when a newer cut made it stale. Never half-applied.
  */
-export async function applyReadySummary(compactor: Compactor, wait: boolean): Promise<void> {
+export async function applyReadySummary(
+  compactor: Compactor,
+  wait: boolean,
+  trimSummary: 'from-next-turn' | 'now' = 'from-next-turn',
+): Promise<void> {
   const { runtime } = compactor;
   const progress = runtime.progress.summaries;
   const pending = progress.pending;
   if (!pending) return;
+  // cowagent: the trimmed turns' summary "takes effect from the next turn onward": the calls left in the
+  // turn that trimmed go without it, whichever door makes them.
+  if (pending.purpose === 'trim' && trimSummary === 'from-next-turn' && !runtime.lastEntryStartsTurn())
+    return;
   if (!pending.settled) {
     if (!wait) return;
     await pending.promise;

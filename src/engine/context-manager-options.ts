@@ -10,6 +10,7 @@ import type { BlobStore } from '../store/blob-store.ts';
 import type { SessionStore } from '../store/session-store.ts';
 import type { TraceStore } from '../store/trace-store.ts';
 import type { Summarizer } from '../summarize/summarizer.ts';
+import type { PrepareResult } from './prepare-call.ts';
 
 export interface ContextManagerOptions {
   policy: Policy;
@@ -90,6 +91,12 @@ export interface CompactOptions {
 }
 
 export interface AfterTurnResult {
+  /**
+   * Whether the log stands between turns: its last message is a reply without tool calls (or the user's
+   * next message). Only then does the compaction due at a turn's end start; between the calls of one
+   * turn only the cheap layers run.
+   */
+  turnEnded: boolean;
   /** True when a background summarization was started. */
   scheduled: boolean;
   /** Resolves when that summarization has finished (its result is used from the next prepare on). */
@@ -98,6 +105,25 @@ export interface AfterTurnResult {
 }
 
 export interface RecoverResult {
+  /** Whether to send the call again: the next `prepare` comes out smaller than what overflowed. */
   retry: boolean;
+  /** The window the error named, adopted for the model from now on (the next `prepare` uses it). */
+  adoptedWindow?: number;
+  /** The policy's last resort cleared the whole context (cowagent): nothing is resent this turn. */
+  cleared: boolean;
+  events: ContextEvent[];
+}
+
+/** After an overflow: the request to send instead, or none when the provider's error stands. */
+export interface OverflowRetry {
+  /** Whether the error was a context overflow at all (anything else is the caller's to pass on). */
+  overflow: boolean;
+  /** The request prepared again, smaller than the one that overflowed; undefined: pass the error on. */
+  retry: PrepareResult | undefined;
+  /** The window the error named, adopted for the model from now on. */
+  adoptedWindow?: number;
+  /** The policy's last resort cleared the whole context (cowagent): the turn ends with the error. */
+  cleared: boolean;
+  /** What recovery and the new `prepare` emitted, in order. */
   events: ContextEvent[];
 }

@@ -1,7 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import { manualCompaction } from '../core/compaction/decide-compaction.ts';
 import type { Edit, LayerName, Summary } from '../core/edit.ts';
-import { InvalidInputError, InvalidPolicyError, MemoryUnavailableError } from '../core/errors/index.ts';
+import {
+  ContextBudgetError,
+  InvalidInputError,
+  InvalidPolicyError,
+  MemoryUnavailableError,
+} from '../core/errors/index.ts';
 import type { ContextEvent, ContextEventListener } from '../core/events.ts';
 import type { MemorySink } from '../core/memory-sink.ts';
 import type { Message, MessageInput } from '../core/message.ts';
@@ -11,8 +16,10 @@ import { assertValidSessionId } from '../core/session-id.ts';
 import type { SkillSource } from '../core/skills/skill-source.ts';
 import { assignStableIdsInSlices } from '../core/stable-id.ts';
 import { MessageTokenCache } from '../core/tokens/message-token-cache.ts';
+import { betweenTurns } from '../core/turns/parse-turn-boundaries.ts';
 import { historyAsShown } from '../core/view/history-as-shown.ts';
 import { mapInSlices, WorkSlices } from '../core/work-slices.ts';
+import { isContextOverflow } from '../providers/is-context-overflow.ts';
 import type { BlobStore } from '../store/blob-store.ts';
 import { createMemoryBlobStore } from '../store/memory-blob-store.ts';
 import { createMemoryMemorySink } from '../store/memory-memory-sink.ts';
@@ -26,6 +33,7 @@ import type { SessionStore } from '../store/session-store.ts';
 import { createTraceRecorder, type TraceRecorder, type TraceStore } from '../store/trace-store.ts';
 import { createExtractiveSummarizer } from '../summarize/extractive-summarizer.ts';
 import type { Summarizer } from '../summarize/summarizer.ts';
+import { withAdoptedWindow } from './adopted-window.ts';
 import { type AppendContext, appendMessages, withoutId } from './append-messages.ts';
 import { applyReadySummary, scheduleAsyncSummary } from './async-summary.ts';
 import { withBudgetOptions } from './budget-options.ts';
@@ -39,6 +47,7 @@ import type {
   AppendResult,
   CompactOptions,
   ContextManagerOptions,
+  OverflowRetry,
   RecoverResult,
   SyncOptions,
   SyncResult,
@@ -270,24 +279,70 @@ export class ContextManager {
       // (that would pay for a summary and throw it away).
       await applyReadySummary(compactor, false);
       await runCheapLayers(compactor);
-      const scheduled = scheduleAsyncSummary(compactor);
+      // A turn ends with a reply that calls no tool: what is due at a turn's end (a background summary)
+      // starts only between turns, whichever door calls this and however often; inside a turn's tool
+      // loop only the cheap layers run.
+      const turnEnded = betweenTurns(runtime.view.entries.at(-1)?.message);
+      const scheduled = turnEnded ? scheduleAsyncSummary(compactor) : undefined;
       const events = this.#emit(compactor.events);
-      return { scheduled: scheduled !== undefined, done: scheduled ?? Promise.resolve(), events };
+      return { turnEnded, scheduled: scheduled !== undefined, done: scheduled ?? Promise.resolve(), events };
     });
   }
 
   /**
-   * The reactive path: the provider reported an overflow anyway. Compacts as the policy says; retry once.
-   * The next `prepare`, the retry, comes out smaller than the request that overflowed, or throws
-   * `ContextBudgetError`: the same request is never sent again.
+   * The reactive path: the provider reported an overflow anyway. Does what the policy says at this
+   * overflow in a row (`planOverflowRecovery`): adopt the window the error names, compact, reset, or let
+   * the error stand. Call it on every overflow of a call: when it answers `retry`, the next `prepare`,
+   * the retry, comes out smaller than the request that overflowed, or throws `ContextBudgetError`: the
+   * same request is never sent again. `retryAfterOverflow` does this and the `prepare` in one call.
    */
   recover(sessionId: string, error: unknown): Promise<RecoverResult> {
     return this.#exclusive(sessionId, async (runtime) => {
       const call = await this.#callContext(runtime, {});
       const compactor = this.#compactor(runtime, call);
-      const retry = await recoverFromOverflow(compactor, error);
-      return { retry, events: this.#emit(compactor.events) };
+      const outcome = await recoverFromOverflow(compactor, error);
+      return {
+        retry: outcome.retry,
+        cleared: outcome.cleared,
+        ...(outcome.adoptedWindow !== undefined && { adoptedWindow: outcome.adoptedWindow }),
+        events: this.#emit(compactor.events),
+      };
     });
+  }
+
+  /**
+   * A model call failed with `error`: when it is a context overflow, recover as the policy says and
+   * prepare the call again. Every door sends what this returns and calls it again if that overflows
+   * too, until it returns no retry; then the provider's error stands (with `cleared`, the policy's last
+   * resort emptied the context first). `request` is the one the failed call was prepared with.
+   */
+  async retryAfterOverflow(
+    sessionId: string,
+    error: unknown,
+    request: PrepareRequest = {},
+  ): Promise<OverflowRetry> {
+    if (!isContextOverflow(error)) return { overflow: false, retry: undefined, cleared: false, events: [] };
+    const recovered = await this.#exclusive(sessionId, async (runtime) => {
+      const call = await this.#callContext(runtime, request);
+      const compactor = this.#compactor(runtime, call);
+      const outcome = await recoverFromOverflow(compactor, error);
+      return { outcome, events: this.#emit(compactor.events) };
+    });
+    const { outcome, events } = recovered;
+    const answer = {
+      overflow: true,
+      cleared: outcome.cleared,
+      ...(outcome.adoptedWindow !== undefined && { adoptedWindow: outcome.adoptedWindow }),
+    };
+    if (!outcome.retry) return { ...answer, retry: undefined, events };
+    try {
+      const prepared = await this.prepare(sessionId, request);
+      return { ...answer, retry: prepared, events: [...events, ...prepared.events] };
+    } catch (prepareError) {
+      // ctxkit cannot make the retry smaller than the call that overflowed: the provider's error stands.
+      if (ContextBudgetError.isInstance(prepareError)) return { ...answer, retry: undefined, events };
+      throw prepareError;
+    }
   }
 
   /**
@@ -603,7 +658,13 @@ export class ContextManager {
   async #callContext(runtime: SessionRuntime, request: PrepareRequest): Promise<CallContext> {
     // Read before every call: a skill added or a memory note written shows in the next request.
     const indexes = await readIndexSources(runtime.policy, { memory: this.memory, skills: this.skills });
-    const call = resolveCallContext(runtime.policy, request, runtime.memo, this.#counters, indexes);
+    const call = resolveCallContext(
+      runtime.policy,
+      withAdoptedWindow(request, runtime.progress.overflow.adoptedWindow, runtime.memo, runtime.policy),
+      runtime.memo,
+      this.#counters,
+      indexes,
+    );
     await runtime.useCounter(call.counter);
     return call;
   }
@@ -739,6 +800,7 @@ export type {
   CompactOptions,
   ContextManagerOptions,
   LayerName,
+  OverflowRetry,
   PrepareRequest,
   PrepareResult,
   RecoverResult,

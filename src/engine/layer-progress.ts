@@ -78,13 +78,38 @@ export class OverflowRecord {
    * until the retry after it is prepared: that retry must be smaller (`guard-retry.ts`).
    */
   overflowed: (SentRequest & { reportedInput: number | undefined }) | undefined;
+  /** Windows adopted from overflow errors since the last reported usage. */
+  windowsAdopted = 0;
+  /**
+   * The window an overflow error named for a model, below the one its requests were prepared for: the
+   * session's window for that model from now on (a server loaded with less than its profile says).
+   */
+  adoptedWindow: AdoptedWindow | undefined;
 
   /** The provider reported usage: the request fitted, the estimate is trusted again. */
   noteUsage(): void {
     this.overflows = 0;
     this.scale = 1;
     this.overflowed = undefined;
+    this.windowsAdopted = 0;
   }
+
+  /** An overflow the emergency path answers: returns which one in a row it is. */
+  noteOverflowAttempt(): number {
+    this.overflows++;
+    return this.overflows;
+  }
+
+  adoptWindow(window: AdoptedWindow): void {
+    this.adoptedWindow = window;
+    this.windowsAdopted++;
+  }
+}
+
+/** A window learned from an overflow error, for the model the request named (undefined: none named). */
+export interface AdoptedWindow {
+  model: string | undefined;
+  contextWindow: number;
 }
 
 /** A request as `prepare` returned it, and where the log stood then (a retry appends nothing). */

@@ -81,8 +81,9 @@ export async function prepareCall(compactor: Compactor, _request: PrepareRequest
   await fitProactively(compactor);
   if (compactor.deps.sharedStore && runtime.progress.summaries.pending) {
     // A process sharing the store may not hold the session at its next call: what this call started in
-    // the background (a trim's summary) is finished and applied now, not left in this process's memory.
-    await applyReadySummary(compactor, true);
+    // the background (a trim's summary) is finished and applied now, not left in this process's memory
+    // (so in a fleet a trim's summary shows inside the turn that trimmed, not only from the next one).
+    await applyReadySummary(compactor, true, 'now');
     await fitProactively(compactor);
   }
 

@@ -13,25 +13,50 @@ export const OVERFLOW_SCALE_STEP = 1.25;
 /** A little more than the ratio the provider's figures show, for what those figures round away. */
 export const OVERFLOW_SAFETY = 1.02;
 
+/** What the reactive path did about an overflow, and whether the call may be sent again. */
+export interface OverflowOutcome {
+  /** Whether the error was an overflow at all (anything else is the caller's to pass on). */
+  overflow: boolean;
+  /** Whether a retry is asked for: the next `prepare` will send something smaller than what overflowed. */
+  retry: boolean;
+  /** The window the error named, adopted for this model from now on (the retry is prepared for it). */
+  adoptedWindow?: number;
+  /** The policy's last resort cleared the whole context (cowagent): nothing is resent. */
+  cleared: boolean;
+}
+
 /**
- * The reactive path: the provider said the request overflowed despite the proactive check (the
- * estimate undershot). Records by how much, runs the policy's emergency sequence with no model call
- * unless the policy says otherwise, and answers whether to retry: the first overflows are retried
- * (emergency.maxRetries), the next one resets when the policy allows (to the last turn + summary, media
- * kept, and retried; or, with `resetScope: 'all'`, the whole context, not retried), after that the error
- * stands.
+ * The reactive path, as `planOverflowRecovery` (decide-compaction.ts) plans it for the n-th overflow in
+ * a row: the provider said the request overflowed despite the proactive check. A limit the error names
+ * below the prepared window is adopted; otherwise the overflow is recorded (by how much, when the error
+ * says), the policy's emergency sequence runs with no model call unless the policy says otherwise, and
+ * resets follow as the plan says.
  *
- * A retry is only asked for when the next request will differ from the one that overflowed: an edit was
- * committed, or the estimate's new scale puts the history over budget (the next `prepare` cuts). When
- * the emergency sequence changed nothing, the reset is tried at once; when that changes nothing either,
- * the answer is `false`: resending the same request would overflow the same way.
+ * A retry is only asked for when the next request will differ from the one that overflowed: a window was
+ * adopted, an edit was committed, or the estimate's new scale puts the history over budget (the next
+ * `prepare` cuts). When the emergency sequence changed nothing, the reset is tried at once; when that
+ * changes nothing either, the answer is no retry: resending the same request would overflow the same way.
  */
-export async function recoverFromOverflow(compactor: Compactor, error: unknown): Promise<boolean> {
-  const { runtime, policy, budget } = compactor;
-  if (!isContextOverflow(error)) return false;
+export async function recoverFromOverflow(compactor: Compactor, error: unknown): Promise<OverflowOutcome> {
+  const { runtime, policy, budget, call } = compactor;
+  if (!isContextOverflow(error)) return { overflow: false, retry: false, cleared: false };
   const overflow = runtime.progress.overflow;
-  overflow.overflows++;
-  const attempt = overflow.overflows;
+  const plan = planOverflowRecovery(policy.emergency, {
+    attempt: overflow.overflows + 1,
+    namedLimit: parseOverflowTokens(error).limit,
+    preparedWindow: call.contextWindow,
+    windowsAdopted: overflow.windowsAdopted,
+  });
+  if (plan.kind === 'adopt-window') {
+    // Prepared again for the real window as any request is (clearing, offloading, summarizing, every
+    // pointer readable), not cut by the emergency path; what the error says of the request's size is
+    // kept all the same.
+    noteOverflowFigures(compactor, error, false);
+    overflow.adoptWindow({ model: call.model, contextWindow: plan.contextWindow });
+    overflowedEvent(compactor, error, overflow.overflows, true, plan.contextWindow);
+    return { overflow: true, retry: true, adoptedWindow: plan.contextWindow, cleared: false };
+  }
+  const attempt = overflow.noteOverflowAttempt();
   const editsBefore = runtime.editCount;
   const scaleBefore = overflow.scale;
   noteOverflowFigures(compactor, error, true);
@@ -39,30 +64,40 @@ export async function recoverFromOverflow(compactor: Compactor, error: unknown):
   const changed = () =>
     runtime.editCount !== editsBefore || (overflow.scale > scaleBefore && budget.overBudget());
 
-  const plan = planOverflowRecovery(policy.emergency, attempt);
   if (plan.runSequence) await runEmergencySequence(compactor, policy.emergency);
-  let clearedAll = false;
+  let cleared = false;
   if (plan.reset === 'now' || (plan.reset === 'if-unchanged' && !changed())) {
     if (plan.resetScope === 'all') {
       // cowagent: "the entire conversation context is cleared": nothing is left to resend, so no retry; the
       // next request starts from the user's next message. The log keeps every message.
       const last = runtime.heldLog.at(-1);
-      if (last !== undefined) clearedAll = await compactor.resetTo(last.seq, false, 'context_overflow');
+      if (last !== undefined) cleared = await compactor.resetTo(last.seq, false, 'context_overflow');
     } else {
       const lastTurn = runtime.lastTurnStartSeq();
       if (lastTurn !== undefined) await compactor.resetTo(lastTurn - 1, true, 'context_overflow');
     }
   }
-  const retry = !clearedAll && plan.mayRetry && changed();
+  const retry = !cleared && plan.mayRetry && changed();
+  overflowedEvent(compactor, error, attempt, retry, undefined);
+  return { overflow: true, retry, cleared };
+}
+
+function overflowedEvent(
+  compactor: Compactor,
+  error: unknown,
+  attempt: number,
+  retry: boolean,
+  adoptedWindow: number | undefined,
+): void {
   compactor.events.push({
     type: 'context-overflowed',
-    sessionId: runtime.id,
+    sessionId: compactor.runtime.id,
     at: compactor.deps.clock(),
     attempt,
     error: errorText(error),
     retry,
+    ...(adoptedWindow !== undefined && { adoptedWindow }),
   });
-  return retry;
 }
 
 /**

@@ -201,6 +201,7 @@ describe('ContextManager: a session policy override', () => {
       user('list the files'),
       callsTo(['c1', 'ls']),
       result('c1', 'file.txt\n'.repeat(400)),
+      assistant('One file, file.txt, listed many times.'),
     ];
     for (const id of ['own', 'plain']) {
       await manager.append(id, conversation());

@@ -91,6 +91,7 @@ export const contextEventSchema = z.discriminatedUnion('type', [
     attempt: count,
     error: z.string(),
     retry: z.boolean(),
+    adoptedWindow: count.optional(),
   }),
   z.looseObject({
     type: z.literal('emergency-compacted'),

@@ -6,7 +6,9 @@ import {
   COWAGENT_POLICY,
   DEFAULT_POLICY,
   DIGITORN_POLICY,
+  getPreset,
   PICOCLAW_POLICY,
+  PRESET_NAMES,
   TIANCAI_POLICY,
 } from '../policy/presets/index.ts';
 import {
@@ -15,9 +17,11 @@ import {
   escalationSteps,
   hookDue,
   keepRule,
+  MAX_WINDOW_ADOPTIONS,
   manualCompaction,
   messageLimitDue,
   nextTriggeredCompaction,
+  type OverflowSituation,
   planOverflowRecovery,
   type TriggerState,
 } from './decide-compaction.ts';
@@ -235,18 +239,27 @@ describe('escalationSteps', () => {
 
 describe('planOverflowRecovery', () => {
   const emergency = { ...DEFAULT_POLICY.emergency, enabled: true, maxRetries: 1, resetWhenStillOver: true };
+  const nth = (attempt: number, more: Partial<OverflowSituation> = {}): OverflowSituation => ({
+    attempt,
+    namedLimit: undefined,
+    preparedWindow: 32_000,
+    windowsAdopted: 0,
+    ...more,
+  });
+
   it('retries run the sequence (reset only if it changed nothing); the next overflow resets; then the error stands', () => {
-    expect(planOverflowRecovery(emergency, 1)).toMatchObject({
+    expect(planOverflowRecovery(emergency, nth(1))).toMatchObject({
+      kind: 'recover',
       runSequence: true,
       reset: 'if-unchanged',
       mayRetry: true,
     });
-    expect(planOverflowRecovery(emergency, 2)).toMatchObject({
+    expect(planOverflowRecovery(emergency, nth(2))).toMatchObject({
       runSequence: false,
       reset: 'now',
       mayRetry: true,
     });
-    expect(planOverflowRecovery(emergency, 3)).toMatchObject({
+    expect(planOverflowRecovery(emergency, nth(3))).toMatchObject({
       runSequence: false,
       reset: 'never',
       mayRetry: false,
@@ -254,11 +267,45 @@ describe('planOverflowRecovery', () => {
   });
 
   it('without the emergency path nothing is tried', () => {
-    expect(planOverflowRecovery({ ...emergency, enabled: false }, 1)).toMatchObject({
+    expect(planOverflowRecovery({ ...emergency, enabled: false }, nth(1))).toMatchObject({
       runSequence: false,
       reset: 'never',
       mayRetry: false,
     });
+  });
+
+  it('each preset plans its own first and last overflow', () => {
+    const plans = Object.fromEntries(
+      PRESET_NAMES.map((name) => {
+        const policy = getPreset(name);
+        const first = planOverflowRecovery(policy.emergency, nth(1));
+        let last = 1;
+        while (last < 10) {
+          const plan = planOverflowRecovery(policy.emergency, nth(last + 1));
+          if (plan.kind === 'recover' && !plan.mayRetry) break;
+          last++;
+        }
+        return [name, { first, last, lastPlan: planOverflowRecovery(policy.emergency, nth(last)) }];
+      }),
+    );
+    // cowagent: summarize and trim, then "the entire conversation context is cleared".
+    expect(plans.cowagent?.first).toMatchObject({ runSequence: true, mayRetry: true });
+    expect(plans.cowagent?.lastPlan).toMatchObject({ reset: 'now', resetScope: 'all' });
+    for (const { last } of Object.values(plans)) expect(last).toBeLessThan(10);
+  });
+
+  it('a limit named below the prepared window is adopted, a bounded number of times', () => {
+    expect(planOverflowRecovery(emergency, nth(1, { namedLimit: 8_192 }))).toEqual({
+      kind: 'adopt-window',
+      contextWindow: 8_192,
+    });
+    // The same window named again: the window was right, the request too large for it.
+    expect(planOverflowRecovery(emergency, nth(1, { namedLimit: 32_000 }))).toMatchObject({
+      kind: 'recover',
+    });
+    expect(
+      planOverflowRecovery(emergency, nth(1, { namedLimit: 4_096, windowsAdopted: MAX_WINDOW_ADOPTIONS })),
+    ).toMatchObject({ kind: 'recover' });
   });
 });
 

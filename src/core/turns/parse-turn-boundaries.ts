@@ -43,3 +43,14 @@ export function splitTurns(history: readonly Pick<Message, 'role' | 'meta'>[]): 
   if (starts[0] !== 0) starts.unshift(0);
   return starts.map((start, i) => ({ start, end: starts[i + 1] ?? history.length }));
 }
+
+/**
+ * Whether a log ending with `last` stands between turns: a reply that calls no tool ended the turn (and
+ * a user message after it starts the next one). A log ending with tool calls or their results is inside
+ * a turn, in its tool loop.
+ */
+export function betweenTurns(last: Pick<Message, 'role' | 'parts'> | undefined): boolean {
+  if (last === undefined) return true;
+  if (last.role === 'tool') return false;
+  return last.role !== 'assistant' || !last.parts.some((part) => part.type === 'tool-call');
+}
