@@ -323,12 +323,12 @@ describe('deepagents: the skills index and the memory index', () => {
       const prepared = await manager.prepare('s', REQUEST);
       const index = (await stores.memory.readIndex?.()) ?? '';
       expect(index).toMatch(/Kernel overflow/);
-      // The index, whole, after the caller's prompt; a note's text beyond its one-line gist is not there.
+      // The index, whole, after the caller's prompt: each note's title and where it is, none of its text.
       expect(prepared.system.startsWith(`${SYSTEM}\n\n`)).toBe(true);
       expect(prepared.system).toContain(`<memory_index>\n${index.trimEnd()}\n</memory_index>`);
+      expect(index).toMatch(/Plot colours · \[memory\/2025-03-15\.md\]\(memory\/2025-03-15\.md\)/);
       const request = `${prepared.system}\n${allText(prepared.messages)}`;
-      expect(request).not.toContain(detail);
-      expect(request).not.toContain(note);
+      for (const text of [detail, note, 'Counter overflow', 'viridis']) expect(request).not.toContain(text);
 
       // "enter only when read": the read tool, by the path the index gives the note, returns its text.
       const path = /\[(memory\/2025-03-14\.md)\]/.exec(prepared.system)?.[1] ?? '';

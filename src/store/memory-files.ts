@@ -31,7 +31,7 @@ export {
  * memory outlives sessions (retention removes sessions, never memory) and `/context clear`. Layout:
  *
  * ```
- * <dir>/MEMORY.md               one line per entry: date, time, title, file, session, gist
+ * <dir>/MEMORY.md               one line per entry: date, time, title, file, session, size (never its text)
  * <dir>/memory/YYYY-MM-DD.md    the entries of that UTC day (from the entry's `at`), in order written
  * ```
  *
@@ -46,8 +46,6 @@ export {
  * agent's whole memory.
  */
 
-/** Characters of an entry's text shown in its `MEMORY.md` line. */
-export const DEFAULT_MEMORY_GIST_CHARS = 120;
 /** fsync each append: an entry the engine was told is written survives a power cut. */
 export const DEFAULT_MEMORY_DURABLE = true;
 
@@ -60,7 +58,6 @@ export interface FileMemorySinkOptions {
   index: MemoryIndex;
   /** Entries a search returns at most. */
   searchLimit?: number;
-  gistChars?: number;
   durable?: boolean;
   /** Ids of new entries. */
   newId?: () => string;
@@ -114,14 +111,6 @@ const headerSchema = z.object({
 
 const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
-function gistOf(text: string, chars: number): string {
-  const line = oneLine(text);
-  if (line.length <= chars) return line;
-  const cut = line.slice(0, chars);
-  const space = cut.lastIndexOf(' ');
-  return `${(space > chars / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
-}
-
 /**
  * JSON that cannot end the HTML comment it sits in, nor span lines: JSON.stringify leaves U+2028 and
  * U+2029 raw, and the header's line-anchored pattern would split on them.
@@ -147,9 +136,15 @@ function entryBlock(entry: StoredMemoryEntry): string {
   return `\n${heading}\n<!-- ${ENTRY_MARKER} ${commentJson(header)} -->\n\n${entry.text}\n`;
 }
 
-function indexLine(entry: StoredMemoryEntry, gistChars: number): string {
+/**
+ * An entry's `MEMORY.md` line: what it is called and where it is, never what it says (deepagents: "The
+ * memory index MEMORY.md … Individual notes enter only when read"). The index is in every request; a
+ * note's text reaches the context only through a search or a read.
+ */
+function indexLine(entry: StoredMemoryEntry): string {
   const date = entry.file.slice(MEMORY_DAILY_DIR.length + 1, -'.md'.length);
-  return `- ${date} ${timeOf(entry.at).slice(0, 5)} UTC · ${oneLine(entry.title) || 'Untitled'} · [${entry.file}](${entry.file}) · session ${oneLine(entry.sessionId)} · ${gistOf(entry.text, gistChars)}\n`;
+  const size = `${entry.text.length.toLocaleString('en-US')} ${entry.text.length === 1 ? 'char' : 'chars'}`;
+  return `- ${date} ${timeOf(entry.at).slice(0, 5)} UTC · ${oneLine(entry.title) || 'Untitled'} · [${entry.file}](${entry.file}) · session ${oneLine(entry.sessionId)} · ${size}\n`;
 }
 
 /** Reads the entries of one daily file's content; `file` is its path relative to the memory directory. */
@@ -216,7 +211,6 @@ export function createFileMemorySink(options: FileMemorySinkOptions): FileMemory
   const dailyDir = path.join(dir, MEMORY_DAILY_DIR);
   const { index } = options;
   const searchLimit = options.searchLimit ?? DEFAULT_MEMORY_SEARCH_LIMIT;
-  const gistChars = options.gistChars ?? DEFAULT_MEMORY_GIST_CHARS;
   const durable = options.durable ?? DEFAULT_MEMORY_DURABLE;
   const newId = options.newId ?? randomUUID;
   let queue: Promise<unknown> = Promise.resolve();
@@ -264,7 +258,7 @@ export function createFileMemorySink(options: FileMemorySinkOptions): FileMemory
     await append(dailyFile, entryBlock(entry));
     const indexFile = path.join(dir, MEMORY_INDEX_FILE);
     await ensureFile(indexFile, '# Memory index\n\n');
-    await append(indexFile, indexLine(entry, gistChars));
+    await append(indexFile, indexLine(entry));
     await index.add([entry]);
   }
 

@@ -16,7 +16,7 @@ const CLOSE_TAG = '</memory_index>';
 const PREAMBLE = [
   '## Memory',
   '',
-  `Your long-term memory index (${MEMORY_INDEX_PATH}) is below, one line per note: its title and first words. A note's whole text is not in this conversation: read it with the ${READ_MEMORY_TOOL} tool, passing the path the index gives it (e.g. {"path": "memory/2025-03-14.md"}).`,
+  `Your long-term memory index (${MEMORY_INDEX_PATH}) is below, one line per note: its title, the file it is in and its size. A note's text is not in this conversation: read it with the ${READ_MEMORY_TOOL} tool, passing the path the index gives it (e.g. {"path": "memory/2025-03-14.md"}).`,
   '',
   OPEN_TAG,
 ].join('\n');
