@@ -6,7 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toOpenAIChat } from '../adapters/openai-chat.ts';
-import { InvalidPolicyError, ModelCallError } from '../core/errors/index.ts';
+import { InvalidPolicyError, ModelCallError, UnknownModelError } from '../core/errors/index.ts';
 import type { ContextEvent } from '../core/events.ts';
 import type { Message, MessageInput } from '../core/message.ts';
 import { textOf, toolResultOf } from '../core/message.ts';
@@ -209,11 +209,13 @@ describe('digitorn: the context and its pressure', () => {
     expect((await cm.stats('s', { model: 'claude-sonnet-4-5' })).contextWindow).toBe(200_000);
     expect((await cm.stats('s', { model: 'claude-sonnet-4-5' })).maxOutputTokens).toBe(4_096);
 
-    // A custom endpoint or niche local model reports no window: max_tokens is set for it (without it,
-    // ctxkit falls back to 4 × the output reserve, docs/ARCHITECTURE.md's rule when only the reserve is known).
+    // A custom endpoint or niche local model reports no window: max_tokens is set for it. Without it the
+    // window is unknown and ctxkit says so (output_reserved is the reply's reserve, not a window).
     const local = manager(policy);
     await local.cm.append('s', FOUR_TURNS);
-    expect((await local.cm.stats('s', { model: 'my-niche-local-model' })).contextWindow).toBe(4 * 4_096);
+    await expect(local.cm.stats('s', { model: 'my-niche-local-model' })).rejects.toBeInstanceOf(
+      UnknownModelError,
+    );
     const overridden = manager(digitorn({ max_tokens: 32_768 }));
     await overridden.cm.append('s', FOUR_TURNS);
     expect((await overridden.cm.stats('s', { model: 'my-niche-local-model' })).contextWindow).toBe(32_768);

@@ -1,7 +1,6 @@
 import { type RenderedIndex, renderMemoryIndex } from '../core/context-index/render-memory-index.ts';
 import { renderSkillsIndex } from '../core/context-index/render-skills-index.ts';
 import { systemWithIndexes } from '../core/context-index/system-with-indexes.ts';
-import { UnknownModelError } from '../core/errors/index.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import type { SkillSummary } from '../core/skills/skill-source.ts';
 import type { CalibratedTokenCounter } from '../core/tokens/calibrated-counter.ts';
@@ -12,7 +11,7 @@ import { createHeuristicCounter } from '../core/tokens/heuristic-counter.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import { findModelProfile } from '../providers/model-profiles.ts';
-import { DEFAULT_MAX_OUTPUT_TOKENS, resolveContextWindow } from '../providers/resolve-context-window.ts';
+import { chooseContextWindow, type WindowSource } from '../providers/resolve-context-window.ts';
 import type { IndexSources, IndexUnavailable } from './context-indexes.ts';
 
 /**
@@ -33,16 +32,9 @@ export interface PrepareRequest {
   maxOutputTokens?: number;
 }
 
+export { UNBOUNDED_WINDOW, type WindowSource } from '../providers/resolve-context-window.ts';
+
 /** A call, resolved: the window it has, the counter that measures it, and its fixed regions. */
-/**
- * Where the window came from. `max-context-tokens` and `unbounded` are tiancai's fallbacks for a model
- * with no known window: compact at MaxTokens, else by message count (the policy must say so).
- */
-export type WindowSource = 'explicit' | 'profile' | 'max-output' | 'max-context-tokens' | 'unbounded';
-
-/** The window of a session whose only limit is a message count: large enough never to bind. */
-export const UNBOUNDED_WINDOW = 1_000_000_000;
-
 export interface CallContext {
   model: string | undefined;
   contextWindow: number;
@@ -230,7 +222,11 @@ export function resolveCallContext(
   };
 }
 
-/** Window and output reserve for this model and these settings; looked up once per combination. */
+/**
+ * Window and output reserve for this model and these settings, by the one window rule
+ * (`chooseContextWindow`: the caller's window, else the policy's; the profile when the policy looks
+ * windows up; 4 × the reserve when it does not; tiancai's fallbacks); looked up once per combination.
+ */
 function resolveWindow(
   memo: FixedRegionMemo,
   policy: Policy,
@@ -241,42 +237,14 @@ function resolveWindow(
   const maxOutputTokens = request.maxOutputTokens ?? policy.budget.maxOutputTokens;
   const key = `${model}|${contextWindow}|${maxOutputTokens}`;
   if (memo.window?.key === key) return memo.window;
-  let window: { contextWindow: number; maxOutputTokens: number; source: WindowSource };
-  try {
-    const resolved = resolveContextWindow({
-      model,
-      contextWindow,
-      maxOutputTokens,
-      detectWindow: policy.budget.detectWindow,
-    });
-    window = { ...resolved, source: resolved.windowSource };
-  } catch (error) {
-    const fallback = windowFallback(policy, maxOutputTokens);
-    if (!UnknownModelError.isInstance(error) || !fallback) throw error;
-    window = fallback;
-  }
-  memo.window = { key, ...window };
+  const chosen = chooseContextWindow(policy, { model, contextWindow, maxOutputTokens });
+  memo.window = {
+    key,
+    contextWindow: chosen.contextWindow,
+    maxOutputTokens: chosen.maxOutputTokens,
+    source: chosen.windowSource,
+  };
   return memo.window;
-}
-
-/**
- * tiancai's EffectiveTokenLimit without a window: "else MaxTokens, else no token threshold" (and then
- * MaxMessages). Only when the policy declares those fallbacks; otherwise an unknown window stays an error.
- */
-function windowFallback(
-  policy: Policy,
-  maxOutputTokens: number,
-): { contextWindow: number; maxOutputTokens: number; source: WindowSource } | undefined {
-  const { budget, summarize } = policy;
-  const output = maxOutputTokens > 0 ? maxOutputTokens : DEFAULT_MAX_OUTPUT_TOKENS;
-  // MaxTokens is where compaction fires, not a window: with none known, nothing bounds the request.
-  if (budget.maxContextTokens > 0 && budget.maxContextTokensWhen === 'no-window') {
-    return { contextWindow: UNBOUNDED_WINDOW, maxOutputTokens: output, source: 'max-context-tokens' };
-  }
-  if (summarize.maxMessages > 0 && summarize.maxMessagesWhen === 'no-token-limit') {
-    return { contextWindow: UNBOUNDED_WINDOW, maxOutputTokens: output, source: 'unbounded' };
-  }
-  return undefined;
 }
 
 const NOTHING: RenderedIndex = { text: '', omitted: 0 };

@@ -25,12 +25,22 @@ describe('resolveContextWindow', () => {
   });
 
   it('picoclaw: with only max output known, the window defaults to 4 × max output', () => {
-    const resolved = resolveContextWindow({ model: 'my-local-model', maxOutputTokens: 8_192 });
+    const resolved = resolveContextWindow({
+      model: 'my-local-model',
+      maxOutputTokens: 8_192,
+      detectWindow: false,
+    });
     expect(resolved).toMatchObject({
       contextWindow: 32_768,
       maxOutputTokens: 8_192,
       windowSource: 'max-output',
     });
+  });
+
+  it('a policy that looks windows up does not guess one from the reserve: an unknown model is an error', () => {
+    expect(() => resolveContextWindow({ model: 'my-local-model', maxOutputTokens: 8_192 })).toThrow(
+      UnknownModelError,
+    );
   });
 
   it('detectWindow false (picoclaw) applies 4 × max output even for a known model', () => {
