@@ -95,8 +95,8 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
     };
     let window: CallWindow;
     try {
-      // The session's own budget: its policy override may set the window or the reply reserve.
-      window = await deps.windows.windowFor(windowQuestion, await manager.budgetOf(sessionId));
+      // The session's own policy: its override may set the window, the reply reserve or the window rule.
+      window = await deps.windows.windowFor(windowQuestion, (await manager.policyOf(sessionId)).policy);
     } catch (error) {
       const refusal = requestRefusal(error, request);
       if (refusal !== undefined) return errorResponse(format, 400, refusal);
@@ -299,8 +299,8 @@ async function recoverFrom(
     await manager.noteOverflow(call.session.sessionId, overflow);
     windows.learn(call.upstream.base, call.request.model, limit);
     try {
-      const budget = await manager.budgetOf(call.session.sessionId);
-      const window = await windows.windowFor(call.windowQuestion, budget);
+      const { policy } = await manager.policyOf(call.session.sessionId);
+      const window = await windows.windowFor(call.windowQuestion, policy);
       prepareRequest.contextWindow = window.contextWindow;
       prepareRequest.maxOutputTokens = window.maxOutputTokens;
     } catch {

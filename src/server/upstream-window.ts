@@ -1,21 +1,29 @@
 /**
  * The window a call is prepared with, and the reply reserve beside it, resolved afresh for every request
- * (a session's earlier request never decides this one's):
+ * (a session's earlier request never decides this one's) by the one window rule every door follows
+ * (`chooseContextWindow`, `resolve-context-window.ts`), with the session's policy and what serve knows:
  *
- * 1. the window the upstream serves the model with, asked the way agents' clients ask (Ollama's
- *    `/api/show`, vLLM's `max_model_len`, llama.cpp's `/props`) and remembered per model for a while;
- *    hosted APIs that have none of these routes are not asked;
- * 2. else the model profile table;
- * 3. else the configured fallback (`--window`);
- * 4. else unknown: the request goes unmanaged (UNBOUNDED_WINDOW) until an overflow names the limit.
+ * - the reply reserve the client set (`max_tokens`), for the rule's steps that read it (picoclaw's
+ *   4 × the reserve, and the reserve itself);
+ * - the window the upstream serves the model with, asked the way agents' clients ask (Ollama's
+ *   `/api/show`, vLLM's `max_model_len`, llama.cpp's `/props`) and remembered per model for a while;
+ *   hosted APIs that have none of these routes are not asked;
+ * - a limit an overflow named for the model, which caps it from then on;
+ * - `--window`, the window of models nobody knows (the rule's step 3).
  *
- * A limit an overflow named replaces what was known, for that model, from then on. A policy that sets
- * `budget.contextWindow` caps every model.
+ * The rule's last step, nothing known, is serve's own: the request goes unmanaged (UNBOUNDED_WINDOW)
+ * until an overflow names the limit, instead of the library's UnknownModelError (the client cannot be
+ * asked for a window). A policy with fallbacks of its own without a window (tiancai's compaction at
+ * MaxTokens) has them instead: the manager applies them to a call prepared with UNBOUNDED_WINDOW.
  */
-import { UNBOUNDED_WINDOW } from '../engine/call-context.ts';
+import { UnknownModelError } from '../core/errors/index.ts';
 import { detectServedContextWindow } from '../providers/detect-served-window.ts';
-import { findModelProfile } from '../providers/model-profiles.ts';
-import { resolveContextWindow } from '../providers/resolve-context-window.ts';
+import {
+  chooseContextWindow,
+  UNBOUNDED_WINDOW,
+  type WindowPolicy,
+  type WindowSource,
+} from '../providers/resolve-context-window.ts';
 import { BoundedMap } from './bounded-map.ts';
 
 /** How long an upstream's answer is trusted before it is asked again (a model may be reloaded). */
@@ -47,10 +55,13 @@ export interface WindowQuestion {
 }
 
 export interface CallWindow {
+  /** UNBOUNDED_WINDOW when no window binds: unknown, or the policy's own fallbacks (tiancai). */
   contextWindow: number;
   maxOutputTokens: number;
   /** Nobody knows the model's window: the request is sent as it is. */
   unknown: boolean;
+  /** The step of the window rule that gave the window (absent when unknown). */
+  source?: WindowSource;
 }
 
 export class UpstreamWindows {
@@ -63,7 +74,7 @@ export class UpstreamWindows {
   constructor(
     private readonly options: {
       fetch?: typeof fetch;
-      /** The window of models nobody else knows (`--window`). */
+      /** The window of models nobody knows (`--window`). */
       fallback?: number;
       detect: boolean;
       clock?: () => number;
@@ -71,31 +82,37 @@ export class UpstreamWindows {
   ) {}
 
   /**
-   * The call's window and reply reserve. `policy` is the manager's budget (a positive `contextWindow`
-   * caps every model; `maxOutputTokens` is the reserve when the client sets none). Throws
-   * InvalidPolicyError when the client's reserve does not fit the window.
+   * The call's window and reply reserve, under the session's policy. Throws InvalidPolicyError when the
+   * reply reserve does not fit the window.
    */
-  async windowFor(
-    call: WindowQuestion,
-    policy: { contextWindow: number; maxOutputTokens: number },
-  ): Promise<CallWindow> {
+  async windowFor(call: WindowQuestion, policy: WindowPolicy): Promise<CallWindow> {
     const key = `${call.baseUrl}\u0000${call.model}`;
     const served = this.#detects(call.baseUrl)
       ? await this.#served(key, call.baseUrl, call.model, call.headers)
       : undefined;
-    const learned = this.#learned.get(key);
-    const known = minOf(
-      minOf(served ?? findModelProfile(call.model)?.contextWindow ?? this.options.fallback, learned),
-      policy.contextWindow > 0 ? policy.contextWindow : undefined,
-    );
-    const contextWindow = known ?? UNBOUNDED_WINDOW;
-    const resolved = resolveContextWindow({
+    const asked = {
       model: call.model,
-      contextWindow,
-      maxOutputTokens:
-        call.maxOutputTokens ?? (policy.maxOutputTokens > 0 ? policy.maxOutputTokens : undefined),
-    });
-    return { contextWindow, maxOutputTokens: resolved.maxOutputTokens, unknown: known === undefined };
+      ...(call.maxOutputTokens !== undefined && { maxOutputTokens: call.maxOutputTokens }),
+    };
+    try {
+      const chosen = chooseContextWindow(policy, {
+        ...asked,
+        served,
+        learned: this.#learned.get(key),
+        unknownModelWindow: this.options.fallback,
+      });
+      return {
+        contextWindow: chosen.contextWindow,
+        maxOutputTokens: chosen.maxOutputTokens,
+        unknown: false,
+        source: chosen.windowSource,
+      };
+    } catch (error) {
+      if (!UnknownModelError.isInstance(error)) throw error;
+      // The reserve beside a window nobody knows: the rule's, for a window too large to bind.
+      const { maxOutputTokens } = chooseContextWindow(policy, { ...asked, contextWindow: UNBOUNDED_WINDOW });
+      return { contextWindow: UNBOUNDED_WINDOW, maxOutputTokens, unknown: true };
+    }
   }
 
   /** An overflow said the model's window is `window`: later calls use it. */
@@ -137,10 +154,4 @@ export class UpstreamWindows {
     this.#asked.set(key, { at: now, window });
     return window;
   }
-}
-
-function minOf(a: number | undefined, b: number | undefined): number | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return Math.min(a, b);
 }
