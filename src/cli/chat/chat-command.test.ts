@@ -74,29 +74,76 @@ describe('ctxkit chat (stdin not a terminal)', () => {
     expect(run.stderr).toMatch(/--base-url/);
   });
 
-  it('refuses a model whose window nobody knows, asking for --window', async () => {
+  it('chooses the window by the one rule: an unknown model is the library’s error, picoclaw’s window is 4 × the reserve', async () => {
     scripted([{ steps: [], answer: 'x' }]);
-    const run = await chat(['--base-url', server.openAIBaseUrl, '--model', 'no-such-model'], ['hello'], {
-      cwd: dir,
-    });
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/--window: the window of model "no-such-model" is not known/);
-    const withWindow = await chat(
-      [
-        '--base-url',
-        server.openAIBaseUrl,
-        '--model',
-        'no-such-model',
-        '--window',
-        '8000',
-        '--data',
-        join(dir, '.d'),
-      ],
-      ['/exit'],
-      { cwd: dir },
-    );
+    const base = ['--base-url', server.openAIBaseUrl, '--model', 'no-such-model', '--data', join(dir, '.d')];
+    const [unknown, withReserve, withWindow, picoclaw, tooLarge] = await Promise.all([
+      chat(base, ['hello'], { cwd: dir }),
+      // A reserve is not a window: under any preset but picoclaw, the same error as without one.
+      chat([...base, '--max-output', '2048'], ['hello'], { cwd: dir }),
+      chat([...base, '--window', '8000', '--session', 'w'], ['/exit'], { cwd: dir }),
+      chat(
+        [...base, '--policy', 'picoclaw', '--max-output', '2048', '--session', 'p'],
+        ['/context', '/exit'],
+        {
+          cwd: dir,
+        },
+      ),
+      // The server's 16k is the window: a reserve it cannot hold is refused as the flag the user typed.
+      chat(
+        [
+          '--base-url',
+          server.openAIBaseUrl,
+          '--model',
+          MODEL,
+          '--max-output',
+          '20000',
+          '--data',
+          join(dir, '.d'),
+        ],
+        ['/exit'],
+        { cwd: dir },
+      ),
+    ]);
+    for (const run of [unknown, withReserve]) {
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe(
+        'error unknown model "no-such-model" and no context window configured: pass contextWindow to createContextManager (or prepare), set budget.contextWindow, or use --window on the command line\n',
+      );
+    }
     expect(withWindow.code).toBe(0);
     expect(withWindow.stdout).toContain('window 8,000 (--window)');
+    expect(picoclaw.stderr).toBe('');
+    expect(picoclaw.code).toBe(0);
+    expect(picoclaw.stdout).toContain('window 8,192 (4 × max output 2,048)');
+    expect(picoclaw.stdout).toMatch(/ of 6,144 usable tokens \(window 8,192\)$/m);
+    expect(tooLarge.code).toBe(2);
+    expect(tooLarge.stderr).toMatch(
+      /^error --max-output: must be smaller than the window \(16,000 tokens\), got 20,000/,
+    );
+  });
+
+  it('a configured window never exceeds what the server serves', async () => {
+    scripted([{ steps: [], answer: 'x' }]);
+    const base = ['--base-url', server.openAIBaseUrl, '--model', MODEL, '--data', join(dir, '.d')];
+    const [larger, smaller, picoclaw] = await Promise.all([
+      chat([...base, '--window', '32000', '--session', 'a'], ['/exit'], { cwd: dir }),
+      chat([...base, '--window', '8000', '--session', 'b'], ['/exit'], { cwd: dir }),
+      chat(
+        [...base, '--policy', 'picoclaw', '--max-output', '8192', '--session', 'c'],
+        ['/context', '/exit'],
+        {
+          cwd: dir,
+        },
+      ),
+    ]);
+    expect(larger.stdout).toContain(
+      'window 16,000 (as the server has it loaded; --window 32,000 is more than the server has loaded)',
+    );
+    expect(smaller.stdout).toContain('window 8,000 (--window; the server has 16,000)');
+    // picoclaw's 4 × 8,192 is more than the model is loaded with.
+    expect(picoclaw.stdout).toContain('window 16,000 (as the server has it loaded)');
+    expect(picoclaw.stdout).toMatch(/\(window 16,000\)$/m);
   });
 
   it('runs turns with tools, prints each call and a one-line result, and answers commands', async () => {

@@ -23,7 +23,7 @@ import type { ChatIo } from './chat-io.ts';
 import { type ChatOutput, ChatSession } from './chat-session.ts';
 import { loadChatSettings } from './chat-settings.ts';
 import { chatTools } from './chat-tools.ts';
-import { connectModel, resolveChatWindow } from './connect-model.ts';
+import { chooseChatWindow, connectModel, describeChatWindow } from './connect-model.ts';
 import { lockSession, type SessionLock } from './session-lock.ts';
 
 export interface ChatFlags extends PolicyFlags {
@@ -136,21 +136,7 @@ async function openAndRun(
   const connection = await connectModel(flags, io.env);
   const base = await loadConfigFromFlags({ ...flags, model: connection.model });
   const windowFlag = parseCountFlag('--window', flags.window, { unit: 'tokens', zero: 'auto' }) || undefined;
-  const window = await resolveChatWindow(connection, windowFlag);
-  const maxOutput =
-    parseCountFlag('--max-output', flags.maxOutput, { unit: 'tokens', zero: 'auto' }) || undefined;
-  if (window.contextWindow === undefined && base.policy.budget.contextWindow <= 0)
-    throw new FlagError(
-      '--window',
-      `the window of model ${JSON.stringify(connection.model)} is not known: the server does not say it and no model profile has it; pass --window N (the context size the model is loaded with)`,
-    );
-  const effectiveWindow = window.contextWindow ?? base.policy.budget.contextWindow;
-  if (maxOutput !== undefined && maxOutput >= effectiveWindow)
-    throw new FlagError(
-      '--max-output',
-      `must be smaller than the window (${effectiveWindow.toLocaleString('en-US')} tokens), got ${maxOutput.toLocaleString('en-US')}`,
-      flags.maxOutput,
-    );
+  const window = await chooseChatWindow(connection, base.policy, flags);
 
   const dataDir = flags.data ?? DEFAULT_DATA_DIR;
   const stores = await openStores(dataDir);
@@ -187,8 +173,9 @@ async function openAndRun(
           })
         ).policy,
       settings,
-      contextWindow: window.contextWindow,
-      maxOutputTokens: maxOutput,
+      contextWindow: window.forCalls,
+      // --max-output is in the policy (the flags are a config layer).
+      maxOutputTokens: undefined,
       system: flags.system ?? DEFAULT_CHAT_SYSTEM_PROMPT,
       maxSteps,
       toolsFor: (manager, config) =>
@@ -208,19 +195,10 @@ async function openAndRun(
     const fixed = await session.fixedTokens();
     if (fixed.total >= fixed.contextWindow)
       throw new FlagError(
-        window.source === 'flag' ? '--window' : '--max-output',
+        window.windowSource === 'explicit' ? '--window' : '--max-output',
         `the window (${fixed.contextWindow.toLocaleString('en-US')} tokens) leaves no room for the conversation: the system prompt takes ${fixed.system.toLocaleString('en-US')}, the tool definitions ${fixed.tools.toLocaleString('en-US')} and the reply reserve ${fixed.reserve.toLocaleString('en-US')}`,
       );
-    const windowNote =
-      window.contextWindow === undefined
-        ? 'window from the policy'
-        : `window ${window.contextWindow.toLocaleString('en-US')} (${window.source === 'server' ? 'as the server has it loaded' : window.source === 'flag' ? '--window' : window.source === 'profile' ? 'model profile' : window.source}${
-            window.served !== undefined && window.source !== 'server'
-              ? `; the server has ${window.served.toLocaleString('en-US')}`
-              : windowFlag !== undefined && window.served !== undefined && windowFlag > window.served
-                ? `; --window ${windowFlag.toLocaleString('en-US')} is more than the server has loaded`
-                : ''
-          })`;
+    const windowNote = describeChatWindow(window, windowFlag);
     out.line(
       colors.dim(
         `ctxkit chat · ${escapeForTerminal(connection.model)} via ${connection.provider} · ${windowNote} · ${resumed ? 'resuming' : 'session'} ${escapeForTerminal(sessionId)} · /help for commands`,

@@ -5,20 +5,23 @@
  * Claude, or when only ANTHROPIC_API_KEY is set; else OpenAI-compatible (OpenAI, vLLM, Ollama,
  * llama.cpp, LM Studio, OpenRouter, DeepSeek…).
  *
- * Window: the size the server has the model loaded with, when it can tell (seed 002: the theoretical
- * maximum is the wrong answer); `--window` is honoured below that size and capped at it (a larger
- * window than the model is loaded with only overflows); without a server answer, `--window`, else the
- * profile table.
+ * Window: the one window rule every door follows (`chooseContextWindow`), with what only the chat can
+ * add: the size the local server says it serves the model with, asked first (seed 002: the theoretical
+ * maximum is the wrong answer). `--window` and `--max-output` reach the rule through the policy (the
+ * flags are a config layer): a configured window wins but never exceeds what the server serves;
+ * picoclaw's window without one is 4 × the reply reserve; an unknown model with no window under any
+ * other preset is the library's UnknownModelError.
  */
-import { FlagError } from '../../core/errors/index.ts';
+import { FlagError, InvalidPolicyError } from '../../core/errors/index.ts';
+import type { Policy } from '../../core/policy/policy-schema.ts';
 import {
   createAnthropicClient,
   DEFAULT_ANTHROPIC_BASE_URL,
   loadAnthropicSdkNow,
 } from '../../providers/anthropic-client.ts';
 import type { ModelClient } from '../../providers/model-client.ts';
-import { findModelProfile } from '../../providers/model-profiles.ts';
 import { createOpenAICompatibleClient, loadOpenAISdkNow } from '../../providers/openai-compatible-client.ts';
+import { type ChosenWindow, chooseContextWindow } from '../../providers/resolve-context-window.ts';
 
 export type ChatProvider = 'openai' | 'anthropic';
 
@@ -146,28 +149,76 @@ async function onlyServedModel(
   );
 }
 
-export interface ResolvedChatWindow {
-  /** undefined: neither the server, the flag nor the profile table knows; the policy's own applies. */
-  contextWindow: number | undefined;
-  /** `flag`: --window, under what the server has loaded when it says. */
-  source: 'server' | 'flag' | 'profile' | 'policy';
-  /** What the server said, when it said. */
+export interface ChatWindow extends ChosenWindow {
+  /** What the server said it serves the model with, when it said. */
   served?: number;
+  /**
+   * The window to hand the session's calls: what the manager cannot find itself from the same policy
+   * (the server's size, a configured window cut down to it); undefined when its own rule gives the same.
+   */
+  forCalls: number | undefined;
 }
 
-export async function resolveChatWindow(
+/**
+ * The chat's window by the one rule, the server asked first. A `--max-output` the window cannot hold is
+ * a FlagError naming it.
+ */
+export async function chooseChatWindow(
   connection: ModelConnection,
-  flagWindow: number | undefined,
+  policy: Policy,
+  flags: { maxOutput?: string | undefined } = {},
   signal?: AbortSignal,
-): Promise<ResolvedChatWindow> {
+): Promise<ChatWindow> {
   const served = await connection.client.servedContextWindow?.(connection.model, signal ? { signal } : {});
-  if (served !== undefined) {
-    if (flagWindow !== undefined && flagWindow < served)
-      return { contextWindow: flagWindow, source: 'flag', served };
-    return { contextWindow: served, source: 'server', served };
+  let chosen: ChosenWindow;
+  try {
+    chosen = chooseContextWindow(policy, { model: connection.model, served });
+  } catch (error) {
+    if (InvalidPolicyError.isInstance(error) && error.key === 'budget.maxOutputTokens' && flags.maxOutput)
+      throw new FlagError(
+        '--max-output',
+        `must be smaller than the window (${Number(error.details.contextWindow).toLocaleString('en-US')} tokens), got ${policy.budget.maxOutputTokens.toLocaleString('en-US')}`,
+        flags.maxOutput,
+      );
+    throw error;
   }
-  if (flagWindow !== undefined) return { contextWindow: flagWindow, source: 'flag' };
-  const profile = findModelProfile(connection.model);
-  if (profile) return { contextWindow: profile.contextWindow, source: 'profile' };
-  return { contextWindow: undefined, source: 'policy' };
+  return {
+    ...chosen,
+    ...(served !== undefined && { served }),
+    forCalls: chosen.windowSource === 'served' ? chosen.contextWindow : undefined,
+  };
+}
+
+/** The window as the chat's first line says it: the size, the step of the rule, and what the server has. */
+export function describeChatWindow(window: ChatWindow, windowFlag: number | undefined): string {
+  const size = window.contextWindow.toLocaleString('en-US');
+  let from: string;
+  switch (window.windowSource) {
+    case 'explicit':
+      from = windowFlag !== undefined ? '--window' : 'budget.contextWindow';
+      break;
+    case 'served':
+      from = 'as the server has it loaded';
+      break;
+    case 'profile':
+      from = 'model profile';
+      break;
+    case 'max-output':
+      from = `4 × max output ${window.maxOutputTokens.toLocaleString('en-US')}`;
+      break;
+    case 'max-context-tokens':
+    case 'unbounded':
+      return 'window unknown: compaction by the policy’s own limits';
+    default:
+      from = window.windowSource;
+  }
+  const served =
+    window.served === undefined
+      ? ''
+      : window.windowSource !== 'served'
+        ? `; the server has ${window.served.toLocaleString('en-US')}`
+        : windowFlag !== undefined && windowFlag > window.served
+          ? `; --window ${windowFlag.toLocaleString('en-US')} is more than the server has loaded`
+          : '';
+  return `window ${size} (${from}${served})`;
 }
