@@ -3,7 +3,7 @@ import { effectiveHookLines } from '../core/policy/config/format-effective-hooks
 import { policySourceRows } from '../core/policy/config/format-policy-sources.ts';
 import { effectiveHooks, type HookWindow } from '../core/policy/effective-hooks.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
-import { resolveContextWindow } from '../providers/resolve-context-window.ts';
+import { type ChosenWindow, chooseContextWindow } from '../providers/resolve-context-window.ts';
 import { loadConfigFromFlags, type PolicyFlags, sourceAsTyped, WINDOW_ZERO_MEANS } from './policy-flags.ts';
 
 export interface ConfigFlags extends PolicyFlags {
@@ -48,13 +48,11 @@ export async function configCommand(flags: ConfigFlags): Promise<void> {
 /** The window the engine would run this policy with, when it can be told without a request. */
 function hookWindow(policy: Policy): HookWindow | undefined {
   try {
-    const { contextWindow, maxOutputTokens } = resolveContextWindow({
+    const { contextWindow, maxOutputTokens, windowSource } = chooseContextWindow(policy, {
       model: policy.model,
-      contextWindow: policy.budget.contextWindow,
-      maxOutputTokens: policy.budget.maxOutputTokens,
-      detectWindow: policy.budget.detectWindow,
     });
-    return { contextWindow, maxOutputTokens };
+    const known = windowSource !== 'max-context-tokens' && windowSource !== 'unbounded';
+    return { contextWindow, maxOutputTokens, known };
   } catch {
     return undefined;
   }
@@ -67,26 +65,33 @@ export function describeHooks(policy: Policy): string {
   return `hooks as run:\n${lines.map((line) => `  ${safe(line)}\n`).join('')}`;
 }
 
-/** What budget.contextWindow 0 means for this policy: the window commands will actually use. */
+/**
+ * What budget.contextWindow 0 means for this policy: the window commands will actually use, by the
+ * window rule every door follows (`chooseContextWindow`), without a server to ask.
+ */
 export function describeWindow(policy: Policy): string {
   const set = policy.budget.contextWindow;
-  if (set > 0) return `window ${set.toLocaleString('en-US')} tokens (set)`;
+  if (set > 0) return `window ${count(set)} tokens (set)`;
   const zero = `budget.contextWindow 0 = ${WINDOW_ZERO_MEANS}`;
+  let chosen: ChosenWindow;
   try {
-    const resolved = resolveContextWindow({
-      model: policy.model,
-      contextWindow: set,
-      maxOutputTokens: policy.budget.maxOutputTokens,
-      detectWindow: policy.budget.detectWindow,
-    });
-    const from =
-      resolved.windowSource === 'profile'
-        ? `from the ${safe(policy.model ?? '')} profile`
-        : '4 × max output (the policy does not look the window up)';
-    return `${zero}: ${resolved.contextWindow.toLocaleString('en-US')} tokens, ${from}; output reserve ${resolved.maxOutputTokens.toLocaleString('en-US')}`;
+    chosen = chooseContextWindow(policy, { model: policy.model });
   } catch {
     return policy.model === undefined
       ? `${zero}: no model set here (inspect and replay assume gpt-4o); --model or --window to choose`
-      : `${zero}: no profile for model "${safe(policy.model)}", so commands need --window`;
+      : `${zero}: no profile for model "${safe(policy.model)}", so commands need --window (chat and serve first ask a local server what it serves)`;
+  }
+  const reserve = `output reserve ${count(chosen.maxOutputTokens)}`;
+  switch (chosen.windowSource) {
+    case 'max-context-tokens':
+      return `${zero}: none known without a model, so compaction fires at budget.maxContextTokens (${count(policy.budget.maxContextTokens)} tokens); ${reserve}`;
+    case 'unbounded':
+      return `${zero}: none known without a model, so compaction goes by message count (summarize.maxMessages ${count(policy.summarize.maxMessages)}); ${reserve}`;
+    case 'max-output':
+      return `${zero}: ${count(chosen.contextWindow)} tokens, 4 × max output (the policy does not look the window up); ${reserve}`;
+    default:
+      return `${zero}: ${count(chosen.contextWindow)} tokens, from the ${safe(policy.model ?? '')} profile; ${reserve}`;
   }
 }
+
+const count = (value: number): string => value.toLocaleString('en-US');
