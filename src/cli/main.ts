@@ -35,6 +35,7 @@ function policyOptions(command: Command, perRequestModel = false): Command {
       'a preset (default, cowagent, tiancai, deepagents, digitorn, picoclaw) or a config file',
     )
     .option('--config <file>', 'a JSON or YAML config file (default: ./ctxkit.yaml if present)')
+    .option('--agent <name>', "apply this agent's block of the config file (its agents; also CTXKIT_AGENT)")
     .option(
       '--window <tokens>',
       perRequestModel

@@ -20,6 +20,8 @@ import { parseCountFlag } from './parse-count-flag.ts';
 export interface PolicyFlags {
   policy?: string;
   config?: string;
+  /** The agent block of the config file to apply (`agents`; also CTXKIT_AGENT). */
+  agent?: string;
   model?: string;
   window?: string;
   maxOutput?: string;
@@ -77,6 +79,10 @@ export function configOptionsFromFlags(flags: PolicyFlags): PolicyConfigOptions 
     flagNames[key] = `--set ${key}`;
   }
   if (Object.keys(seedSettings).length > 0) addSeedSettings(seedSettings, preset, values, flagNames);
+  if (flags.agent !== undefined) {
+    values[FLAG_AGENT] = flags.agent;
+    flagNames[FLAG_AGENT] = '--agent';
+  }
   if (flags.model !== undefined) {
     values.model = flags.model;
     flagNames.model = '--model';

@@ -1,5 +1,6 @@
 import { InvalidConfigError } from '../../errors/index.ts';
 import { mergePolicy } from '../merge-policy.ts';
+import { didYouMean, nearestNames } from '../nearest-name.ts';
 import type { PolicyDialect } from '../policy-aliases.ts';
 import { leafPaths } from '../policy-paths.ts';
 import type { Policy } from '../policy-schema.ts';
@@ -88,6 +89,16 @@ export function resolveConfig(options: ResolveConfigOptions = {}): ResolvedConfi
           source: agentChoice.source,
           label: agentChoice.source,
         },
+      );
+    }
+    if (!file.agents.has(agentChoice.name)) {
+      // Named where it was chosen (--agent, CTXKIT_AGENT), with the agents there are to choose from.
+      const known = [...file.agents.keys()];
+      throw new InvalidConfigError(
+        'agent',
+        `no agent "${agentChoice.name}" in ${fileName}${didYouMean(nearestNames(agentChoice.name, known))} (${known.length > 0 ? `agents: ${known.join(', ')}` : 'it declares no agents'})`,
+        { source: agentChoice.source, label: agentChoice.source },
+        { value: agentChoice.name },
       );
     }
     agentLayer = file.agentLayer(agentChoice.name);
