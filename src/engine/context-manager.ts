@@ -33,11 +33,10 @@ import type { SessionStore } from '../store/session-store.ts';
 import { createTraceRecorder, type TraceRecorder, type TraceStore } from '../store/trace-store.ts';
 import { createExtractiveSummarizer } from '../summarize/extractive-summarizer.ts';
 import type { Summarizer } from '../summarize/summarizer.ts';
-import { withAdoptedWindow } from './adopted-window.ts';
 import { type AppendContext, appendMessages, withoutId } from './append-messages.ts';
 import { applyReadySummary, scheduleAsyncSummary } from './async-summary.ts';
 import { withBudgetOptions } from './budget-options.ts';
-import { type CallContext, CounterChooser, type PrepareRequest, resolveCallContext } from './call-context.ts';
+import { type CallContext, CounterChooser, type PrepareRequest } from './call-context.ts';
 import { runCheapLayers } from './cheap-layers.ts';
 import { chooseSummarizer } from './choose-summarizer.ts';
 import { Compactor } from './compactor.ts';
@@ -658,13 +657,7 @@ export class ContextManager {
   async #callContext(runtime: SessionRuntime, request: PrepareRequest): Promise<CallContext> {
     // Read before every call: a skill added or a memory note written shows in the next request.
     const indexes = await readIndexSources(runtime.policy, { memory: this.memory, skills: this.skills });
-    const call = resolveCallContext(
-      runtime.policy,
-      withAdoptedWindow(request, runtime.progress.overflow.adoptedWindow, runtime.memo, runtime.policy),
-      runtime.memo,
-      this.#counters,
-      indexes,
-    );
+    const call = runtime.resolveCall(request, this.#counters, indexes);
     await runtime.useCounter(call.counter);
     return call;
   }
@@ -711,8 +704,7 @@ export class ContextManager {
       maxEntries: SESSION_TOKEN_CACHE_ENTRIES,
     });
     const runtime = new SessionRuntime(sessionId, counter, cache, policy);
-    if (lastRequest.request) runtime.memo.request = lastRequest.request;
-    runtime.lastRequest.stored = lastRequest.stored;
+    runtime.seedLastRequest(lastRequest);
     const restored = await this.#readStored(runtime);
     if (restored) {
       // The policy's restore (cowagent's recent turns as text, digitorn's snapshot) is for a session

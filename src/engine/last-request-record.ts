@@ -13,9 +13,18 @@ export const UNREADABLE_LAST_REQUEST = '';
  */
 export class LastRequestRecord {
   /** The stored JSON text; null when the store holds none, `UNREADABLE_LAST_REQUEST` when it is damaged. */
-  stored: string | null = null;
+  #stored: string | null = null;
   /** The text of the request last encoded, with the values it came from (compared by identity). */
   #encoded: { request: PrepareRequest; text: string } | undefined;
+
+  get stored(): string | null {
+    return this.#stored;
+  }
+
+  /** The store holds `text` for the session now (read from it, or just written). */
+  noteStored(text: string | null): void {
+    this.#stored = text;
+  }
 
   /** The text a store keeps for this request (see `encodeLastRequest`), encoded again only when it changed. */
   textOf(sessionId: string, request: PrepareRequest): string {
@@ -60,7 +69,7 @@ export async function keepLastRequest(
   if (request === undefined) return;
   const text = record.textOf(sessionId, request);
   if (text === record.stored) return;
-  if (await store.setLastRequest(sessionId, request)) record.stored = text;
+  if (await store.setLastRequest(sessionId, request)) record.noteStored(text);
 }
 
 function sameFields(a: PrepareRequest, b: PrepareRequest): boolean {

@@ -13,8 +13,16 @@ import type { View, ViewEntry } from '../core/view/project-view.ts';
 import { projectMessage, projectView, projectViewInSlices } from '../core/view/project-view.ts';
 import { forEachInSlices, WorkSlices } from '../core/work-slices.ts';
 import type { RecentSession } from '../store/session-store.ts';
-import type { FixedRegionMemo } from './call-context.ts';
+import { withAdoptedWindow } from './adopted-window.ts';
+import {
+  type CallContext,
+  type CounterChooser,
+  type FixedRegionMemo,
+  type PrepareRequest,
+  resolveCallContext,
+} from './call-context.ts';
 import { CallerBranch } from './caller-branch.ts';
+import type { IndexSources } from './context-indexes.ts';
 import { LastRequestRecord } from './last-request-record.ts';
 import { LayerProgress } from './layer-progress.ts';
 import type { SessionPolicy } from './session-policy.ts';
@@ -33,45 +41,46 @@ export class SessionRuntime {
    * The log messages held in memory: from `logStart` on. That is all of them, unless the session was
    * resumed from its store, which reads only what the view can show; `loadOlder` fills in the rest.
    */
-  heldLog: Message[] = [];
-  logStart = 0;
+  #heldLog: Message[] = [];
+  #logStart = 0;
   /**
    * The edits held in memory: all of them, unless the session was resumed, which reads only those the
    * view can depend on (see `RecentSession.edits`); `loadOlder` fills in the rest. `editCount` counts all.
    */
-  edits: Edit[] = [];
-  editCount = 0;
-  view: View;
+  #edits: Edit[] = [];
+  #editCount = 0;
+  #view: View;
   /** Agent-visible tokens of each view entry, aligned with `view.entries`, under `counter`. */
-  entryTokens: number[] = [];
-  historyTokens = 0;
+  #entryTokens: number[] = [];
+  #historyTokens = 0;
   /** Indices in `view.entries` of turn-starting user messages. */
-  turnStarts: number[] = [];
+  #turnStarts: number[] = [];
   /** Tool results visible to the agent in the view. */
-  visibleResults = 0;
-  counter: TokenCounter;
+  #visibleResults = 0;
+  #counter: TokenCounter;
   readonly tokenCache: MessageTokenCache;
   /**
    * The policy every step of this session runs under: the manager's, with `policyOverride` applied. Read
    * from the store when the runtime is made (so a reload sees what another process set), and changed in
    * place when this manager sets a new override (what the session remembers of its calls is kept).
    */
-  policy: Policy;
+  #policy: Policy;
   /** The session's own override (`{}` when it has none). */
-  policyOverride: PolicyOverride;
+  #policyOverride: PolicyOverride;
 
   /** What each engine step remembers between calls, one record per step (see LayerProgress). */
   readonly progress = new LayerProgress();
   /** Counts full re-projections: indexes into `view.entries` noted before a rebuild are stale after it. */
-  viewVersion = 0;
+  #viewVersion = 0;
   /** The newest evict edit of each log seq held (a result spilled on arrival keeps its blob here). */
-  readonly evictions = new Map<number, EvictEdit>();
-  turnCount = 0;
+  readonly #evictions = new Map<number, EvictEdit>();
+  #turnCount = 0;
   /**
    * Token counts of the system prompt and tools, and the last request's settings (`memo.request`: seeded
-   * from the store when the runtime is made, kept there as it changes; see `lastRequest`).
+   * from the store when the runtime is made, kept there as it changes; see `lastRequest`). Written by
+   * `resolveCall` only.
    */
-  readonly memo: FixedRegionMemo = {};
+  readonly #memo: FixedRegionMemo = {};
   /** What the session store holds of `memo.request`, as this manager last read or wrote it. */
   readonly lastRequest = new LastRequestRecord();
   /** The caller's logical history (log minus branch-hidden messages), as content ids and seqs, for sync(). */
@@ -97,19 +106,118 @@ export class SessionRuntime {
 
   constructor(id: string, counter: TokenCounter, tokenCache: MessageTokenCache, policy: SessionPolicy) {
     this.id = id;
-    this.counter = counter;
+    this.#counter = counter;
     this.tokenCache = tokenCache;
-    this.policy = policy.policy;
-    this.policyOverride = policy.override;
-    this.view = projectView([], [], { leaveCallsOpen: true });
+    this.#policy = policy.policy;
+    this.#policyOverride = policy.override;
+    this.#view = projectView([], [], { leaveCallsOpen: true });
+  }
+
+  /** The log messages held in memory, from `logStart` on. */
+  get heldLog(): readonly Message[] {
+    return this.#heldLog;
+  }
+
+  get logStart(): number {
+    return this.#logStart;
+  }
+
+  /** The edits held in memory (see `editCount` for all of them). */
+  get edits(): readonly Edit[] {
+    return this.#edits;
+  }
+
+  get editCount(): number {
+    return this.#editCount;
+  }
+
+  /** The view of the log and edits; changed by `appendToView`, `patchInPlace` and `rebuild` only. */
+  get view(): View {
+    return this.#view;
+  }
+
+  /** Agent-visible tokens of each view entry, aligned with `view.entries`, under `counter`. */
+  get entryTokens(): readonly number[] {
+    return this.#entryTokens;
+  }
+
+  get historyTokens(): number {
+    return this.#historyTokens;
+  }
+
+  /** Indices in `view.entries` of turn-starting user messages. */
+  get turnStarts(): readonly number[] {
+    return this.#turnStarts;
+  }
+
+  /** Tool results visible to the agent in the view. */
+  get visibleResults(): number {
+    return this.#visibleResults;
+  }
+
+  get counter(): TokenCounter {
+    return this.#counter;
+  }
+
+  /** The policy every step of this session runs under (see `usePolicy`). */
+  get policy(): Policy {
+    return this.#policy;
+  }
+
+  /** The session's own override (`{}` when it has none). */
+  get policyOverride(): PolicyOverride {
+    return this.#policyOverride;
+  }
+
+  /** Counts full re-projections: indexes into `view.entries` noted before a rebuild are stale after it. */
+  get viewVersion(): number {
+    return this.#viewVersion;
+  }
+
+  /** The newest evict edit of each log seq held (a result spilled on arrival keeps its blob here). */
+  get evictions(): ReadonlyMap<number, EvictEdit> {
+    return this.#evictions;
+  }
+
+  get turnCount(): number {
+    return this.#turnCount;
+  }
+
+  /** Token counts of the system prompt and tools, and the last request's settings (see `resolveCall`). */
+  get memo(): Readonly<FixedRegionMemo> {
+    return this.#memo;
+  }
+
+  /**
+   * The last request the store holds for the session, read as the runtime is made: its settings are what
+   * the next call starts from (`memo.request`), its text what `lastRequest` compares with.
+   */
+  seedLastRequest(stored: { request?: PrepareRequest; stored: string | null }): void {
+    if (stored.request) this.#memo.request = stored.request;
+    this.lastRequest.noteStored(stored.stored);
+  }
+
+  /**
+   * The call's context for `request`, under the session's policy: the window an overflow adopted applies,
+   * and the fixed regions' counts are kept in `memo` for the next call.
+   */
+  resolveCall(request: PrepareRequest, counters: CounterChooser, indexes: IndexSources): CallContext {
+    const policy = this.#policy;
+    return resolveCallContext(
+      policy,
+      withAdoptedWindow(request, this.progress.overflow.adoptedWindow, this.#memo, policy),
+      this.#memo,
+      counters,
+      indexes,
+    );
   }
 
   get nextSeq(): number {
-    return this.logStart + this.heldLog.length;
+    return this.#logStart + this.#heldLog.length;
   }
 
   messageAt(seq: number): Message | undefined {
-    return this.heldLog[seq - this.logStart];
+    return this.#heldLog[seq - this.#logStart];
   }
 
   hasId(id: string): boolean {
@@ -118,23 +226,23 @@ export class SessionRuntime {
 
   addEdits(edits: readonly Edit[]): void {
     for (const edit of edits) {
-      this.edits.push(edit);
-      if (edit.type === 'evict') this.evictions.set(edit.target, edit);
+      this.#edits.push(edit);
+      if (edit.type === 'evict') this.#evictions.set(edit.target, edit);
     }
     const anchor = this.#anchor;
-    const wasValid = anchor?.edits === this.editCount;
-    this.editCount += edits.length;
+    const wasValid = anchor?.edits === this.#editCount;
+    this.#editCount += edits.length;
     // Edits of messages the reported request did not hold (a result normalized as it arrives after the
     // reply) change only what our own count adds to the anchor: it stays true. One that reaches into the
     // reported request (a cut, a clear, a snip of an older result) ends it.
     if (anchor && wasValid && edits.every((edit) => lowestSeqTouched(edit) > anchor.throughSeq))
-      anchor.edits = this.editCount;
+      anchor.edits = this.#editCount;
   }
 
   /** The whole log and every edit, when they are all in memory (see `loadOlder`). */
   whole(): { log: readonly Message[]; edits: readonly Edit[] } | undefined {
-    return this.logStart === 0 && this.edits.length === this.editCount
-      ? { log: this.heldLog, edits: this.edits }
+    return this.#logStart === 0 && this.#edits.length === this.#editCount
+      ? { log: this.#heldLog, edits: this.#edits }
       : undefined;
   }
 
@@ -144,14 +252,14 @@ export class SessionRuntime {
    * taken. The view is unchanged.
    */
   loadOlder(stored: { log: readonly Message[]; edits: readonly Edit[] }): void {
-    if (stored.log.length < this.nextSeq || stored.edits.length < this.editCount) {
+    if (stored.log.length < this.nextSeq || stored.edits.length < this.#editCount) {
       throw new Error(
-        `session ${this.id}: the store returned ${stored.log.length} messages and ${stored.edits.length} edits, fewer than the ${this.nextSeq} and ${this.editCount} held`,
+        `session ${this.id}: the store returned ${stored.log.length} messages and ${stored.edits.length} edits, fewer than the ${this.nextSeq} and ${this.#editCount} held`,
       );
     }
-    this.heldLog = [...stored.log.slice(0, this.logStart), ...this.heldLog];
-    this.logStart = 0;
-    this.edits = stored.edits.slice(0, this.editCount);
+    this.#heldLog = [...stored.log.slice(0, this.#logStart), ...this.#heldLog];
+    this.#logStart = 0;
+    this.#edits = stored.edits.slice(0, this.#editCount);
   }
 
   /** Loads a stored session: log and edits as they were, the view rebuilt from them. */
@@ -188,17 +296,17 @@ export class SessionRuntime {
       branchSeqs.push(seq);
       branchIds.push(contentId);
     }
-    const key = this.tokenCache.countKey(this.counter);
+    const key = this.tokenCache.countKey(this.#counter);
     await forEachInSlices(
       session.recent,
       (message, offset) => {
         const count = session.recentTokens[offset];
-        if (count && count.key === key) this.tokenCache.seed(message, this.counter, count.breakdown);
+        if (count && count.key === key) this.tokenCache.seed(message, this.#counter, count.breakdown);
       },
       slices,
     );
     await this.#load({ ...session, branchSeqs, branchIds }, slices);
-    this.editCount = session.editCount;
+    this.#editCount = session.editCount;
     return true;
   }
 
@@ -213,15 +321,15 @@ export class SessionRuntime {
     },
     slices: WorkSlices = new WorkSlices(),
   ): Promise<void> {
-    this.logStart = session.logStart;
+    this.#logStart = session.logStart;
     this.addEdits(session.edits);
     await forEachInSlices(session.messageIds, (id) => this.#logIds.add(id), slices);
     await forEachInSlices(
       session.recent,
       (message) => {
-        this.heldLog.push(message);
+        this.#heldLog.push(message);
         // Only a change in the count matters (truncate-old looks again when turns were added).
-        if (startsTurn(message)) this.turnCount++;
+        if (startsTurn(message)) this.#turnCount++;
       },
       slices,
     );
@@ -240,22 +348,22 @@ export class SessionRuntime {
    * message-count trigger counts (tiancai's MaxMessages, picoclaw's threshold count the history, not the view).
    */
   messagesSinceCut(): number {
-    return this.nextSeq - ((this.view.cut?.throughSeq ?? -1) + 1);
+    return this.nextSeq - ((this.#view.cut?.throughSeq ?? -1) + 1);
   }
 
   lastEntryStartsTurn(): boolean {
-    const last = this.view.entries.at(-1);
+    const last = this.#view.entries.at(-1);
     return last !== undefined && startsTurn(last.message);
   }
 
   lastTurnStartSeq(): number | undefined {
-    const index = this.turnStarts.at(-1);
-    return index === undefined ? undefined : this.view.entries[index]?.message.seq;
+    const index = this.#turnStarts.at(-1);
+    return index === undefined ? undefined : this.#view.entries[index]?.message.seq;
   }
 
   notePrepared(messages: Message[], regions: BudgetRegions): void {
     this.#lastPrepared = {
-      edits: this.editCount,
+      edits: this.#editCount,
       fixedTokens: regions.system + regions.toolDefinitions + regions.summary,
       messages,
     };
@@ -268,23 +376,23 @@ export class SessionRuntime {
    */
   recordUsage(usage: Usage): void {
     const prepared = this.#lastPrepared;
-    if (!prepared || prepared.edits !== this.editCount || usage.inputTokens <= 0) return;
-    if (this.counter instanceof CalibratedTokenCounter) {
-      const memo = this.memo;
+    if (!prepared || prepared.edits !== this.#editCount || usage.inputTokens <= 0) return;
+    if (this.#counter instanceof CalibratedTokenCounter) {
+      const memo = this.#memo;
       const measure = measureRequest({
         messages: prepared.messages,
         system: memo.system ? [memo.system.text] : [],
         tools: memo.tools?.tools ?? [],
         cache: this.tokenCache,
       });
-      const update = this.counter.observe(calibrationAnchor(measure, usage));
+      const update = this.#counter.observe(calibrationAnchor(measure, usage));
       if (update.accepted) this.recount();
     }
     this.#anchor = {
-      edits: this.editCount,
+      edits: this.#editCount,
       reportedHistory: Math.max(0, usage.inputTokens + usage.outputTokens - prepared.fixedTokens),
-      historyTokensAt: this.historyTokens,
-      counter: this.counter,
+      historyTokensAt: this.#historyTokens,
+      counter: this.#counter,
       // The reply itself is counted in `outputTokens`: it is part of what the anchor covers.
       throughSeq: this.nextSeq - 1,
     };
@@ -292,42 +400,42 @@ export class SessionRuntime {
 
   /** History tokens: anchored on the last reported usage when that is still valid, else our own count. */
   estimatedHistoryTokens(anchorOnUsage: boolean): number {
-    const pending = this.view.pairing.pending();
+    const pending = this.#view.pairing.pending();
     let standIns = 0;
     for (const standIn of pending) standIns += this.tokensOf(standIn);
     const anchor = this.#anchor;
-    if (anchorOnUsage && anchor && anchor.edits === this.editCount && anchor.counter === this.counter) {
-      return anchor.reportedHistory + (this.historyTokens - anchor.historyTokensAt) + standIns;
+    if (anchorOnUsage && anchor && anchor.edits === this.#editCount && anchor.counter === this.#counter) {
+      return anchor.reportedHistory + (this.#historyTokens - anchor.historyTokensAt) + standIns;
     }
-    return this.historyTokens + standIns;
+    return this.#historyTokens + standIns;
   }
 
   tokensOf(message: Message): number {
-    return this.tokenCache.estimate(message, this.counter).total;
+    return this.tokenCache.estimate(message, this.#counter).total;
   }
 
   /** The session's policy changed (a new override): the next step uses it. */
   usePolicy(policy: SessionPolicy): void {
-    this.policy = policy.policy;
-    this.policyOverride = policy.override;
+    this.#policy = policy.policy;
+    this.#policyOverride = policy.override;
     this.progress.policyChanged();
     // The window was worked out under the old budget (detectWindow, maxContextTokens…): again next call.
-    delete this.memo.window;
+    delete this.#memo.window;
   }
 
   /** Switches the counter (a different model): every figure is recounted. */
   async useCounter(counter: TokenCounter): Promise<void> {
-    if (counter === this.counter) return;
-    this.counter = counter;
+    if (counter === this.#counter) return;
+    this.#counter = counter;
     await this.recountInSlices(new WorkSlices());
   }
 
   /** Re-projects the view from log and edits; call after any new edit. */
   async rebuild(slices: WorkSlices = new WorkSlices()): Promise<void> {
     // The held log starts no later than just past the newest cut, so this is the view of the whole log.
-    this.view = await projectViewInSlices(this.heldLog, this.edits, { leaveCallsOpen: true }, slices);
+    this.#view = await projectViewInSlices(this.#heldLog, this.#edits, { leaveCallsOpen: true }, slices);
     // Entry indexes move when edits reshape the view: whoever kept one looks again.
-    this.viewVersion++;
+    this.#viewVersion++;
     await this.recountInSlices(slices);
   }
 
@@ -349,7 +457,7 @@ export class SessionRuntime {
     // Edits that reach across messages (a cleared result blanking its call, archived calls, compressed
     // turns, branches) make a message's projection depend on others: leave those to the full projection.
     if (
-      this.edits.some(
+      this.#edits.some(
         (edit) =>
           edit.type === 'archive' ||
           edit.type === 'compress-text' ||
@@ -362,20 +470,20 @@ export class SessionRuntime {
     }
     const targets = new Set(edits.map((edit) => (edit as { target: number }).target));
     const indexes = new Map<number, number>();
-    for (let index = this.view.entries.length - 1; index >= 0 && indexes.size < targets.size; index--) {
-      const seq = this.view.entries[index]?.sourceSeq;
+    for (let index = this.#view.entries.length - 1; index >= 0 && indexes.size < targets.size; index--) {
+      const seq = this.#view.entries[index]?.sourceSeq;
       if (seq !== undefined && targets.has(seq)) indexes.set(seq, index);
     }
     if (indexes.size !== targets.size) return false;
     // A stand-in result for an interrupted call takes its id from the call's message: patching that
     // message would leave the stand-in's id stale, so such a message goes through the full projection.
-    const openStandIns = this.view.pairing.pending().map((standIn) => standIn.id);
+    const openStandIns = this.#view.pairing.pending().map((standIn) => standIn.id);
     for (const index of indexes.values()) {
-      const message = this.view.entries[index]?.message;
+      const message = this.#view.entries[index]?.message;
       if (message?.role !== 'assistant') continue;
       if (openStandIns.some((id) => id.startsWith(`${message.id}-interrupted-`))) return false;
-      for (let next = index + 1; next < this.view.entries.length; next++) {
-        const entry = this.view.entries[next];
+      for (let next = index + 1; next < this.#view.entries.length; next++) {
+        const entry = this.#view.entries[next];
         if (entry?.message.role !== 'tool') break;
         if (entry.sourceSeq === undefined) return false;
       }
@@ -383,44 +491,44 @@ export class SessionRuntime {
     for (const [seq, index] of indexes) {
       const logged = this.messageAt(seq);
       if (!logged || logged.seq !== seq) return false;
-      const own = this.edits.filter(
+      const own = this.#edits.filter(
         (edit) =>
           ('target' in edit && edit.target === seq) || (edit.type === 'clear' && edit.targets.includes(seq)),
       );
       const projected = projectMessage(logged, own);
-      const entry = this.view.entries[index];
+      const entry = this.#view.entries[index];
       if (!entry) return false;
-      const before = this.entryTokens[index] ?? 0;
+      const before = this.#entryTokens[index] ?? 0;
       const after = this.tokensOf(projected);
-      this.view.entries[index] = { ...entry, message: projected };
+      this.#view.entries[index] = { ...entry, message: projected };
       this.#viewMessages[index] = projected;
-      this.entryTokens[index] = after;
-      this.historyTokens += after - before;
+      this.#entryTokens[index] = after;
+      this.#historyTokens += after - before;
       const last = edits.filter((edit) => (edit as { target: number }).target === seq).at(-1);
-      if (last) this.view.coverage.set(seq, { by: 'edit', editId: last.id, type: last.type });
+      if (last) this.#view.coverage.set(seq, { by: 'edit', editId: last.id, type: last.type });
     }
     return true;
   }
 
   /** Continues the view with one appended log message, already normalized (`projected`). */
   appendToView(message: Message, projected: Message): void {
-    this.heldLog.push(message);
-    if (startsTurn(message)) this.turnCount++;
+    this.#heldLog.push(message);
+    if (startsTurn(message)) this.#turnCount++;
     if (!isAgentVisible(message)) {
-      this.view.coverage.set(message.seq, { by: 'hidden' });
+      this.#view.coverage.set(message.seq, { by: 'hidden' });
       return;
     }
-    const step = this.view.pairing.step(projected, undefined);
+    const step = this.#view.pairing.step(projected, undefined);
     for (const standIn of step.standIns) this.pushEntry({ message: standIn, sourceSeq: undefined });
     if (step.keep) this.pushEntry({ message: projected, sourceSeq: message.seq });
-    else this.view.coverage.set(message.seq, { by: 'orphan-result' });
+    else this.#view.coverage.set(message.seq, { by: 'orphan-result' });
   }
 
   /** The history to send: the view's entries, with stand-ins for calls still open at the end. A copy. */
   historyMessages(): { messages: Message[]; tokens: number } {
     const messages = this.#viewMessages.slice();
-    let tokens = this.historyTokens;
-    for (const standIn of this.view.pairing.pending()) {
+    let tokens = this.#historyTokens;
+    for (const standIn of this.#view.pairing.pending()) {
       messages.push(standIn);
       tokens += this.tokensOf(standIn);
     }
@@ -428,26 +536,26 @@ export class SessionRuntime {
   }
 
   get summary(): Summary | undefined {
-    return this.view.summary;
+    return this.#view.summary;
   }
 
   /** `view.entries` messages, kept alongside so preparing a call copies an array instead of mapping one. */
   #viewMessages: Message[] = [];
 
   private pushEntry(entry: ViewEntry): void {
-    const index = this.view.entries.length;
-    this.view.entries.push(entry);
+    const index = this.#view.entries.length;
+    this.#view.entries.push(entry);
     this.#viewMessages.push(entry.message);
     const tokens = this.tokensOf(entry.message);
-    this.entryTokens.push(tokens);
-    this.historyTokens += tokens;
-    if (startsTurn(entry.message)) this.turnStarts.push(index);
-    if (entry.message.role === 'tool') this.visibleResults++;
+    this.#entryTokens.push(tokens);
+    this.#historyTokens += tokens;
+    if (startsTurn(entry.message)) this.#turnStarts.push(index);
+    if (entry.message.role === 'tool') this.#visibleResults++;
   }
 
   recount(): void {
     this.#resetCounts();
-    this.view.entries.forEach((entry, index) => {
+    this.#view.entries.forEach((entry, index) => {
       this.#countEntry(entry, index);
     });
   }
@@ -458,23 +566,23 @@ export class SessionRuntime {
    */
   async recountInSlices(slices: WorkSlices): Promise<void> {
     this.#resetCounts();
-    await forEachInSlices(this.view.entries, (entry, index) => this.#countEntry(entry, index), slices);
+    await forEachInSlices(this.#view.entries, (entry, index) => this.#countEntry(entry, index), slices);
   }
 
   #resetCounts(): void {
-    this.#viewMessages = this.view.entries.map((entry) => entry.message);
-    this.entryTokens = [];
-    this.historyTokens = 0;
-    this.turnStarts = [];
-    this.visibleResults = 0;
+    this.#viewMessages = this.#view.entries.map((entry) => entry.message);
+    this.#entryTokens = [];
+    this.#historyTokens = 0;
+    this.#turnStarts = [];
+    this.#visibleResults = 0;
   }
 
   #countEntry(entry: ViewEntry, index: number): void {
     const tokens = this.tokensOf(entry.message);
-    this.entryTokens.push(tokens);
-    this.historyTokens += tokens;
-    if (startsTurn(entry.message)) this.turnStarts.push(index);
-    if (entry.message.role === 'tool') this.visibleResults++;
+    this.#entryTokens.push(tokens);
+    this.#historyTokens += tokens;
+    if (startsTurn(entry.message)) this.#turnStarts.push(index);
+    if (entry.message.role === 'tool') this.#visibleResults++;
   }
 }
 
