@@ -1,5 +1,5 @@
 import { DEFAULT_POLICY } from './default.ts';
-import { definePreset } from './define-preset.ts';
+import { defineDeviations, definePreset, FINAL_GUARD_DEVIATION } from './define-preset.ts';
 
 /**
  * cowagent (cowagent, "Short-term Memory"): turn trimming with an LLM summary written to the daily
@@ -7,6 +7,8 @@ import { definePreset } from './define-preset.ts';
  * characters; text compression below 5 turns; overflow: summarize to memory, aggressive limits,
  * then clear; restore max(3, turns / 6) turns as text; sessions cleaned after 30 days.
  * It has no on-arrival normalization, no clearing, no archiving and no pressure-triggered summary.
+ * Deviations (COWAGENT_DEVIATIONS): the final guard, ctxkit's own, fits a request the estimate let past
+ * the window before it is sent.
  */
 
 /** "agent_max_context_tokens | Maximum context token budget | 50000". */
@@ -93,3 +95,6 @@ export const COWAGENT_POLICY = definePreset(DEFAULT_POLICY, {
   // memory index in the request. (Skills keep the default: they appear only when the caller gives some.)
   indexes: { memory: { ...DEFAULT_POLICY.indexes.memory, show: false } },
 });
+
+/** Where this preset does not do what the seed says, and why (shown by `ctxkit config` and `/context`). */
+export const COWAGENT_DEVIATIONS = defineDeviations([FINAL_GUARD_DEVIATION]);

@@ -1,12 +1,13 @@
 import { DEFAULT_MEMORY_INDEX_MAX_TOKENS, DEFAULT_POLICY } from './default.ts';
-import { definePreset } from './define-preset.ts';
+import { defineDeviations, definePreset, FINAL_GUARD_DEVIATION } from './define-preset.ts';
 
 /**
  * deepagents (a deepagents-based agent, "Context handling"): terminal output rendered and tail-capped
- * at 256 KB (as the kernel caps its stream, before anything else sees it), then a result over ~20k tokens evicted to large_tool_results/<id> with a head/tail preview, old results
- * cleared past ~60 % of the window (langchain ContextEditingMiddleware), older turns summarized past
- * ~85 % with the transcript offloaded first; the thread is checkpointed in full; ctx % yellow at 70,
- * red at 90. No overflow recovery is documented.
+ * at 256 KB (as the kernel caps its stream, before anything else sees it), then a result over ~20k
+ * tokens evicted to large_tool_results/<id> with a head/tail preview, old results cleared past ~60 % of
+ * the window (langchain ContextEditingMiddleware), older turns summarized past ~85 % with the
+ * transcript offloaded first; the thread is checkpointed in full; ctx % yellow at 70, red at 90. No
+ * overflow recovery is documented.
  *
  * Figures the seed leaves implicit come from the stock middleware it names:
  * - ClearToolUsesEdit: keep=3, clear_at_least=0, exclude_tools=(), placeholder "[cleared]",
@@ -17,6 +18,9 @@ import { definePreset } from './define-preset.ts';
  * - count_tokens_approximately: chars_per_token=4.0, extra_tokens_per_message=3.0
  * - the summary is a HumanMessage opening "You are in the middle of a conversation that has been
  *   summarized." with the offloaded history path.
+ *
+ * Deviations (DEEPAGENTS_DEVIATIONS): the final guard, ctxkit's own; the summary trigger brought down to
+ * the largest request that fits; the memory index capped; the tail cap applied to every tool's output.
  */
 
 export const DEEPAGENTS_EVICT_TOKENS = 20_000;
@@ -132,3 +136,27 @@ export const DEEPAGENTS_POLICY = definePreset(DEFAULT_POLICY, {
     memory: { show: true, maxTokens: DEFAULT_MEMORY_INDEX_MAX_TOKENS },
   },
 });
+
+/** Where this preset does not do what the seed says, and why (shown by `ctxkit config` and `/context`). */
+export const DEEPAGENTS_DEVIATIONS = defineDeviations([
+  FINAL_GUARD_DEVIATION,
+  {
+    setting: 'summarize.trigger',
+    seed: 'summarize when the conversation reaches ~85 % of the window',
+    ctxkit:
+      'at the largest request that fits when that comes first (a reply reserve over 15 % of the window, e.g. a 200k profile reserving 64k)',
+    why: 'past that point the request no longer fits, and only a drop without a summary could make it fit',
+  },
+  {
+    setting: 'indexes.memory.maxTokens',
+    seed: 'the memory index MEMORY.md in every request, whole',
+    ctxkit: `clipped to ${DEFAULT_MEMORY_INDEX_MAX_TOKENS.toLocaleString('en-US')} tokens: its first and newest lines, with a notice naming the read_memory call that shows the rest`,
+    why: 'the seed’s MEMORY.md is curated by the agent; ctxkit’s gains a line with every note it writes, so uncapped it would grow into the window',
+  },
+  {
+    setting: 'toolOutput.maxBytes',
+    seed: 'the Julia kernel’s streamed output is rendered and tail-capped at 256 KB before eviction sees it',
+    ctxkit: 'every tool’s output is rendered and tail-capped at 256 KB before eviction sees it',
+    why: 'ctxkit cannot tell the kernel’s output from another tool’s; for another tool past 256 KB, the offloaded file holds its last 256 KB rather than all of it (the session log keeps it whole)',
+  },
+]);

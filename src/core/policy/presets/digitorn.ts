@@ -1,5 +1,5 @@
 import { DEFAULT_POLICY } from './default.ts';
-import { definePreset } from './define-preset.ts';
+import { defineDeviations, definePreset, FINAL_GUARD_DEVIATION } from './define-preset.ts';
 
 /**
  * digitorn (digitorn, runtime.context): the auto-injected `_auto_compact` hook fires at turn start
@@ -8,6 +8,8 @@ import { definePreset } from './define-preset.ts';
  * max_tokens − output_reserved) are clipped with a marker before every call; overflow: halve keep_recent (minimum 4) and truncate without a model call, retry;
  * resume replays the compaction snapshot.
  * It has no on-arrival caps or spilling, no clearing, no archiving and no turn trimming.
+ * Deviations (DIGITORN_DEVIATIONS): the final guard, ctxkit's own, fits a request the estimate let past
+ * the window before it is sent.
  */
 
 /** The runtime.context reference block. */
@@ -101,3 +103,6 @@ export const DIGITORN_POLICY = definePreset(DEFAULT_POLICY, {
   // they appear only when the caller gives some.)
   indexes: { memory: { ...DEFAULT_POLICY.indexes.memory, show: false } },
 });
+
+/** Where this preset does not do what the seed says, and why (shown by `ctxkit config` and `/context`). */
+export const DIGITORN_DEVIATIONS = defineDeviations([FINAL_GUARD_DEVIATION]);

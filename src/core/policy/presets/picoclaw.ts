@@ -1,5 +1,5 @@
 import { DEFAULT_POLICY } from './default.ts';
-import { definePreset } from './define-preset.ts';
+import { defineDeviations, definePreset, FINAL_GUARD_DEVIATION } from './define-preset.ts';
 
 /**
  * picoclaw (picoclaw, agent-refactor "Context"): async summarization after each turn when the
@@ -7,6 +7,8 @@ import { definePreset } from './define-preset.ts';
  * the system prompt; a proactive full-formula check before every call; on overflow, drop the oldest
  * ~50 % of turns. ContextWindow defaults to 4 × MaxTokens; tokens estimated at ~2.5 chars per token.
  * It has no tool-output normalization, truncation, clearing, archiving or turn trimming.
+ * Deviations (PICOCLAW_DEVIATIONS): the final guard, ctxkit's own, fits a request the estimate let past
+ * the window before it is sent.
  *
  * Figures the seed leaves implicit come from picoclaw itself (pkg/config/defaults.go and
  * pkg/agent): MaxTokens 32768 (the seed's "default 32K"), SummarizeMessageThreshold 20,
@@ -101,3 +103,6 @@ export const PICOCLAW_POLICY = definePreset(DEFAULT_POLICY, {
   // gives some.)
   indexes: { memory: { ...DEFAULT_POLICY.indexes.memory, show: false } },
 });
+
+/** Where this preset does not do what the seed says, and why (shown by `ctxkit config` and `/context`). */
+export const PICOCLAW_DEVIATIONS = defineDeviations([FINAL_GUARD_DEVIATION]);

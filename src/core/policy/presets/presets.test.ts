@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { effectiveHooks } from '../effective-hooks.ts';
+import { leafPaths } from '../policy-paths.ts';
 import { PolicySchema } from '../policy-schema.ts';
 import {
   COWAGENT_POLICY,
@@ -8,6 +9,7 @@ import {
   DIGITORN_POLICY,
   getPreset,
   PICOCLAW_POLICY,
+  PRESET_DEVIATIONS,
   PRESET_NAMES,
   PRESETS,
   TIANCAI_POLICY,
@@ -455,5 +457,29 @@ describe('picoclaw', () => {
     expect(policy.clearing.enabled).toBe(false);
     expect(policy.archive.strategy).toBe('off');
     expect(policy.trim.enabled).toBe(false);
+  });
+});
+
+describe('deviations', () => {
+  const keys = new Set(leafPaths().map((path) => path.join('.')));
+
+  it.each(PRESET_NAMES)(
+    '%s lists each as a policy key, what the seed does, what ctxkit does and why',
+    (name) => {
+      for (const deviation of PRESET_DEVIATIONS[name]) {
+        expect(keys.has(deviation.setting), deviation.setting).toBe(true);
+        for (const text of [deviation.seed, deviation.ctxkit, deviation.why])
+          expect(text.length).toBeGreaterThan(20);
+      }
+      expect(Object.isFrozen(PRESET_DEVIATIONS[name])).toBe(true);
+    },
+  );
+
+  it("lists the final guard for every seed preset that has it on; default, ctxkit's own, has none", () => {
+    expect(PRESET_DEVIATIONS.default).toEqual([]);
+    for (const name of PRESET_NAMES.filter((each) => each !== 'default')) {
+      const listed = PRESET_DEVIATIONS[name].some((deviation) => deviation.setting === 'budget.finalGuard');
+      expect(listed, name).toBe(PRESETS[name].budget.finalGuard);
+    }
   });
 });

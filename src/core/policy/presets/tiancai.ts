@@ -1,5 +1,5 @@
 import { DEFAULT_POLICY } from './default.ts';
-import { definePreset } from './define-preset.ts';
+import { defineDeviations, definePreset, FINAL_GUARD_DEVIATION } from './define-preset.ts';
 
 /**
  * tiancai (tiancai, pkg/compact + pkg/agent): tool output normalized on arrival (caps, spill past
@@ -9,6 +9,8 @@ import { definePreset } from './define-preset.ts';
  * fit (the final guard's count) is compacted before it is sent, as that overflow would have been: turns
  * are dropped only when the summary is not enough.
  * It has no terminal rendering, no truncation of old results, no clearing and no turn trimming.
+ * Deviations (TIANCAI_DEVIATIONS): the final guard, ctxkit's own, and the compaction it makes before
+ * sending what tiancai would send and compact after the overflow.
  */
 
 /** compact.Config defaults. */
@@ -125,3 +127,15 @@ export const TIANCAI_POLICY = definePreset(DEFAULT_POLICY, {
   // gives some.)
   indexes: { memory: { ...DEFAULT_POLICY.indexes.memory, show: false } },
 });
+
+/** Where this preset does not do what the seed says, and why (shown by `ctxkit config` and `/context`). */
+export const TIANCAI_DEVIATIONS = defineDeviations([
+  FINAL_GUARD_DEVIATION,
+  {
+    setting: 'emergency.sequence',
+    seed: 'a request that does not fit is sent; "On IsContextLengthExceeded error, compacts and retries once"',
+    ctxkit:
+      'a request the final guard counts as not fitting is compacted the same way before it is sent; turns are dropped only when the summary is not enough',
+    why: 'the overflow is certain, so the failed call is saved, and the seed’s order (the summary before any drop) is kept',
+  },
+]);
