@@ -14,8 +14,11 @@ import { ctxkitContextMiddleware } from './langchain/ctxkit-context-middleware.t
 const UNKNOWN = /unknown model "my-local-model" and no context window configured/;
 
 describe('the AI SDK middleware: the window rule through prepare', () => {
-  const major = AI_SDK_MAJORS[0];
-  if (major === undefined) throw new Error('no AI SDK major to test');
+  const major = (() => {
+    const first = AI_SDK_MAJORS[0];
+    if (first === undefined) throw new Error('no AI SDK major to test');
+    return first;
+  })();
 
   async function windowOf(preset: keyof typeof PRESETS, maxOutputTokens: number): Promise<number[]> {
     const manager = createContextManager({ policy: PRESETS[preset] });
