@@ -82,6 +82,7 @@ export {
   createContextManager,
   type OverflowRetry,
   type RecoverResult,
+  type RetryRequestFor,
   type SyncResult,
 } from './engine/context-manager.ts';
 export type { FinalGuardReport } from './engine/final-guard.ts';

@@ -2,15 +2,15 @@
  * The agent loop (seed 000's `maxSteps`, DESIGN "Agent"): one user message in, at most `maxSteps` model
  * calls out. Every call goes through `prepare`, so the request always fits; the answer and each tool
  * result are appended (ctxkit normalizes large results as they arrive); a provider's overflow goes
- * through `recover` and the call is sent once more; `afterTurn` runs when the turn ends, whatever ended
- * it. Tools the model asks for run one after another, in the order asked, so a tool that asks the person
+ * through `retryAfterOverflow`, which does what the policy says at each overflow in a row; `afterTurn`
+ * runs when the turn ends, whatever ended it. Tools the model asks for run one after another, in the order asked, so a tool that asks the person
  * something never talks over another.
  */
-import { ContextBudgetError, ModelCallAbortedError, ModelCallError } from '../core/errors/index.ts';
+import { ModelCallAbortedError, ModelCallError } from '../core/errors/index.ts';
 import type { ContextEvent } from '../core/events.ts';
 import type { Message, MessageInput, ToolCallPart, Usage } from '../core/message.ts';
+import type { PrepareRequest } from '../engine/call-context.ts';
 import type { ContextManager } from '../engine/context-manager.ts';
-import { isContextOverflow, parseOverflowTokens } from '../providers/is-context-overflow.ts';
 import type { ModelClient, ModelResponse } from '../providers/model-client.ts';
 import { stoppedForContextWindow } from '../providers/stop-reasons.ts';
 import type { AgentEvent, TurnResult, TurnStopReason } from './agent-events.ts';
@@ -134,7 +134,9 @@ export async function runTurn(
 }
 
 /**
- * One model call, streamed: prepare, send, and on a reported overflow recover and send once more.
+ * One model call, streamed: prepare and send; on a reported overflow, what the policy says at that
+ * overflow in a row (`retryAfterOverflow`: a smaller window the provider named, compaction, a reset),
+ * sent again until ctxkit can send nothing smaller; then the provider's error stands.
  * Returns undefined when the person aborted it (nothing of the partial answer is kept: the model is
  * asked again next turn).
  */
@@ -149,23 +151,17 @@ async function callModel(
   forward: (events: readonly ContextEvent[]) => void,
 ): Promise<ModelResponse | undefined> {
   const { manager, client } = config;
-  let overflow: unknown;
-  for (let attempt = 0; ; attempt++) {
-    let prepared: Awaited<ReturnType<typeof manager.prepare>>;
-    try {
-      prepared = await manager.prepare(sessionId, {
-        ...(config.system !== undefined && { system: config.system }),
-        tools,
-        model: config.model,
-        ...(window.contextWindow !== undefined && { contextWindow: window.contextWindow }),
-        ...(window.maxOutputTokens !== undefined && { maxOutputTokens: window.maxOutputTokens }),
-      });
-    } catch (error) {
-      // ctxkit cannot make the retry smaller than the call that overflowed: the provider's error stands.
-      if (overflow !== undefined && ContextBudgetError.isInstance(error)) throw overflow;
-      throw error;
-    }
-    forward(prepared.events);
+  const request: PrepareRequest = {
+    ...(config.system !== undefined && { system: config.system }),
+    tools,
+    model: config.model,
+    ...(window.contextWindow !== undefined && { contextWindow: window.contextWindow }),
+    ...(window.maxOutputTokens !== undefined && { maxOutputTokens: window.maxOutputTokens }),
+  };
+  let prepared = await manager.prepare(sessionId, request);
+  let events: readonly ContextEvent[] = prepared.events;
+  for (;;) {
+    forward(events);
     emit({ type: 'step-start', step, stats: prepared.stats });
     try {
       let response: ModelResponse | undefined;
@@ -198,26 +194,25 @@ async function callModel(
       return response;
     } catch (error) {
       if (signal.aborted || ModelCallAbortedError.isInstance(error)) return undefined;
-      if (attempt > 0 || !isContextOverflow(error)) throw error;
-      overflow = error;
-      // A provider that names its limit, below the window we prepared for (a server loaded with less than
-      // its profile says): that limit is the window from now on.
-      const { limit } = parseOverflowTokens(error);
-      const learned = limit !== undefined && limit > 0 && limit < prepared.stats.contextWindow;
-      if (learned) {
-        window.contextWindow = limit;
-        if (window.maxOutputTokens !== undefined && window.maxOutputTokens * 2 > limit)
-          window.maxOutputTokens = Math.max(1, Math.floor(limit / 4));
-        emit({ type: 'window-learned', contextWindow: limit });
+      const next = await manager.retryAfterOverflow(sessionId, error, request);
+      if (!next.overflow) throw error;
+      if (next.adoptedWindow !== undefined) {
+        // The provider named a smaller window (a server loaded with less than its profile says): the
+        // session uses it from now on.
+        window.contextWindow = next.adoptedWindow;
+        emit({ type: 'window-learned', contextWindow: next.adoptedWindow });
       }
-      const recovered = await manager.recover(sessionId, error);
-      forward(recovered.events);
-      if (!recovered.retry && !learned) throw error;
+      if (!next.retry) {
+        forward(next.events);
+        throw error;
+      }
       emit({
         type: 'overflow-recovered',
         step,
         error: error instanceof Error ? error.message : String(error),
       });
+      prepared = next.retry;
+      events = next.events;
     }
   }
 }

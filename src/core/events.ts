@@ -91,6 +91,7 @@ export type ContextEvent =
       type: 'context-overflowed';
       sessionId: string;
       at: number;
+      /** Which overflow in a row since the last reported usage this is, windows adopted included. */
       attempt: number;
       error: string;
       retry: boolean;

@@ -10,6 +10,7 @@ import type { BlobStore } from '../store/blob-store.ts';
 import type { SessionStore } from '../store/session-store.ts';
 import type { TraceStore } from '../store/trace-store.ts';
 import type { Summarizer } from '../summarize/summarizer.ts';
+import type { PrepareRequest } from './call-context.ts';
 import type { PrepareResult } from './prepare-call.ts';
 
 export interface ContextManagerOptions {
@@ -113,6 +114,14 @@ export interface RecoverResult {
   cleared: boolean;
   events: ContextEvent[];
 }
+
+/**
+ * The request to prepare the retry after an overflow with, given the window the error named when it was
+ * adopted: undefined when the caller cannot send a retry (its own reply reserve does not fit that window).
+ */
+export type RetryRequestFor = (
+  adoptedWindow: number | undefined,
+) => PrepareRequest | undefined | Promise<PrepareRequest | undefined>;
 
 /** After an overflow: the request to send instead, or none when the provider's error stands. */
 export interface OverflowRetry {

@@ -48,6 +48,7 @@ import type {
   ContextManagerOptions,
   OverflowRetry,
   RecoverResult,
+  RetryRequestFor,
   SyncOptions,
   SyncResult,
 } from './context-manager-options.ts';
@@ -313,16 +314,19 @@ export class ContextManager {
    * A model call failed with `error`: when it is a context overflow, recover as the policy says and
    * prepare the call again. Every door sends what this returns and calls it again if that overflows
    * too, until it returns no retry; then the provider's error stands (with `cleared`, the policy's last
-   * resort emptied the context first). `request` is the one the failed call was prepared with.
+   * resort emptied the context first). `request` is the one the failed call was prepared with, or a
+   * function that gives the retry's request once the window is known (a caller that derives the reply
+   * reserve from the window), undefined when the caller cannot send one.
    */
   async retryAfterOverflow(
     sessionId: string,
     error: unknown,
-    request: PrepareRequest = {},
+    request: PrepareRequest | RetryRequestFor = {},
   ): Promise<OverflowRetry> {
     if (!isContextOverflow(error)) return { overflow: false, retry: undefined, cleared: false, events: [] };
     const recovered = await this.#exclusive(sessionId, async (runtime) => {
-      const call = await this.#callContext(runtime, request);
+      // The call that overflowed, as it was prepared.
+      const call = await this.#callContext(runtime, typeof request === 'function' ? {} : request);
       const compactor = this.#compactor(runtime, call);
       const outcome = await recoverFromOverflow(compactor, error);
       return { outcome, events: this.#emit(compactor.events) };
@@ -334,8 +338,10 @@ export class ContextManager {
       ...(outcome.adoptedWindow !== undefined && { adoptedWindow: outcome.adoptedWindow }),
     };
     if (!outcome.retry) return { ...answer, retry: undefined, events };
+    const retryRequest = typeof request === 'function' ? await request(outcome.adoptedWindow) : request;
+    if (retryRequest === undefined) return { ...answer, retry: undefined, events };
     try {
-      const prepared = await this.prepare(sessionId, request);
+      const prepared = await this.prepare(sessionId, retryRequest);
       return { ...answer, retry: prepared, events: [...events, ...prepared.events] };
     } catch (prepareError) {
       // ctxkit cannot make the retry smaller than the call that overflowed: the provider's error stands.
@@ -796,6 +802,7 @@ export type {
   PrepareRequest,
   PrepareResult,
   RecoverResult,
+  RetryRequestFor,
   SessionPolicy,
   SessionStats,
   Summary,

@@ -6,20 +6,19 @@
  * - ctxkit's read-back tool is offered when the request points at offloaded content; a call of it is
  *   answered here from the session's own store and the model called again (at most `maxReadBackRounds`
  *   times), so the client sees one answer.
- * - An overflow, as a status or as an error event before any content, is recovered (`recover`),
- *   prepared again and retried once before the client has seen a byte; any other upstream error reaches
- *   the client unchanged, status and body.
+ * - An overflow, as a status or as an error event before any content, goes through the session's
+ *   policy at each overflow in a row (`retryAfterOverflow`) and is sent again, before the client has seen
+ *   a byte, until ctxkit can send nothing smaller; then the upstream's error reaches the client, as any
+ *   other upstream error does, status and body unchanged.
  * - The reply enters the session with the client's next request, as the client holds it; its usage
  *   (which calibrates the count per model) is kept for it until then.
  */
 import type { Logger } from 'pino';
 import { readOffloadedTool } from '../agent/read-offloaded-tool.ts';
-import { ContextBudgetError } from '../core/errors/index.ts';
 import type { ContextEvent } from '../core/events.ts';
 import type { MessageInput } from '../core/message.ts';
 import { UNBOUNDED_WINDOW } from '../engine/call-context.ts';
 import type { PrepareRequest, PrepareResult } from '../engine/context-manager.ts';
-import { parseOverflowTokens } from '../providers/is-context-overflow.ts';
 import { compactionEventsOf } from './dashboard/call-history.ts';
 import type { LoadedSessions } from './loaded-sessions.ts';
 import type { PendingReply, ProxyCallDeps, ProxyCallInput } from './proxy-call-deps.ts';
@@ -209,8 +208,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
         if (attempt > 0 && exchange.response.ok) deps.metrics?.overflowRecovered(format.name);
         return exchange.response;
       }
-      const retry =
-        attempt === 0 ? await recoverFrom(call, prepareRequest, exchange.overflow, prepared) : undefined;
+      const retry = await retryAfterOverflow(call, prepareRequest, exchange.overflow);
       if (!retry) {
         log(call, exchange.answer.status, prepared);
         return passThrough(exchange.answer, call.headersOf(prepared));
@@ -279,47 +277,36 @@ function keptLoaded(
 }
 
 /**
- * After an overflow: the request prepared again, or undefined when ctxkit cannot make it smaller (the
- * upstream's error then reaches the client). The engine holds the retry to that: after `recover` or
- * `noteOverflow`, the next `prepare` comes out smaller than the request that overflowed, fitted to the
- * upstream's own count of it when the error gave one ("50012 tokens > 16000"), or throws.
+ * After an overflow: what the session's policy says at this overflow in a row (the manager's
+ * `retryAfterOverflow`: the window the upstream named, then the emergency path, a reset), and the
+ * request prepared again; undefined when ctxkit cannot send anything smaller (the upstream's error then
+ * reaches the client). A window the upstream named is learned for every session on this upstream and
+ * model, and the call's window and reply reserve are chosen again for it as for any call. The engine
+ * holds every retry to being smaller than the request that overflowed, fitted to the upstream's own
+ * count of it when the error gave one ("50012 tokens > 16000").
  */
-async function recoverFrom(
+async function retryAfterOverflow(
   call: CallState,
   prepareRequest: PrepareRequest,
   overflow: unknown,
-  prepared: PrepareResult,
 ): Promise<PrepareResult | undefined> {
   const { manager, windows } = call.deps;
-  const { limit } = parseOverflowTokens(overflow);
-  if (limit !== undefined && limit > 0 && limit < prepared.stats.contextWindow) {
-    // The overflow named the real window: the request is prepared for it as any request is (clearing,
-    // offloading, summarizing, every pointer readable), not cut by the emergency path; what the error
-    // says of the request's size is kept all the same.
-    await manager.noteOverflow(call.session.sessionId, overflow);
-    windows.learn(call.upstream.base, call.request.model, limit);
+  const sessionId = call.session.sessionId;
+  const next = await manager.retryAfterOverflow(sessionId, overflow, async (adoptedWindow) => {
+    if (adoptedWindow === undefined) return prepareRequest;
+    windows.learn(call.upstream.base, call.request.model, adoptedWindow);
     try {
-      const { policy } = await manager.policyOf(call.session.sessionId);
-      const window = await windows.windowFor(call.windowQuestion, policy);
+      const window = await windows.windowFor(call.windowQuestion, (await manager.policyOf(sessionId)).policy);
       prepareRequest.contextWindow = window.contextWindow;
       prepareRequest.maxOutputTokens = window.maxOutputTokens;
+      return prepareRequest;
     } catch {
       // The client's own reply reserve does not fit the real window: the overflow stands.
       return undefined;
     }
-  } else {
-    const { retry, events } = await manager.recover(call.session.sessionId, overflow);
-    call.events.push(...events);
-    if (!retry) return undefined;
-  }
-  try {
-    const prepared = await manager.prepare(call.session.sessionId, prepareRequest);
-    call.events.push(...prepared.events);
-    return prepared;
-  } catch (error) {
-    if (ContextBudgetError.isInstance(error)) return undefined;
-    throw error;
-  }
+  });
+  call.events.push(...next.events);
+  return next.retry;
 }
 
 function log(call: CallState, status: number, prepared: PrepareResult): void {

@@ -383,19 +383,28 @@ describe.each(AI_SDK_MAJORS)('ctxkitMiddleware under $name', (major) => {
       ).toHaveLength(1);
     });
 
-    it("retries only once: a second overflow is the caller's error", async () => {
+    it("follows the policy at each overflow in a row (drop to fit, then reset), then the error is the caller's", async () => {
       const { inner, model, messages, events } = session(async () => {
         throw openAIOverflowError();
       });
       await expect(major.generateText({ model, messages, maxRetries: 0 })).rejects.toThrow(
         /maximum context length/,
       );
-      expect(inner.doGenerateCalls).toHaveLength(2);
-      expect(events.filter((event) => event.type === 'context-overflowed').length).toBe(1);
+      // default: the first overflow drops to fit and retries (maxRetries 1), the second resets to the
+      // last turn and retries, the third stands.
+      const overflowed = events.flatMap((event) =>
+        event.type === 'context-overflowed' ? [[event.attempt, event.retry]] : [],
+      );
+      expect(overflowed).toEqual([
+        [1, true],
+        [2, true],
+        [3, false],
+      ]);
+      expect(inner.doGenerateCalls).toHaveLength(3);
     });
 
-    it('a session that overflowed twice still takes the next message (no scale left that nothing fits)', async () => {
-      let failures = 2;
+    it('a session that overflowed until the error stood still takes the next message (no scale left that nothing fits)', async () => {
+      let failures = 3;
       const { model, messages } = session(async () => {
         if (failures-- > 0) throw openAIOverflowError();
         return generated(text('back'), usage(50, 1));

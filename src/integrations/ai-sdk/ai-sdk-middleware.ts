@@ -10,20 +10,22 @@
  * 3. the model's reply is logged with the usage it reported (the estimate of the next call is anchored
  *    on it), from the generate result or the stream's `finish` part;
  * 4. a context overflow the provider reports anyway (thrown, or a stream's error before its first chunk)
- *    is recovered (`recover`), prepared again and retried once.
+ *    goes through `retryAfterOverflow`, which does what the policy says at each overflow in a row (a
+ *    smaller window the provider named, compaction, a reset) and prepares the call again, until the
+ *    call answers or ctxkit can send nothing smaller.
  *
  * `afterTurn` runs once per model call, after its reply and the results of its tool calls are logged:
- * right after a reply without tool calls, else when the next call brings the results.
+ * right after a reply without tool calls, else when the next call brings the results. ctxkit starts
+ * what is due at a turn's end (a background summary) only when a reply called no tool.
  *
  * Which specification a call speaks is the wrapped model's (`model.specificationVersion`: AI SDK 7 hands
  * every model to a middleware as V4, AI SDK 6 as V3): the prompt is read as it comes and written back in
  * that version, and the reply is logged as that version's AI SDK puts it in its next prompt.
  */
-import { ContextBudgetError, InvalidInputError, InvalidSessionIdError } from '../../core/errors/index.ts';
+import { InvalidInputError, InvalidSessionIdError } from '../../core/errors/index.ts';
 import type { MessageInput } from '../../core/message.ts';
 import type { ContextManager, PrepareRequest, PrepareResult } from '../../engine/context-manager.ts';
 import { READ_OFFLOADED_TOOL } from '../../engine/offload-results.ts';
-import { isContextOverflow } from '../../providers/is-context-overflow.ts';
 import type { ProviderOptions } from './ai-sdk-meta.ts';
 import { openStream, streamPartOf } from './ai-sdk-open-stream.ts';
 import { fromAiSdkPrompt } from './ai-sdk-prompt.ts';
@@ -160,8 +162,9 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): CtxkitMiddle
     source: P,
     call: Omit<PreparedCall, 'prepared'>,
     retry: boolean,
+    prepared?: PrepareResult,
   ): Promise<P> => {
-    const prepared = await manager.prepare(call.sessionId, call.request);
+    prepared ??= await manager.prepare(call.sessionId, call.request);
     await options.onPrepared?.(prepared, { sessionId: call.sessionId, params: call.source, retry });
     const prompt = toAiSdkPrompt(
       {
@@ -187,21 +190,17 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): CtxkitMiddle
     else await manager.afterTurn(call.sessionId);
   };
 
-  /** After an overflow: recover, and the call prepared again when ctxkit says a retry can differ. */
+  /**
+   * After an overflow: what the policy says at this overflow in a row (`retryAfterOverflow`), and the
+   * call prepared again when ctxkit can send something smaller; undefined when the error stands.
+   */
   const recover = async <P extends object>(
     params: P,
     call: PreparedCall,
     error: unknown,
   ): Promise<P | undefined> => {
-    const { retry } = await manager.recover(call.sessionId, error);
-    if (!retry) return undefined;
-    try {
-      return await prepare(params, call, true);
-    } catch (caught) {
-      // ctxkit cannot make the call smaller than the one that overflowed: the provider's error stands.
-      if (ContextBudgetError.isInstance(caught)) return undefined;
-      throw caught;
-    }
+    const next = await manager.retryAfterOverflow(call.sessionId, error, call.request);
+    return next.retry ? prepare(params, call, true, next.retry) : undefined;
   };
 
   return {
@@ -256,14 +255,16 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): CtxkitMiddle
     async wrapStream({ doStream, params, model }) {
       const call = calls.get(params);
       if (!call) return doStream();
-      const first = await openStream(doStream);
-      if (!('overflow' in first)) return recorded(call, first.result, model);
-      const retried = await recover(params, call, first.overflow);
-      if (!retried) throw first.overflow;
-      const sent = calls.get(retried) ?? call;
-      const second = await openStream(() => model.doStream(retried));
-      if ('overflow' in second) throw second.overflow;
-      return recorded(sent, second.result, model);
+      let sent = call;
+      let opened = await openStream(doStream);
+      // Each overflow goes through the policy's protocol, until a stream opens or the error stands.
+      while ('overflow' in opened) {
+        const retried = await recover(params, sent, opened.overflow);
+        if (!retried) throw opened.overflow;
+        sent = calls.get(retried) ?? sent;
+        opened = await openStream(() => model.doStream(retried));
+      }
+      return recorded(sent, opened.result, model);
     },
   };
 
@@ -274,15 +275,18 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): CtxkitMiddle
     first: () => PromiseLike<R>,
     again: (retried: P) => PromiseLike<R>,
   ): Promise<{ result: R; sent: PreparedCall }> {
-    try {
-      return { result: await first(), sent: call };
-    } catch (error) {
-      if (!isContextOverflow(error)) throw error;
-      const retried = await recover(params, call, error);
-      if (!retried) throw error;
-      // Still over after one retry: this call fails as the provider said (the next one is recovered again
-      // if it overflows too).
-      return { result: await again(retried), sent: calls.get(retried) ?? call };
+    let sent = call;
+    let send = first;
+    // Each overflow goes through the policy's protocol, until a call answers or the error stands.
+    for (;;) {
+      try {
+        return { result: await send(), sent };
+      } catch (error) {
+        const retried = await recover(params, sent, error);
+        if (!retried) throw error;
+        sent = calls.get(retried) ?? sent;
+        send = () => again(retried);
+      }
     }
   }
 

@@ -339,19 +339,30 @@ describe('overflow and other model errors', () => {
     expect(events.filter((event) => event.type === 'context-overflowed')).toMatchObject([{ retry: true }]);
   });
 
-  it('retries an overflow only once: a second overflow is thrown', async () => {
+  it('follows the policy at each overflow in a row (the window it names, drop to fit, reset), until nothing smaller can be sent', async () => {
     const { events, model, agent } = await twoTurns();
-    const second = openAIOverflow();
+    const third = openAIOverflow();
     model.respond(openAIOverflow());
-    model.respond(second);
+    model.respond(openAIOverflow());
+    model.respond(third);
     model.respond(new AIMessage('never sent'));
     const error = await agent
       .invoke({ messages: [new HumanMessage('Third')] }, thread('o'))
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
-    expect(causes(error)).toContain(second);
-    expect(model.callCount).toBe(4);
-    expect(events.filter((event) => event.type === 'context-overflowed')).toHaveLength(1);
+    // gpt-4o's profile window, until the error names 8,192: adopted. Then default's drop to fit and
+    // retry (maxRetries 1), then the reset to the last turn; what is left after it is what overflowed,
+    // so nothing smaller can be sent and the provider's error stands.
+    expect(causes(error)).toContain(third);
+    expect(model.callCount).toBe(5);
+    const overflowed = events.flatMap((event) =>
+      event.type === 'context-overflowed' ? [[event.attempt, event.adoptedWindow]] : [],
+    );
+    expect(overflowed).toEqual([
+      [1, 8_192],
+      [2, undefined],
+      [3, undefined],
+    ]);
   });
 
   it('does not retry a rate limit, nor take it for an overflow', async () => {

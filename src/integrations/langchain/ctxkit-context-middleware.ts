@@ -4,15 +4,17 @@
  *
  * 1. the agent's messages (what it would have sent) are converted and `sync`ed into the session: the agent
  *    resends its whole history each call, and the session appends only what is new;
- * 2. after the previous reply and its tool results, `afterTurn` runs (cheap layers, a background summary);
+ * 2. after the previous reply and its tool results, `afterTurn` runs (cheap layers; a background summary
+ *    only between turns, when the reply called no tool);
  * 3. `prepare` with the agent's system prompt and the bound tools' definitions gives the view to send: a
  *    message ctxkit did not change goes to the model as the agent's own object, a changed one (a result
  *    behind a pointer, cleared arguments) and what ctxkit adds (the summary) are converted back;
  * 4. the model's reply is appended with its `usage_metadata`, which anchors ctxkit's next estimate; the next
  *    sync recognizes it by content;
  * 5. a model error that means "context overflow" (`isContextOverflow`, or LangChain's
- *    `ContextOverflowError`) is handed to `recover` and the call retried once when recovery changed the
- *    request; any other error, and a second overflow, is thrown as it came.
+ *    `ContextOverflowError`) goes through `retryAfterOverflow`, which does what the policy says at each
+ *    overflow in a row and prepares the call again, until the model answers or ctxkit can send nothing
+ *    smaller; then that error is thrown as it came, as is any other error.
  *
  * The graph state keeps the whole history: the session log is the record and the view is computed per
  * call, so nothing is rewritten in the state (unlike `summarizationMiddleware`, which replaces it), other
@@ -24,7 +26,7 @@ import { AIMessage, SystemMessage } from '@langchain/core/messages';
 import { createMiddleware } from 'langchain';
 import { readBackRoom } from '../../agent/read-offloaded-tool.ts';
 import { canonicalJson } from '../../core/canonical-json.ts';
-import { ContextBudgetError, InvalidInputError } from '../../core/errors/index.ts';
+import { InvalidInputError } from '../../core/errors/index.ts';
 import { type Message, type MessageInput, type Part, textOf } from '../../core/message.ts';
 import { mergePolicy } from '../../core/policy/merge-policy.ts';
 import type { Policy } from '../../core/policy/policy-schema.ts';
@@ -161,8 +163,7 @@ export function ctxkitContextMiddleware(options: CtxkitContextMiddlewareOptions 
       };
       const originals = originalsById(inputs, history);
 
-      const prepareAndCall = async (): Promise<AIMessage> => {
-        const prepared = await manager.prepare(sessionId, call);
+      const send = async (prepared: PrepareResult): Promise<AIMessage> => {
         lastStats.set(sessionId, prepared.stats);
         options.onPrepare?.(prepared, sessionId);
         const { notes, messages } = leadingNotes(prepared.messages, originals);
@@ -174,18 +175,18 @@ export function ctxkitContextMiddleware(options: CtxkitContextMiddlewareOptions 
         });
       };
 
-      let reply: AIMessage;
-      try {
-        reply = await prepareAndCall();
-      } catch (error) {
-        if (!isOverflow(error)) throw error;
-        const { retry } = await manager.recover(sessionId, overflowFor(error));
-        if (!retry) throw error;
+      let prepared = await manager.prepare(sessionId, call);
+      let reply: AIMessage | undefined;
+      // Each overflow goes through the policy's protocol (`retryAfterOverflow`), until the model answers
+      // or ctxkit can send nothing smaller; then the provider's error stands.
+      while (reply === undefined) {
         try {
-          reply = await prepareAndCall();
-        } catch (caught) {
-          // ctxkit cannot make the call smaller than the one that overflowed: the provider's error stands.
-          throw ContextBudgetError.isInstance(caught) ? error : caught;
+          reply = await send(prepared);
+        } catch (error) {
+          if (!isOverflow(error)) throw error;
+          const next = await manager.retryAfterOverflow(sessionId, overflowFor(error), call);
+          if (!next.retry) throw error;
+          prepared = next.retry;
         }
       }
       await manager.append(sessionId, [fromLangChainMessage(reply)]);
