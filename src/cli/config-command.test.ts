@@ -69,4 +69,41 @@ describe('ctxkit config (child process)', () => {
     expect(parsed.effectiveHooks.map((hook) => hook.id)).toEqual(['_auto_compact']);
     expect(off.stdout).toMatch(/^hooks as run: none$/m);
   });
+
+  it('says the window by the window rule, and where the preset departs from its seed', async () => {
+    const [deepagents, sonnet, picoclaw, unknown, json, plain] = await Promise.all([
+      ctxkit(['config', '--policy', 'deepagents']),
+      ctxkit(['config', '--policy', 'deepagents', '--model', 'claude-sonnet-4-6']),
+      ctxkit(['config', '--policy', 'picoclaw', '--max-output', '2048', '--model', 'my-local-model']),
+      ctxkit(['config', '--model', 'my-local-model', '--max-output', '2048']),
+      ctxkit(['config', '--policy', 'deepagents', '--model', 'claude-sonnet-4-6', '--json']),
+      ctxkit(['config']),
+    ]);
+    for (const run of [deepagents, sonnet, picoclaw, unknown, json, plain]) expect(run.stderr).toBe('');
+    expect(deepagents.stdout).toMatch(/^deviations from the deepagents seed:$/m);
+    expect(deepagents.stdout).toMatch(/^ {2}budget\.finalGuard — the seed: .*; ctxkit: .*\.$\n^ {4}why: /m);
+    expect(deepagents.stdout).toMatch(
+      /^ {2}summarize\.trigger — the seed: .*85 % of the window; ctxkit: .* No window here: 85% as set, or \(window − reserve\) ÷ window when that is lower/m,
+    );
+    expect(deepagents.stdout).toMatch(/^ {2}indexes\.memory\.maxTokens — /m);
+    // claude-sonnet-4-6: a 200k window reserving 64k, so the largest request that fits is 68 %.
+    expect(sonnet.stdout).toMatch(
+      /^ {2}summarize\.trigger — .*With this window: 85% as set, 68% used \(the largest request that fits\)\.$/m,
+    );
+    expect(picoclaw.stdout).toContain(
+      'budget.contextWindow 0 = 4 × max output (the policy does not look windows up): 8,192 tokens; output reserve 2,048',
+    );
+    expect(picoclaw.stdout).toMatch(/^deviations from the picoclaw seed:\n {2}budget\.finalGuard — /m);
+    expect(unknown.stdout).toMatch(/no profile for model "my-local-model", so commands need --window/);
+    // ctxkit's own policy has no seed to depart from.
+    expect(plain.stdout).not.toMatch(/deviations/);
+    const parsed = JSON.parse(json.stdout) as {
+      deviations: {
+        preset: { setting: string }[];
+        thresholds: { setting: string; set: number; used: number }[];
+      };
+    };
+    expect(parsed.deviations.preset.map((deviation) => deviation.setting)).toContain('summarize.trigger');
+    expect(parsed.deviations.thresholds).toEqual([{ setting: 'summarize.trigger', set: 0.85, used: 0.68 }]);
+  });
 });

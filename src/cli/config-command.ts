@@ -1,8 +1,10 @@
 import { escapeForTerminal as safe, stringifyForTerminal } from '../core/escape-for-terminal.ts';
 import { effectiveHookLines } from '../core/policy/config/format-effective-hooks.ts';
 import { policySourceRows } from '../core/policy/config/format-policy-sources.ts';
+import { deviationLines, loweredThresholds } from '../core/policy/describe-deviations.ts';
 import { effectiveHooks, type HookWindow } from '../core/policy/effective-hooks.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
+import { PRESET_DEVIATIONS, type PresetName } from '../core/policy/presets/index.ts';
 import { type ChosenWindow, chooseContextWindow } from '../providers/resolve-context-window.ts';
 import { loadConfigFromFlags, type PolicyFlags, sourceAsTyped, WINDOW_ZERO_MEANS } from './policy-flags.ts';
 
@@ -18,9 +20,14 @@ export const CONFIG_VALUE_WIDTH = 60;
 export async function configCommand(flags: ConfigFlags): Promise<void> {
   const config = await loadConfigFromFlags(flags);
   if (flags.json) {
-    const hooks = effectiveHooks(config.policy, hookWindow(config.policy));
+    const window = hookWindow(config.policy);
+    const hooks = effectiveHooks(config.policy, window);
+    const deviations = {
+      preset: PRESET_DEVIATIONS[config.preset],
+      thresholds: loweredThresholds(config.policy, knownWindow(window)),
+    };
     process.stdout.write(
-      `${stringifyForTerminal({ policy: config.policy, sources: config.sources, effectiveHooks: hooks })}\n`,
+      `${stringifyForTerminal({ policy: config.policy, sources: config.sources, effectiveHooks: hooks, deviations })}\n`,
     );
     return;
   }
@@ -41,7 +48,7 @@ export async function configCommand(flags: ConfigFlags): Promise<void> {
   const pad = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - [...text].length));
   const table = all.map((row) => `${pad(row[0], keyWidth)}  ${pad(row[1], valueWidth)}  ${row[2]}`.trimEnd());
   process.stdout.write(
-    `${table.join('\n')}\n\n${describeHooks(config.policy)}\n${describeWindow(config.policy)}\n`,
+    `${table.join('\n')}\n\n${describeHooks(config.policy)}\n${describeWindow(config.policy)}\n${describeDeviations(config.preset, config.policy)}`,
   );
 }
 
@@ -56,6 +63,24 @@ function hookWindow(policy: Policy): HookWindow | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A window that is one (not tiancai's stand-in for none), for figures worked out from it. */
+function knownWindow(window: HookWindow | undefined): HookWindow | undefined {
+  return window?.known === false ? undefined : window;
+}
+
+/**
+ * Where the preset departs from its seed (`PRESET_DEVIATIONS`), each with why, and a threshold the
+ * window brings down to the largest request that fits with the seed's figure beside the one used.
+ * Nothing for `default`, ctxkit's own policy, unless its thresholds are brought down too.
+ */
+export function describeDeviations(preset: PresetName, policy: Policy): string {
+  const lowered = loweredThresholds(policy, knownWindow(hookWindow(policy)));
+  const lines = deviationLines(PRESET_DEVIATIONS[preset], lowered, { why: true });
+  if (lines.length === 0) return '';
+  const title = preset === 'default' ? 'deviations:' : `deviations from the ${safe(preset)} seed:`;
+  return `\n${title}\n${lines.map((line) => `  ${safe(line)}\n`).join('')}`;
 }
 
 /** The hooks as the engine runs them: `hooks` lists only the declared ones, not `summarize.auto`'s. */
@@ -88,7 +113,7 @@ export function describeWindow(policy: Policy): string {
     case 'unbounded':
       return `${zero}: none known without a model, so compaction goes by message count (summarize.maxMessages ${count(policy.summarize.maxMessages)}); ${reserve}`;
     case 'max-output':
-      return `${zero}: ${count(chosen.contextWindow)} tokens, 4 × max output (the policy does not look the window up); ${reserve}`;
+      return `budget.contextWindow 0 = 4 × max output (the policy does not look windows up): ${count(chosen.contextWindow)} tokens; ${reserve}; chat and serve never go past what a local server says it serves (ctxkit's: picoclaw never asks)`;
     default:
       return `${zero}: ${count(chosen.contextWindow)} tokens, from the ${safe(policy.model ?? '')} profile; ${reserve}`;
   }

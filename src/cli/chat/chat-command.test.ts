@@ -123,6 +123,26 @@ describe('ctxkit chat (stdin not a terminal)', () => {
     );
   });
 
+  it('/context says what each step does and where the preset departs from its seed (deepagents clears)', async () => {
+    scripted([{ steps: [], answer: 'x' }]);
+    const base = ['--base-url', server.openAIBaseUrl, '--model', MODEL, '--data', join(dir, '.d')];
+    const run = await chat([...base, '--policy', 'deepagents'], ['/context', '/exit'], { cwd: dir });
+    expect(run.stderr).toBe('');
+    // 16,000 served, 4,000 reserved: the largest request that fits is 75 % of the window.
+    expect(run.stdout).toMatch(
+      /^ {2}clearing +at 60% \([\d,]+ tokens\): old tool results are cleared to "\[cleared\]" \(not kept\)$/m,
+    );
+    expect(run.stdout).toMatch(
+      /^ {2}summarizing +at 75% \([\d,]+ tokens\) \(deviation: deepagents' 85% is past the largest request that fits, so it fires at 75%\): older turns are summarized$/m,
+    );
+    expect(run.stdout).toMatch(/^deviations from the deepagents seed:$/m);
+    expect(run.stdout).toMatch(/^ {2}summarize\.trigger — .*With this window: 85% as set, 75% used/m);
+    expect(run.stdout).toMatch(
+      /^next: old tool results are cleared to "\[cleared\]" \(not kept\) in [\d,]+ more tokens \(at 60%\)$/m,
+    );
+    expect(run.stdout).not.toMatch(/offloaded/);
+  });
+
   it('a configured window never exceeds what the server serves', async () => {
     scripted([{ steps: [], answer: 'x' }]);
     const base = ['--base-url', server.openAIBaseUrl, '--model', MODEL, '--data', join(dir, '.d')];

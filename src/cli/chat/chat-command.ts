@@ -173,6 +173,7 @@ async function openAndRun(
           })
         ).policy,
       settings,
+      preset: base.preset,
       contextWindow: window.forCalls,
       // --max-output is in the policy (the flags are a config layer).
       maxOutputTokens: undefined,

@@ -14,7 +14,14 @@ import { type ContextManager, createContextManager } from '../../engine/context-
 import type { EmbeddedStores } from '../../store/open-embedded-stores.ts';
 import { saveChatSettings, settingTargets, withSetting } from './chat-settings.ts';
 import type { ModelConnection } from './connect-model.ts';
-import { contextEventLine, renderContext, statusLine, toolCallLine, toolResultLine } from './render-chat.ts';
+import {
+  contextEventLine,
+  contextSeed,
+  renderContext,
+  statusLine,
+  toolCallLine,
+  toolResultLine,
+} from './render-chat.ts';
 
 /** Where the chat writes: the terminal (colours, a status line) or a pipe (plain lines). */
 export interface ChatOutput {
@@ -37,6 +44,8 @@ export interface ChatSessionOptions {
   skills?: SkillSource;
   /** Settings `/config` stored for this session earlier. */
   settings: string[];
+  /** The preset the policy comes from: `/context` shows where it departs from its seed. */
+  preset?: string;
   contextWindow: number | undefined;
   maxOutputTokens: number | undefined;
   system: string;
@@ -286,7 +295,8 @@ export class ChatSession {
           return undefined;
         }
         const stats = await this.#manager.stats(this.sessionId, this.#statsRequest());
-        out.line(renderContext(stats, this.#policy.display, out.colors));
+        const seed = contextSeed(this.#options.preset, this.#policy, stats);
+        out.line(renderContext(stats, this.#policy, out.colors, seed));
         return undefined;
       }
       case 'compact': {

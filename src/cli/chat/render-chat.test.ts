@@ -4,6 +4,8 @@ import { PRESETS } from '../../core/policy/presets/index.ts';
 import type { SessionStats } from '../../engine/session-stats.ts';
 import {
   contextEventLine,
+  contextSeed,
+  renderContext,
   statusLine,
   toolCallLine,
   toolResultLine,
@@ -48,10 +50,57 @@ describe('the chat’s lines', () => {
     expect(line(0.75)).toContain('context 75%');
   });
 
-  it('says what happens next as the context grows', () => {
-    expect(whatHappensNext(stats(0.3))).toBe('old tool results are offloaded in 3,000 more tokens (at 60%)');
-    expect(whatHappensNext(stats(0.7))).toBe('older turns are summarized in 1,500 more tokens (at 85%)');
-    expect(whatHappensNext(stats(0.9))).toMatch(/past every threshold/);
+  it('says what happens next as the context grows, by what the step does', () => {
+    const { default: ctxkit, deepagents } = PRESETS;
+    expect(whatHappensNext(stats(0.3), ctxkit)).toBe(
+      'old tool results are offloaded behind pointers (read_offloaded reads them back) in 3,000 more tokens (at 60%)',
+    );
+    // deepagents clears (ContextEditingMiddleware forgets): it does not offload.
+    expect(whatHappensNext(stats(0.3), deepagents)).toBe(
+      'old tool results are cleared to "[cleared]" (not kept) in 3,000 more tokens (at 60%)',
+    );
+    expect(whatHappensNext(stats(0.7), ctxkit)).toBe(
+      'older turns are summarized in 1,500 more tokens (at 85%)',
+    );
+    expect(whatHappensNext(stats(0.9), ctxkit)).toMatch(/past every threshold/);
+  });
+
+  it('/context lists each step by its kind, and a threshold past the largest request that fits as a deviation', () => {
+    const plain = pc.createColors(false);
+    // A 200k window reserving 64k: deepagents' 85 % of the window is past the largest request (68 %).
+    const lowered: SessionStats = {
+      ...stats(0.3),
+      contextWindow: 200_000,
+      maxOutputTokens: 64_000,
+      thresholds: {
+        clearing: { pressure: 0.6, tokens: 120_000 },
+        summarize: { pressure: 0.68, tokens: 136_000 },
+      },
+    };
+    const seed = contextSeed('deepagents', PRESETS.deepagents, lowered);
+    const text = renderContext(lowered, PRESETS.deepagents, plain, seed);
+    expect(text).toMatch(
+      /^ {2}clearing +at 60% \(120,000 tokens\): old tool results are cleared to "\[cleared\]" \(not kept\)$/m,
+    );
+    expect(text).toMatch(
+      /^ {2}summarizing +at 68% \(136,000 tokens\) \(deviation: deepagents' 85% is past the largest request that fits, so it fires at 68%\): older turns are summarized$/m,
+    );
+    expect(text).toMatch(/^deviations from the deepagents seed:$/m);
+    expect(text).toMatch(
+      /^ {2}summarize\.trigger — the seed: .*85 % of the window; ctxkit: .*With this window: 85% as set, 68% used/m,
+    );
+    expect(text).toMatch(/^ {2}budget\.finalGuard — the seed: /m);
+    // cowagent trims by turns; the default has no seed to deviate from.
+    const cowagent = renderContext(
+      stats(0.3),
+      PRESETS.cowagent,
+      plain,
+      contextSeed('cowagent', PRESETS.cowagent, stats(0.3)),
+    );
+    expect(cowagent).toMatch(
+      /^ {2}trimming +past 20 turns \(now 4\): the oldest turns are trimmed and summarized$/m,
+    );
+    expect(contextSeed('default', PRESETS.default, stats(0.3))).toBeUndefined();
   });
 
   it('shows a tool call and its result on one line each, escaped', () => {

@@ -7,6 +7,9 @@ import pc from 'picocolors';
 import type { ContextLevelThresholds } from '../../core/budget/context-level.ts';
 import { escapeForTerminal } from '../../core/escape-for-terminal.ts';
 import type { ContextEvent } from '../../core/events.ts';
+import { deviationLines, loweredThresholds } from '../../core/policy/describe-deviations.ts';
+import type { Policy } from '../../core/policy/policy-schema.ts';
+import { isPresetName, PRESET_DEVIATIONS, PRESETS } from '../../core/policy/presets/index.ts';
 import type { SessionStats } from '../../engine/session-stats.ts';
 import { colourByLevel } from '../context-colour.ts';
 
@@ -75,15 +78,45 @@ export function statusLine(
   )}`;
 }
 
+/** What `/context` reads of the policy: its display levels and what its steps do. */
+export type ContextPolicy = Pick<Policy, 'display' | 'clearing' | 'summarize' | 'trim'>;
+
+/** The seed a chat's policy comes from: its preset's name and policy, and its deviations in words. */
+export interface ContextSeed {
+  name: string;
+  policy: ContextPolicy;
+  deviations: readonly string[];
+}
+
+/**
+ * The seed `/context` compares with: the preset's own policy, and its declared deviations with the figures
+ * this window gives (a threshold past the largest request that fits). None for `default`, ctxkit's own.
+ */
+export function contextSeed(
+  preset: string | undefined,
+  policy: Pick<Policy, 'budget' | 'clearing' | 'summarize'>,
+  stats: Pick<SessionStats, 'contextWindow' | 'maxOutputTokens'>,
+): ContextSeed | undefined {
+  if (preset === undefined || preset === 'default' || !isPresetName(preset)) return undefined;
+  return {
+    name: preset,
+    policy: PRESETS[preset],
+    deviations: deviationLines(PRESET_DEVIATIONS[preset], loweredThresholds(policy, stats)),
+  };
+}
+
 /**
  * `/context` (cowagent, deepagents): messages and their roles, characters, tokens by category with the
- * free room, where clearing and summarizing fire, and what happens next at this pressure.
+ * free room, each step of the policy (where it fires and what it does), the preset's deviations from its
+ * seed, and what happens next at this pressure.
  */
 export function renderContext(
   stats: SessionStats,
-  display: ContextLevelThresholds,
+  policy: ContextPolicy,
   colors: Colors = pc,
+  seed?: ContextSeed,
 ): string {
+  const { display } = policy;
   const usable = stats.contextWindow - stats.maxOutputTokens;
   const free = Math.max(0, usable - stats.tokens.input);
   const rows: [string, number][] = [
@@ -104,29 +137,102 @@ export function renderContext(
       ([name, value]) =>
         `  ${name.padEnd(15)} ${count(value).padStart(width)}  ${colors.dim(percentOfWindow(value, stats.contextWindow))}`,
     ),
+    'steps:',
+    ...policySteps(stats, policy, seed).map((step) => `  ${step.name.padEnd(15)} ${step.when}: ${step.does}`),
   ];
-  const { clearing, summarize } = stats.thresholds;
-  lines.push(
-    `clearing: ${clearing ? `at ${percent(clearing.pressure)} (${count(clearing.tokens)} tokens)` : 'off'} · summarizing: ${summarize ? `at ${percent(summarize.pressure)} (${count(summarize.tokens)} tokens)` : 'off'}`,
-  );
   if (stats.summary)
     lines.push(
       `summary: through message ${stats.summary.throughSeq}, ${count(stats.summary.tokens)} tokens (${escapeForTerminal(stats.summary.producer)})`,
     );
-  lines.push(`next: ${whatHappensNext(stats)}`);
+  if (seed && seed.deviations.length > 0)
+    lines.push(
+      `deviations from the ${escapeForTerminal(seed.name)} seed:`,
+      ...seed.deviations.map((line) => `  ${escapeForTerminal(line)}`),
+    );
+  lines.push(`next: ${whatHappensNext(stats, policy)}`);
   return lines.join('\n');
 }
+
+const possessive = (name: string): string => (name.endsWith('s') ? `${name}'` : `${name}'s`);
 
 function percentOfWindow(value: number, window: number): string {
   return window > 0 ? `${((value / window) * 100).toFixed(1)}%` : '';
 }
 
-/** The next thing ctxkit will do as the context grows, in words. */
-export function whatHappensNext(stats: SessionStats): string {
+/** What each of a policy's steps does, by its kind, in words. */
+export function stepWords(policy: Pick<Policy, 'clearing' | 'summarize' | 'trim'>): {
+  clearing: string;
+  summarize: string;
+  trim: string;
+} {
+  const { clearing, summarize, trim } = policy;
+  return {
+    clearing: clearing.offload
+      ? 'old tool results are offloaded behind pointers (read_offloaded reads them back)'
+      : `old tool results are cleared to ${JSON.stringify(clearing.placeholder)} (not kept)`,
+    summarize: summarize.strategy === 'drop' ? 'older turns are dropped' : 'older turns are summarized',
+    trim: trim.injectSummary ? 'the oldest turns are trimmed and summarized' : 'the oldest turns are trimmed',
+  };
+}
+
+/**
+ * The policy's steps with where each fires: clearing and summarizing at a pressure (a threshold past the
+ * largest request that fits fires there instead, said as the deviation it is), trimming past a turn count.
+ */
+function policySteps(
+  stats: SessionStats,
+  policy: ContextPolicy,
+  seed: ContextSeed | undefined,
+): { name: string; when: string; does: string }[] {
+  const words = stepWords(policy);
+  const { clearing, summarize } = stats.thresholds;
+  const at = (threshold: { pressure: number; tokens: number }, configured: number, seedFigure?: number) => {
+    const where = `at ${percent(threshold.pressure)} (${count(threshold.tokens)} tokens)`;
+    if (!(configured > threshold.pressure)) return where;
+    const figure =
+      seed !== undefined && seedFigure === configured
+        ? `${possessive(escapeForTerminal(seed.name))} ${percent(configured)}`
+        : `the ${percent(configured)} set`;
+    return `${where} (deviation: ${figure} is past the largest request that fits, so it fires at ${percent(threshold.pressure)})`;
+  };
+  const steps: { name: string; when: string; does: string }[] = [];
+  steps.push(
+    clearing
+      ? {
+          name: 'clearing',
+          when: at(clearing, policy.clearing.trigger, seed?.policy.clearing.trigger),
+          does: words.clearing,
+        }
+      : { name: 'clearing', when: 'off', does: 'old tool results stay' },
+  );
+  if (policy.trim.enabled && policy.trim.maxTurns > 0)
+    steps.push({
+      name: 'trimming',
+      when: `past ${count(policy.trim.maxTurns)} turns (now ${count(stats.turns)})`,
+      does: words.trim,
+    });
+  steps.push(
+    summarize
+      ? {
+          name: 'summarizing',
+          when: at(summarize, policy.summarize.trigger, seed?.policy.summarize.trigger),
+          does: words.summarize,
+        }
+      : { name: 'summarizing', when: 'off', does: 'no automatic summary' },
+  );
+  return steps;
+}
+
+/** The next thing ctxkit will do as the context grows, in words: the step's own kind. */
+export function whatHappensNext(
+  stats: SessionStats,
+  policy: Pick<Policy, 'clearing' | 'summarize' | 'trim'>,
+): string {
   const input = stats.tokens.input;
+  const words = stepWords(policy);
   const steps = [
-    stats.thresholds.clearing && { name: 'old tool results are offloaded', ...stats.thresholds.clearing },
-    stats.thresholds.summarize && { name: 'older turns are summarized', ...stats.thresholds.summarize },
+    stats.thresholds.clearing && { name: words.clearing, ...stats.thresholds.clearing },
+    stats.thresholds.summarize && { name: words.summarize, ...stats.thresholds.summarize },
   ].filter((step): step is { name: string; pressure: number; tokens: number } => Boolean(step));
   const ahead = steps.filter((step) => step.tokens > input).sort((a, b) => a.tokens - b.tokens);
   const first = ahead[0];
