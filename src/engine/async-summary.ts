@@ -33,7 +33,7 @@ export async function applyReadySummary(
     if (!wait) return;
     await pending.promise;
   }
-  progress.pending = undefined;
+  progress.clearPending();
   for (const report of pending.reports) {
     compactor.events.push(
       summaryGeneratedEvent(runtime.id, compactor.deps.clock(), purposeOf(pending), report),
@@ -98,7 +98,7 @@ function track(
       entry.settled = true;
     },
   );
-  compactor.runtime.progress.summaries.pending = entry;
+  compactor.runtime.progress.summaries.startPending(entry);
   compactor.events.push({
     type: 'summary-scheduled',
     sessionId: compactor.runtime.id,

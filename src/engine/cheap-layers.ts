@@ -51,8 +51,7 @@ export async function runCheapLayers(compactor: Compactor): Promise<void> {
       headChars: Math.floor(policy.truncateOld.maxChars * policy.truncateOld.headFraction),
       ...(truncated.checkedThroughSeq !== undefined ? { afterSeq: truncated.checkedThroughSeq } : {}),
     });
-    truncated.checkedThroughSeq = lastOldSeq(input) ?? truncated.checkedThroughSeq;
-    truncated.checkedTurns = runtime.turnCount;
+    truncated.noteChecked(runtime.turnCount, lastOldSeq(input));
     await compactor.apply(edits, 'truncate-old', 'old_result_limit');
   }
 
@@ -91,11 +90,8 @@ async function clearOldResults(compactor: Compactor): Promise<void> {
   const { policy, runtime, budget } = compactor;
   const progress = runtime.progress.clearing;
   // "Too small to free anything" was measured with the counter of its time.
-  if (progress.settledWith !== runtime.counter) {
-    progress.settledBelowSeq = 0;
-    progress.settledWith = runtime.counter;
-  }
-  progress.offloaded ??= new Set(
+  progress.measureWith(runtime.counter);
+  const offloadedSeqs = progress.readOffloaded(() =>
     runtime.edits.flatMap((edit) => (edit.type === 'evict' && edit.layer === 'clear' ? [edit.target] : [])),
   );
   const minFreedTokens = clearingMinFreedTokens(policy, budget.window());
@@ -126,7 +122,7 @@ async function clearOldResults(compactor: Compactor): Promise<void> {
       ? typicalOffloadPointer(policy.clearing.pointerKeysMaxChars)
       : policy.clearing.placeholder,
     clearInputs: policy.clearing.clearToolInputs,
-    skip: progress.offloaded,
+    skip: offloadedSeqs,
   });
   // Every candidate is settled when the plan took all it could (no minimum to stop at) or found none
   // worth taking with no minimum to wait for: the next plan starts after them.
@@ -135,24 +131,20 @@ async function clearOldResults(compactor: Compactor): Promise<void> {
     ? newestClearingCandidateSeq(input, { results: keepRecent, tokens: keepRecentTokens })
     : undefined;
   if (!edit) {
-    if (newest !== undefined) progress.settledBelowSeq = Math.max(progress.settledBelowSeq, newest + 1);
-    progress.blocked = {
-      edits: runtime.editCount,
-      untilHistory: runtime.historyTokens + Math.max(1, Math.ceil(minFreedTokens / 4)),
-    };
+    if (newest !== undefined) progress.settleBelow(newest + 1);
+    progress.block(runtime.editCount, runtime.historyTokens + Math.max(1, Math.ceil(minFreedTokens / 4)));
     return;
   }
-  progress.blocked = undefined;
+  progress.unblock();
   const edits = policy.clearing.offload
     ? await offloadResults(
         { ...compactor.deps, pointerKeysMaxChars: policy.clearing.pointerKeysMaxChars },
         edit.targets,
       )
     : [edit];
-  for (const offloaded of edits) if (offloaded.type === 'evict') progress.offloaded.add(offloaded.target);
+  for (const offloaded of edits) if (offloaded.type === 'evict') progress.noteOffloaded(offloaded.target);
   const applied = await compactor.apply(edits, 'clear', 'context_pressure');
-  if (applied && newest !== undefined)
-    progress.settledBelowSeq = Math.max(progress.settledBelowSeq, newest + 1);
+  if (applied && newest !== undefined) progress.settleBelow(newest + 1);
   if (applied) {
     compactor.events.push({
       type: 'tool-results-cleared',

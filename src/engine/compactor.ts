@@ -61,14 +61,25 @@ export const DEFAULT_SUMMARY_MAX_TOKENS = 2_048;
  * snapshots, the summarizer call. Reading the budget is `budget`'s (SessionBudget).
  */
 export class Compactor {
-  readonly events: ContextEvent[] = [];
+  readonly events: ContextEvent[];
   readonly deps: CompactorDeps;
   /** Reading the budget; this class commits edits. */
   readonly budget: SessionBudget;
 
-  constructor(deps: CompactorDeps) {
+  /** `shared`: the events of the compactor this one works for, and the scale its budget reads (`withScale`). */
+  constructor(deps: CompactorDeps, shared?: { events: ContextEvent[]; scale: number }) {
     this.deps = deps;
-    this.budget = new SessionBudget(deps);
+    this.events = shared?.events ?? [];
+    this.budget = new SessionBudget(shared ? { ...deps, scale: shared.scale } : deps);
+  }
+
+  /**
+   * This compactor with a budget that reads the history estimate at `scale` rather than the one the
+   * session's overflow record holds: what it commits and reports is this one's. The final guard refits
+   * with it; the record is left as it is.
+   */
+  withScale(scale: number): Compactor {
+    return new Compactor(this.deps, { events: this.events, scale });
   }
 
   get runtime(): SessionRuntime {
@@ -263,7 +274,7 @@ export class Compactor {
       from > 0 && cached ? cached.text : '',
       historyAsShown(log, this.runtime.edits),
     );
-    this.runtime.progress.summaries.transcript = { throughSeq, text };
+    this.runtime.progress.summaries.noteTranscript(throughSeq, text);
     return text;
   }
 

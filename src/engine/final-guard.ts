@@ -32,8 +32,9 @@ export interface GuardedRequest {
  * output reserve, it is fitted with the engine's own means, cheapest first. The policy's estimate is
  * scaled up by the ratio the count showed (as a provider-reported overflow scales it) only while the
  * proactive path (`refit`) runs again; each round recounts, and past the rounds the policy's emergency
- * sequence runs. The layers never separate a tool call from its result. The scale is put back
- * afterwards: the policy's thresholds and triggers keep reading its own estimate.
+ * sequence runs. The layers never separate a tool call from its result. The raised scale is the
+ * guard's own (a compactor whose budget reads it, `Compactor.withScale`): the session's overflow record
+ * is not touched, and the policy's thresholds and triggers keep reading its own estimate.
  */
 export async function guardFinalRequest(
   compactor: Compactor,
@@ -50,36 +51,31 @@ export async function guardFinalRequest(
   const limit = call.contextWindow - call.maxOutputTokens;
   let rounds = 0;
   if ((counted.tokens ?? 0) > limit) {
-    const overflow = runtime.progress.overflow;
-    const saved = overflow.scale;
-    try {
-      while ((counted.tokens ?? 0) > limit && rounds < FINAL_GUARD_MAX_ROUNDS + 1) {
-        rounds++;
-        const regions = compactor.budget.regions();
-        const fixed = regions.system + regions.toolDefinitions + regions.summary;
-        const history = Math.max(1, compactor.budget.scaledHistoryTokens(overflow.scale));
-        // The scale at which the estimate reads what the count says, and a little more each round.
-        const ratio =
-          Math.max(1, ((counted.tokens ?? 0) - fixed) / history) * (1 + FINAL_GUARD_STEP * rounds);
-        overflow.scale *= ratio;
-        try {
-          if (rounds <= FINAL_GUARD_MAX_ROUNDS) await refit(compactor);
-          else await runEmergencySequence(compactor, policy.emergency, 'token_budget');
-        } catch (error) {
-          if (!ContextBudgetError.isInstance(error)) throw error;
-          // "Cannot fit" was read off the scaled estimate, which can overstate what is left (the newest
-          // message alone, scaled): what the layers made so far is counted as sent before giving up. An
-          // exact count that does not fit is thrown below; under a bound, "cannot fit" may be the bound's
-          // margin speaking, and the smallest request goes.
-          assembled = assemble();
-          counted = tally(assembled);
-          break;
-        }
+    let scaled = compactor;
+    while ((counted.tokens ?? 0) > limit && rounds < FINAL_GUARD_MAX_ROUNDS + 1) {
+      rounds++;
+      const scale = scaled.budget.scale();
+      const regions = scaled.budget.regions();
+      const fixed = regions.system + regions.toolDefinitions + regions.summary;
+      const history = Math.max(1, compactor.budget.scaledHistoryTokens(scale));
+      // The scale at which the estimate reads what the count says, and a little more each round.
+      const ratio = Math.max(1, ((counted.tokens ?? 0) - fixed) / history) * (1 + FINAL_GUARD_STEP * rounds);
+      scaled = compactor.withScale(scale * ratio);
+      try {
+        if (rounds <= FINAL_GUARD_MAX_ROUNDS) await refit(scaled);
+        else await runEmergencySequence(scaled, policy.emergency, 'token_budget');
+      } catch (error) {
+        if (!ContextBudgetError.isInstance(error)) throw error;
+        // "Cannot fit" was read off the scaled estimate, which can overstate what is left (the newest
+        // message alone, scaled): what the layers made so far is counted as sent before giving up. An
+        // exact count that does not fit is thrown below; under a bound, "cannot fit" may be the bound's
+        // margin speaking, and the smallest request goes.
         assembled = assemble();
         counted = tally(assembled);
+        break;
       }
-    } finally {
-      overflow.scale = saved;
+      assembled = assemble();
+      counted = tally(assembled);
     }
     // What the guard committed (a summary among them) must still fit the policy's own estimate.
     if (compactor.budget.overBudget()) {

@@ -55,7 +55,7 @@ export async function fitProactively(compactor: Compactor): Promise<void> {
     // The scale a reported overflow put on the estimate can make the newest message alone look too large
     // (figures far from our count): what our own count says fits is sent, and a real overflow is recovered
     // again. Refusing would leave the session unable to send anything, its scale never corrected.
-    if (runtime.progress.overflow.scale > 1 && !isOverContextBudget(budget.countedRegions())) return;
+    if (budget.scale() > 1 && !isOverContextBudget(budget.countedRegions())) return;
     throw new ContextBudgetError('history', regions);
   }
 }

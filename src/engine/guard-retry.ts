@@ -33,9 +33,7 @@ export async function guardRetry(
   guarded: GuardedRequest,
 ): Promise<GuardedRequest> {
   const { runtime, call, policy } = compactor;
-  const overflow = runtime.progress.overflow;
-  const overflowed = overflow.overflowed;
-  overflow.overflowed = undefined;
+  const overflowed = runtime.progress.overflow.takeOverflowed();
   if (!overflowed || overflowed.nextSeq !== runtime.nextSeq) return guarded;
   const size = (request: AssembledRequest, tools: typeof overflowed.tools): number =>
     tallyRequest(runtime, call.requestCounting, request, tools, true).tokens ?? 0;
@@ -47,27 +45,26 @@ export async function guardRetry(
   let now = size(assembled, call.tools);
   const settled = () => now < before && now * short <= limit;
   if (!settled()) {
-    const saved = overflow.scale;
-    try {
-      for (let rounds = 1; !settled() && rounds <= RETRY_GUARD_MAX_ROUNDS + 1; rounds++) {
-        const regions = compactor.budget.regions();
-        const fixed = regions.system + regions.toolDefinitions + regions.summary;
-        // The request to reach, and the scale at which the estimate of what is there now reads as much
-        // more than that as it is: the layers then cut the difference.
-        const target = Math.min(before - 1, limit / short);
-        const ratio = Math.max(1, (now - fixed) / Math.max(1, target - fixed));
-        overflow.scale = Math.max(overflow.scale, 1) * ratio * (1 + RETRY_GUARD_STEP * rounds);
-        try {
-          if (rounds <= RETRY_GUARD_MAX_ROUNDS) await refit(compactor);
-          else await runEmergencySequence(compactor, policy.emergency, 'context_overflow');
-        } catch (error) {
-          if (!ContextBudgetError.isInstance(error)) throw error;
-        }
-        assembled = assemble();
-        now = size(assembled, call.tools);
+    // The raised scale is this guard's own (`Compactor.withScale`): the overflow record is not touched.
+    let scaled = compactor;
+    for (let rounds = 1; !settled() && rounds <= RETRY_GUARD_MAX_ROUNDS + 1; rounds++) {
+      const regions = scaled.budget.regions();
+      const fixed = regions.system + regions.toolDefinitions + regions.summary;
+      // The request to reach, and the scale at which the estimate of what is there now reads as much
+      // more than that as it is: the layers then cut the difference.
+      const target = Math.min(before - 1, limit / short);
+      const ratio = Math.max(1, (now - fixed) / Math.max(1, target - fixed));
+      scaled = compactor.withScale(
+        Math.max(scaled.budget.scale(), 1) * ratio * (1 + RETRY_GUARD_STEP * rounds),
+      );
+      try {
+        if (rounds <= RETRY_GUARD_MAX_ROUNDS) await refit(scaled);
+        else await runEmergencySequence(scaled, policy.emergency, 'context_overflow');
+      } catch (error) {
+        if (!ContextBudgetError.isInstance(error)) throw error;
       }
-    } finally {
-      overflow.scale = saved;
+      assembled = assemble();
+      now = size(assembled, call.tools);
     }
   }
   // The ledger is left holding the request that goes (its pointers are the ones returned).

@@ -7,8 +7,8 @@ import { startsTurn } from '../core/turns/parse-turn-boundaries.ts';
 import type { AssembledRequest } from './assemble-request.ts';
 
 /**
- * What each step of the engine remembers of a session between calls, one record per step, each written
- * only by its own step (and read by the decisions). The session runtime itself holds the log, the edits,
+ * What each step of the engine remembers of a session between calls, one record per step, each changed
+ * only through its own methods, which its step calls (the decisions read it). The session runtime itself holds the log, the edits,
  * the view and their counts; none of this.
  */
 export class LayerProgress {
@@ -24,87 +24,150 @@ export class LayerProgress {
    * after a reload. Counts since the last compaction, the overflow record and the background summary stay.
    */
   policyChanged(): void {
-    this.truncateOld.checkedTurns = -1;
-    this.truncateOld.checkedThroughSeq = undefined;
-    this.clearing.settledBelowSeq = 0;
-    this.clearing.blocked = undefined;
-    this.clearing.argsChecked = { viewVersion: -1, through: 0 };
-    this.clearing.argsLookedAt.clear();
+    this.truncateOld.policyChanged();
+    this.clearing.policyChanged();
   }
 }
 
 /** The figures count-based hook conditions read: activity since the last compaction, and when hooks fired. */
 export class TriggerCounts {
-  toolCallsSinceCompaction = 0;
-  turnsSinceCompaction = 0;
-  readonly hookFiredAt = new Map<string, number>();
+  #toolCallsSinceCompaction = 0;
+  #turnsSinceCompaction = 0;
+  readonly #hookFiredAt = new Map<string, number>();
+
+  get toolCallsSinceCompaction(): number {
+    return this.#toolCallsSinceCompaction;
+  }
+
+  get turnsSinceCompaction(): number {
+    return this.#turnsSinceCompaction;
+  }
+
+  get hookFiredAt(): ReadonlyMap<string, number> {
+    return this.#hookFiredAt;
+  }
 
   /** A message joined the log. */
   noteMessage(message: Message): void {
-    this.toolCallsSinceCompaction += toolCallsOf(message).length;
-    if (startsTurn(message)) this.turnsSinceCompaction++;
+    this.#toolCallsSinceCompaction += toolCallsOf(message).length;
+    if (startsTurn(message)) this.#turnsSinceCompaction++;
   }
 
   /** A compaction happened: the conditions that count since the last one start again. */
   noteCompaction(): void {
-    this.toolCallsSinceCompaction = 0;
-    this.turnsSinceCompaction = 0;
+    this.#toolCallsSinceCompaction = 0;
+    this.#turnsSinceCompaction = 0;
   }
 
   noteFired(hookId: string, at: number): void {
-    this.hookFiredAt.set(hookId, at);
+    this.#hookFiredAt.set(hookId, at);
   }
 }
 
 /** The reactive path's record: overflows in a row, and by how much our count undershot the provider's. */
 export class OverflowRecord {
+  #overflows = 0;
+  #scale = 1;
+  #preparedHistoryTokens: number | undefined;
+  #prepared: SentRequest | undefined;
+  #overflowed: OverflowedRequest | undefined;
+  #windowsAdopted = 0;
+  #adoptedWindow: AdoptedWindow | undefined;
+
   /** Overflows reported since the last reported usage. */
-  overflows = 0;
+  get overflows(): number {
+    return this.#overflows;
+  }
+
   /**
    * How much the provider's count exceeded ours when it reported an overflow: history estimates are
    * multiplied by it until reported usage shows the estimate is right again. A ratio, not a token
-   * figure, so it shrinks with the history it is applied to. The final guard raises it while it refits.
+   * figure, so it shrinks with the history it is applied to. The final guard reads the budget at a
+   * higher scale of its own while it refits (`Compactor.withScale`); this one stays as it is.
    */
-  scale = 1;
+  get scale(): number {
+    return this.#scale;
+  }
+
   /**
    * The history of the last request `prepare` returned, as counted (unscaled): what a provider's
    * overflow figures measure, even when `recover` is called again before the next `prepare`.
    */
-  preparedHistoryTokens: number | undefined;
+  get preparedHistoryTokens(): number | undefined {
+    return this.#preparedHistoryTokens;
+  }
+
   /** The last request `prepare` returned, as sent: what an overflow reported next was reported for. */
-  prepared: SentRequest | undefined;
+  get prepared(): SentRequest | undefined {
+    return this.#prepared;
+  }
+
   /**
    * The request a provider reported an overflow for (with its count of it, when the error gave one),
    * until the retry after it is prepared: that retry must be smaller (`guard-retry.ts`).
    */
-  overflowed: (SentRequest & { reportedInput: number | undefined }) | undefined;
+  get overflowed(): OverflowedRequest | undefined {
+    return this.#overflowed;
+  }
+
   /** Windows adopted from overflow errors since the last reported usage. */
-  windowsAdopted = 0;
+  get windowsAdopted(): number {
+    return this.#windowsAdopted;
+  }
+
   /**
    * The window an overflow error named for a model, below the one its requests were prepared for: the
    * session's window for that model from now on (a server loaded with less than its profile says).
    */
-  adoptedWindow: AdoptedWindow | undefined;
+  get adoptedWindow(): AdoptedWindow | undefined {
+    return this.#adoptedWindow;
+  }
+
+  /** `prepare` returned `request`, whose history our own count put at `historyTokens`. */
+  notePrepared(request: SentRequest, historyTokens: number): void {
+    this.#preparedHistoryTokens = historyTokens;
+    this.#prepared = request;
+  }
+
+  /**
+   * A provider reported an overflow for the last request prepared: history estimates are scaled by
+   * `scale` from now on, and the retry must be smaller than that request (`reportedInput`: the
+   * provider's count of it, when the error gave one).
+   */
+  noteOverflowed(scale: number, reportedInput: number | undefined): void {
+    this.#scale = scale;
+    if (this.#prepared) this.#overflowed = { ...this.#prepared, reportedInput };
+  }
+
+  /** The request that overflowed, for the retry being prepared now: the record forgets it. */
+  takeOverflowed(): OverflowedRequest | undefined {
+    const overflowed = this.#overflowed;
+    this.#overflowed = undefined;
+    return overflowed;
+  }
 
   /** The provider reported usage: the request fitted, the estimate is trusted again. */
   noteUsage(): void {
-    this.overflows = 0;
-    this.scale = 1;
-    this.overflowed = undefined;
-    this.windowsAdopted = 0;
+    this.#overflows = 0;
+    this.#scale = 1;
+    this.#overflowed = undefined;
+    this.#windowsAdopted = 0;
   }
 
   /** An overflow the emergency path answers: returns which one in a row it is. */
   noteOverflowAttempt(): number {
-    this.overflows++;
-    return this.overflows;
+    this.#overflows++;
+    return this.#overflows;
   }
 
   adoptWindow(window: AdoptedWindow): void {
-    this.adoptedWindow = window;
-    this.windowsAdopted++;
+    this.#adoptedWindow = window;
+    this.#windowsAdopted++;
   }
 }
+
+/** A request a provider reported an overflow for, with its count of it when the error gave one. */
+export type OverflowedRequest = SentRequest & { reportedInput: number | undefined };
 
 /** A window learned from an overflow error, for the model the request named (undefined: none named). */
 export interface AdoptedWindow {
@@ -121,24 +184,123 @@ export interface SentRequest {
 
 /** truncate-old (cowagent): the turn count when it last looked, and the newest old result it looked at. */
 export class TruncateOldProgress {
-  checkedTurns = -1;
-  checkedThroughSeq: number | undefined;
+  #checkedTurns = -1;
+  #checkedThroughSeq: number | undefined;
+
+  get checkedTurns(): number {
+    return this.#checkedTurns;
+  }
+
+  get checkedThroughSeq(): number | undefined {
+    return this.#checkedThroughSeq;
+  }
+
+  /** truncate-old looked at `turns` turns, at old results through `throughSeq` (undefined: none newer). */
+  noteChecked(turns: number, throughSeq: number | undefined): void {
+    this.#checkedThroughSeq = throughSeq ?? this.#checkedThroughSeq;
+    this.#checkedTurns = turns;
+  }
+
+  /** The policy changed: every old result is looked at again. */
+  policyChanged(): void {
+    this.#checkedTurns = -1;
+    this.#checkedThroughSeq = undefined;
+  }
 }
 
 /** The clearing layer's record, so a long session does not rescan what it has settled. */
 export class ClearingProgress {
+  #settledBelowSeq = 0;
+  #settledWith: TokenCounter | undefined;
+  #blocked: { edits: number; untilHistory: number } | undefined;
+  #offloaded: Set<number> | undefined;
+  #argsChecked = { viewVersion: -1, through: 0 };
+  readonly #argsLookedAt = new Set<string>();
+
   /** Results below this log seq were settled by a clearing that looked at every candidate, under `settledWith`. */
-  settledBelowSeq = 0;
+  get settledBelowSeq(): number {
+    return this.#settledBelowSeq;
+  }
+
   /** The counter `settledBelowSeq` was measured with: "too small to free anything" depends on it. */
-  settledWith: TokenCounter | undefined;
+  get settledWith(): TokenCounter | undefined {
+    return this.#settledWith;
+  }
+
   /** A clearing that could not free enough: not planned again before the history grows past this. */
-  blocked: { edits: number; untilHistory: number } | undefined;
-  /** Results clearing offloaded to pointers (never picked again); read from the edits on first use. */
-  offloaded: Set<number> | undefined;
-  /** View entries before `through` had their stale arguments looked at, in view version `viewVersion`. */
-  argsChecked = { viewVersion: -1, through: 0 };
-  /** Tool calls (`seq:callId`) whose arguments were looked at for offloading, whatever came of it. */
-  readonly argsLookedAt = new Set<string>();
+  get blocked(): { readonly edits: number; readonly untilHistory: number } | undefined {
+    return this.#blocked;
+  }
+
+  /** Results clearing offloaded to pointers (never picked again); undefined until `readOffloaded`. */
+  get offloaded(): ReadonlySet<number> | undefined {
+    return this.#offloaded;
+  }
+
+  /** Clearing measures with `counter`: what was settled under another counter is looked at again. */
+  measureWith(counter: TokenCounter): void {
+    if (this.#settledWith === counter) return;
+    this.#settledBelowSeq = 0;
+    this.#settledWith = counter;
+  }
+
+  /** The results clearing offloaded, read from the edits (`read`) the first time they are asked for. */
+  readOffloaded(read: () => Iterable<number>): ReadonlySet<number> {
+    this.#offloaded ??= new Set(read());
+    return this.#offloaded;
+  }
+
+  /** Clearing offloaded the result at `seq` to a pointer. */
+  noteOffloaded(seq: number): void {
+    this.#offloaded ??= new Set();
+    this.#offloaded.add(seq);
+  }
+
+  /** Every candidate below `seq` is settled: the next plan starts there. */
+  settleBelow(seq: number): void {
+    this.#settledBelowSeq = Math.max(this.#settledBelowSeq, seq);
+  }
+
+  /** A clearing could not free enough: none is planned before the history grows past `untilHistory`. */
+  block(edits: number, untilHistory: number): void {
+    this.#blocked = { edits, untilHistory };
+  }
+
+  unblock(): void {
+    this.#blocked = undefined;
+  }
+
+  /**
+   * Where looking at stale arguments goes on from, in view version `viewVersion`: view entries before it
+   * were looked at. Indexes noted in an earlier version point elsewhere now: from the start then.
+   */
+  argsCheckedThrough(viewVersion: number): number {
+    if (this.#argsChecked.viewVersion !== viewVersion) this.#argsChecked = { viewVersion, through: 0 };
+    return this.#argsChecked.through;
+  }
+
+  /** View entries before `through` had their stale arguments looked at (in the version last asked about). */
+  noteArgsChecked(through: number): void {
+    this.#argsChecked.through = Math.max(this.#argsChecked.through, through);
+  }
+
+  /**
+   * Notes that the arguments of a tool call (`seq:callId`) are looked at for offloading, whatever comes of
+   * it; false when they were looked at already.
+   */
+  lookAtArgs(key: string): boolean {
+    if (this.#argsLookedAt.has(key)) return false;
+    this.#argsLookedAt.add(key);
+    return true;
+  }
+
+  /** The policy changed: what clearing settled under the old settings is looked at again. */
+  policyChanged(): void {
+    this.#settledBelowSeq = 0;
+    this.#blocked = undefined;
+    this.#argsChecked = { viewVersion: -1, through: 0 };
+    this.#argsLookedAt.clear();
+  }
 }
 
 /** A summarization running in the background (the async path); applied whole by a later prepare, or not at all. */
@@ -161,7 +323,29 @@ export interface PendingSummary {
 
 /** The summarize layer's record: the summary running in the background, the transcript last offloaded. */
 export class SummaryProgress {
-  pending: PendingSummary | undefined;
+  #pending: PendingSummary | undefined;
+  #transcript: { throughSeq: number; text: string } | undefined;
+
+  get pending(): Readonly<PendingSummary> | undefined {
+    return this.#pending;
+  }
+
   /** The offloaded transcript as last written (`conversation_history/<session>.md`), through this seq. */
-  transcript: { throughSeq: number; text: string } | undefined;
+  get transcript(): { readonly throughSeq: number; readonly text: string } | undefined {
+    return this.#transcript;
+  }
+
+  /** A summary started in the background (it replaces one no longer waited for). */
+  startPending(pending: PendingSummary): void {
+    this.#pending = pending;
+  }
+
+  /** The background summary was taken up (applied, or dropped as stale). */
+  clearPending(): void {
+    this.#pending = undefined;
+  }
+
+  noteTranscript(throughSeq: number, text: string): void {
+    this.#transcript = { throughSeq, text };
+  }
 }

@@ -131,8 +131,7 @@ export async function offloadStaleArguments(
   const { runtime, progress } = context;
   // Indexes noted in an earlier view version point elsewhere now: look again from the start (cheap,
   // and calls already looked at are skipped).
-  if (progress.argsChecked.viewVersion !== runtime.viewVersion)
-    progress.argsChecked = { viewVersion: runtime.viewVersion, through: 0 };
+  const checkedThrough = progress.argsCheckedThrough(runtime.viewVersion);
   const entries = runtime.view.entries;
   // The keep window starts at the keepRecent-th newest tool result.
   let kept = 0;
@@ -145,20 +144,19 @@ export async function offloadStaleArguments(
   }
   if (kept < keepRecent) return [];
   const edits: ReplaceArgsEdit[] = [];
-  const from = Math.min(progress.argsChecked.through, boundary);
+  const from = Math.min(checkedThrough, boundary);
   for (let index = from; index < boundary; index++) {
     const entry = entries[index];
     if (!entry || entry.sourceSeq === undefined || entry.message.role !== 'assistant') continue;
     for (const part of entry.message.parts) {
       if (part.type !== 'tool-call' || part.args.length < OFFLOAD_ARG_MIN_CHARS) continue;
       const key = `${entry.sourceSeq}:${part.callId}`;
-      if (progress.argsLookedAt.has(key)) continue;
-      progress.argsLookedAt.add(key);
+      if (!progress.lookAtArgs(key)) continue;
       const edit = await offloadArguments(context, entry.message, entry.sourceSeq, part);
       if (edit) edits.push(edit);
     }
   }
-  progress.argsChecked.through = Math.max(progress.argsChecked.through, boundary);
+  progress.noteArgsChecked(boundary);
   return edits;
 }
 

@@ -111,8 +111,10 @@ export async function prepareCall(compactor: Compactor, _request: PrepareRequest
   const input = counted.system + counted.toolDefinitions + counted.summary + counted.history;
   const memory = compactor.budget.memoryTokens();
   runtime.notePrepared(assembled.messages, regions);
-  runtime.progress.overflow.preparedHistoryTokens = counted.history;
-  runtime.progress.overflow.prepared = { request: assembled, tools: call.tools, nextSeq: runtime.nextSeq };
+  runtime.progress.overflow.notePrepared(
+    { request: assembled, tools: call.tools, nextSeq: runtime.nextSeq },
+    counted.history,
+  );
   return {
     system: assembled.system,
     messages: assembled.messages,

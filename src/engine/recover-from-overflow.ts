@@ -53,7 +53,7 @@ export async function recoverFromOverflow(compactor: Compactor, error: unknown):
     // kept all the same.
     noteOverflowFigures(compactor, error, false);
     overflow.adoptWindow({ model: call.model, contextWindow: plan.contextWindow });
-    overflowedEvent(compactor, error, overflow.overflows, true, plan.contextWindow);
+    overflowedEvent(compactor, error, overflow.overflows + overflow.windowsAdopted, true, plan.contextWindow);
     return { overflow: true, retry: true, adoptedWindow: plan.contextWindow, cleared: false };
   }
   const attempt = overflow.noteOverflowAttempt();
@@ -78,7 +78,7 @@ export async function recoverFromOverflow(compactor: Compactor, error: unknown):
     }
   }
   const retry = !cleared && plan.mayRetry && changed();
-  overflowedEvent(compactor, error, attempt, retry, undefined);
+  overflowedEvent(compactor, error, attempt + overflow.windowsAdopted, retry, undefined);
   return { overflow: true, retry, cleared };
 }
 
@@ -127,12 +127,12 @@ function noteOverflowFigures(compactor: Compactor, error: unknown, blindStep: bo
   const fixed = regions.system + regions.toolDefinitions + regions.summary;
   const history = Math.max(1, overflow.preparedHistoryTokens ?? regions.history);
   const measured = requestedInput !== undefined ? (requestedInput - fixed) / history : 0;
-  overflow.scale = Math.max(
+  const scale = Math.max(
     overflow.scale * (measured > 1 || !blindStep ? 1 : OVERFLOW_SCALE_STEP),
     measured * OVERFLOW_SAFETY,
     1,
   );
-  if (overflow.prepared) overflow.overflowed = { ...overflow.prepared, reportedInput: requestedInput };
+  overflow.noteOverflowed(scale, requestedInput);
 }
 
 /**
@@ -189,7 +189,7 @@ export async function runEmergencySequence(
           regions.toolDefinitions -
           regions.summary;
         const plan = planFitToBudget(compactor.budget.input(), {
-          budget: Math.max(0, Math.floor(budget / runtime.progress.overflow.scale)),
+          budget: Math.max(0, Math.floor(budget / compactor.budget.scale())),
         });
         if (plan)
           await compactor.dropThroughSeq(plan.throughSeq, plan.dropped, {

@@ -20,19 +20,31 @@ export class SessionBudget {
   readonly #policy: Policy;
   readonly #clock: () => number;
   readonly #newId: () => string;
+  readonly #scale: number | undefined;
 
+  /**
+   * `scale`: the scale to read the history estimate at, instead of the one a reported overflow left in
+   * the session's record (the final guard's, while it refits).
+   */
   constructor(options: {
     runtime: SessionRuntime;
     call: CallContext;
     policy: Policy;
     clock: () => number;
     newId: () => string;
+    scale?: number;
   }) {
     this.#runtime = options.runtime;
     this.#call = options.call;
     this.#policy = options.policy;
     this.#clock = options.clock;
     this.#newId = options.newId;
+    this.#scale = options.scale;
+  }
+
+  /** The scale this budget reads the history estimate at (see the constructor's `scale`). */
+  scale(): number {
+    return this.#scale ?? this.#runtime.progress.overflow.scale;
   }
 
   /** The call's window as the decisions read it. */
@@ -85,10 +97,11 @@ export class SessionBudget {
   /** Budget regions now; memoized until the history, the view or the estimate's scale changes. */
   regions(): BudgetRegions {
     const runtime = this.#runtime;
-    const key = `${runtime.editCount}:${runtime.historyTokens}:${runtime.progress.overflow.scale}:${runtime.view.entries.length}`;
+    const scale = this.scale();
+    const key = `${runtime.editCount}:${runtime.historyTokens}:${scale}:${runtime.view.entries.length}`;
     if (this.#regions && this.#regionsKey === key) return this.#regions;
     this.#regionsKey = key;
-    this.#regions = this.#computeRegions(runtime.progress.overflow.scale);
+    this.#regions = this.#computeRegions(scale);
     return this.#regions;
   }
 
@@ -130,7 +143,7 @@ export class SessionBudget {
    * not what the request holds, and once they have cut, the request is what they made.
    */
   countedRegions(): BudgetRegions {
-    return this.#runtime.progress.overflow.scale === 1 ? this.regions() : this.#computeRegions(1);
+    return this.scale() === 1 ? this.regions() : this.#computeRegions(1);
   }
 
   /** The continuation note assembly puts first when the history would start with the assistant. */
@@ -191,7 +204,7 @@ export class SessionBudget {
     // An absolute budget below the window (cowagent's agent_max_context_tokens) caps the history as well.
     const underCap = this.tokenBudget() - regions.system - regions.toolDefinitions - regions.summary;
     const available = Math.min(historyBudget(regions), underCap) - note;
-    return Math.max(0, Math.floor(available / runtime.progress.overflow.scale) - added);
+    return Math.max(0, Math.floor(available / this.scale()) - added);
   }
 
   /** History tokens left in view after a cut through `throughSeq` (what a prefix edit plans to leave). */
