@@ -94,6 +94,9 @@ describe('ctxkit config (child process)', () => {
       'budget.contextWindow 0 = 4 × max output (the policy does not look windows up): 8,192 tokens; output reserve 2,048',
     );
     expect(picoclaw.stdout).toMatch(/^deviations from the picoclaw seed:\n {2}budget\.finalGuard — /m);
+    expect(picoclaw.stdout).toMatch(
+      /^ {2}budget\.detectWindow — the seed: the window is 4 × MaxTokens .*; ctxkit: .*never go past what a local server says it serves/m,
+    );
     expect(unknown.stdout).toMatch(/no profile for model "my-local-model", so commands need --window/);
     // ctxkit's own policy has no seed to depart from.
     expect(plain.stdout).not.toMatch(/deviations/);

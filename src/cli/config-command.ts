@@ -1,7 +1,11 @@
 import { escapeForTerminal as safe, stringifyForTerminal } from '../core/escape-for-terminal.ts';
 import { effectiveHookLines } from '../core/policy/config/format-effective-hooks.ts';
 import { policySourceRows } from '../core/policy/config/format-policy-sources.ts';
-import { deviationLines, loweredThresholds } from '../core/policy/describe-deviations.ts';
+import {
+  deviationLines,
+  loweredThresholds,
+  windowRuleDeviations,
+} from '../core/policy/describe-deviations.ts';
 import { effectiveHooks, type HookWindow } from '../core/policy/effective-hooks.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
 import { PRESET_DEVIATIONS, type PresetName } from '../core/policy/presets/index.ts';
@@ -23,7 +27,7 @@ export async function configCommand(flags: ConfigFlags): Promise<void> {
     const window = hookWindow(config.policy);
     const hooks = effectiveHooks(config.policy, window);
     const deviations = {
-      preset: PRESET_DEVIATIONS[config.preset],
+      preset: [...PRESET_DEVIATIONS[config.preset], ...windowRuleDeviations(config.policy)],
       thresholds: loweredThresholds(config.policy, knownWindow(window)),
     };
     process.stdout.write(
@@ -71,13 +75,15 @@ function knownWindow(window: HookWindow | undefined): HookWindow | undefined {
 }
 
 /**
- * Where the preset departs from its seed (`PRESET_DEVIATIONS`), each with why, and a threshold the
- * window brings down to the largest request that fits with the seed's figure beside the one used.
+ * Where the preset departs from its seed (`PRESET_DEVIATIONS`, and the window rule's own), each with why,
+ * and a threshold the window brings down to the largest request that fits with the seed's figure beside
+ * the one used.
  * Nothing for `default`, ctxkit's own policy, unless its thresholds are brought down too.
  */
 export function describeDeviations(preset: PresetName, policy: Policy): string {
   const lowered = loweredThresholds(policy, knownWindow(hookWindow(policy)));
-  const lines = deviationLines(PRESET_DEVIATIONS[preset], lowered, { why: true });
+  const declared = [...PRESET_DEVIATIONS[preset], ...windowRuleDeviations(policy)];
+  const lines = deviationLines(declared, lowered, { why: true });
   if (lines.length === 0) return '';
   const title = preset === 'default' ? 'deviations:' : `deviations from the ${safe(preset)} seed:`;
   return `\n${title}\n${lines.map((line) => `  ${safe(line)}\n`).join('')}`;
@@ -113,7 +119,7 @@ export function describeWindow(policy: Policy): string {
     case 'unbounded':
       return `${zero}: none known without a model, so compaction goes by message count (summarize.maxMessages ${count(policy.summarize.maxMessages)}); ${reserve}`;
     case 'max-output':
-      return `budget.contextWindow 0 = 4 × max output (the policy does not look windows up): ${count(chosen.contextWindow)} tokens; ${reserve}; chat and serve never go past what a local server says it serves (ctxkit's: picoclaw never asks)`;
+      return `budget.contextWindow 0 = 4 × max output (the policy does not look windows up): ${count(chosen.contextWindow)} tokens; ${reserve}`;
     default:
       return `${zero}: ${count(chosen.contextWindow)} tokens, from the ${safe(policy.model ?? '')} profile; ${reserve}`;
   }

@@ -117,6 +117,8 @@ describe('ctxkit chat (stdin not a terminal)', () => {
     expect(picoclaw.code).toBe(0);
     expect(picoclaw.stdout).toContain('window 8,192 (4 × max output 2,048)');
     expect(picoclaw.stdout).toMatch(/ of 6,144 usable tokens \(window 8,192\)$/m);
+    expect(picoclaw.stdout).toMatch(/^deviations from the picoclaw seed:$/m);
+    expect(picoclaw.stdout).toMatch(/^ {2}budget\.detectWindow — the seed: the window is 4 × MaxTokens /m);
     expect(tooLarge.code).toBe(2);
     expect(tooLarge.stderr).toMatch(
       /^error --max-output: must be smaller than the window \(16,000 tokens\), got 20,000/,

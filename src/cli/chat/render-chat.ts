@@ -7,7 +7,11 @@ import pc from 'picocolors';
 import type { ContextLevelThresholds } from '../../core/budget/context-level.ts';
 import { escapeForTerminal } from '../../core/escape-for-terminal.ts';
 import type { ContextEvent } from '../../core/events.ts';
-import { deviationLines, loweredThresholds } from '../../core/policy/describe-deviations.ts';
+import {
+  deviationLines,
+  loweredThresholds,
+  windowRuleDeviations,
+} from '../../core/policy/describe-deviations.ts';
 import type { Policy } from '../../core/policy/policy-schema.ts';
 import { isPresetName, PRESET_DEVIATIONS, PRESETS } from '../../core/policy/presets/index.ts';
 import type { SessionStats } from '../../engine/session-stats.ts';
@@ -101,7 +105,10 @@ export function contextSeed(
   return {
     name: preset,
     policy: PRESETS[preset],
-    deviations: deviationLines(PRESET_DEVIATIONS[preset], loweredThresholds(policy, stats)),
+    deviations: deviationLines(
+      [...PRESET_DEVIATIONS[preset], ...windowRuleDeviations(policy)],
+      loweredThresholds(policy, stats),
+    ),
   };
 }
 

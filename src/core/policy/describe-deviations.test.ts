@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deviationLines, loweredThresholds } from './describe-deviations.ts';
+import { deviationLines, loweredThresholds, windowRuleDeviations } from './describe-deviations.ts';
 import { PRESET_DEVIATIONS, PRESETS } from './presets/index.ts';
 
 describe('deviations in words', () => {
@@ -50,5 +50,12 @@ describe('deviations in words', () => {
       'clearing.trigger — 60% as set is past the largest request that fits, so it fires there, at 50%.',
       'summarize.trigger — 85% as set is past the largest request that fits, so it fires there, at 50%.',
     ]);
+  });
+
+  it('picoclaw’s window: the served cap chat and serve add is a deviation of its own', () => {
+    expect(windowRuleDeviations(PRESETS.picoclaw).map((deviation) => deviation.setting)).toEqual([
+      'budget.detectWindow',
+    ]);
+    expect(windowRuleDeviations(PRESETS.deepagents)).toEqual([]);
   });
 });

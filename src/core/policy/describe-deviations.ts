@@ -17,6 +17,24 @@ export interface DeviationEntry {
 }
 
 /**
+ * Where the window rule (`chooseContextWindow`) departs from a policy that does not look windows up
+ * (picoclaw: "ContextWindow = MaxTokens * 4"): chat and serve still cap the window at what a local server
+ * says it serves.
+ */
+export function windowRuleDeviations(policy: Pick<Policy, 'budget'>): DeviationEntry[] {
+  if (policy.budget.detectWindow !== false) return [];
+  return [
+    {
+      setting: 'budget.detectWindow',
+      seed: 'the window is 4 × MaxTokens unless one is configured, and no server is asked',
+      ctxkit:
+        'the same, except that chat and serve never go past what a local server says it serves the model with',
+      why: 'a window larger than the model is loaded with can only overflow',
+    },
+  ];
+}
+
+/**
  * A pressure threshold the window brings down to the largest request that fits: the figure set, and the
  * one used (undefined when no window is known yet, so the figure cannot be told).
  */
