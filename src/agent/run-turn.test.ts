@@ -54,11 +54,11 @@ function clients(): Record<'openai' | 'anthropic', ModelClient> {
   };
 }
 
-function setup(turns: CodingTurn[], window = 8_000) {
+function setup(turns: CodingTurn[], window = 8_000, policy = PRESETS.default) {
   const model = scriptedCodingModel({ turns, window, counter });
   server.setFallback(model.reply);
   const manager = createContextManager({
-    policy: PRESETS.default,
+    policy,
     contextWindow: window,
     maxOutputTokens: 1_000,
     counter,
@@ -159,6 +159,41 @@ describe('the agent loop', () => {
     model.forceOverflow(2);
     await expect(runTurn(config, 's1', '[turn 2] again')).rejects.toThrow(/maximum context length/);
     expect(model.figures.requests - before).toBeLessThanOrEqual(4);
+  });
+
+  it('cowagent: overflows in a row follow its emergency path to its last resort, the whole context cleared', async () => {
+    const { model, manager } = setup(
+      [
+        { steps: [[{ name: 'read_file', args: { path: 'src/big.ts', lines: 300 } }]], answer: 'read' },
+        { steps: [], answer: 'never' },
+        { steps: [], answer: 'fresh' },
+      ],
+      8_000,
+      PRESETS.cowagent,
+    );
+    const events: AgentEvent[] = [];
+    const config = {
+      manager,
+      client: clients().openai,
+      model: 'gpt-4o',
+      tools: [readTool],
+      onEvent: (event: AgentEvent) => events.push(event),
+    };
+    await runTurn(config, 's1', '[turn 0] read src/big.ts');
+    model.forceOverflow(2);
+    const before = model.figures.requests;
+    await expect(runTurn(config, 's1', '[turn 1] hello')).rejects.toThrow(/maximum context length/);
+    // Summarized to memory and trimmed, sent again; then cleared, and not sent again.
+    expect(model.figures.requests - before).toBe(2);
+    const overflowed = events.flatMap((event) =>
+      event.type === 'context' && event.event.type === 'context-overflowed' ? [event.event.retry] : [],
+    );
+    expect(overflowed).toEqual([true, false]);
+    await runTurn(config, 's1', '[turn 2] start over');
+    const sent = server.requests.at(-1)?.body as { messages: { role: string }[] };
+    expect(sent.messages.map((message) => message.role).filter((role) => role !== 'system')).toEqual([
+      'user',
+    ]);
   });
 
   it("fails with the provider's overflow when ctxkit cannot make the retry smaller", async () => {
