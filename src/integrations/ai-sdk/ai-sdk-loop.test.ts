@@ -98,8 +98,15 @@ describe.each(AI_SDK_MAJORS)('$name', (major) => {
         { inputTokens: 2_000, outputTokens: 20 },
         { inputTokens: 3_000, outputTokens: 20 },
       ]);
-      // afterTurn once per model call: after each reply and its tool results were logged.
+      // afterTurn once per model call: after each reply and its tool results were logged. The turn ends
+      // with the reply that calls no tool: only there may a turn's compaction (a summary) start.
       expect(afterTurn).toHaveBeenCalledTimes(3);
+      const afterEach = await Promise.all(afterTurn.mock.results.map((result) => result.value));
+      expect(afterEach.map((result) => [result.turnEnded, result.scheduled])).toEqual([
+        [false, false],
+        [false, false],
+        [true, false],
+      ]);
       // Every step's prompt was ctxkit's view of the log: the system prompt, then the conversation so far.
       expect(calls[2]?.prompt.map((message) => message.role)).toEqual([
         'system',
