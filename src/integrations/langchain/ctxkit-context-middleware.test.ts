@@ -14,7 +14,7 @@ import {
   tool,
 } from 'langchain';
 import { BadRequestError, RateLimitError } from 'openai';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { ContextEvent } from '../../core/events.ts';
 import { PRESETS } from '../../core/policy/presets/index.ts';
@@ -262,6 +262,21 @@ describe('ctxkitContextMiddleware in a createAgent run with tools', () => {
     expect(shape(log)).toEqual(shape(fromLangChainMessages(state.messages)));
     // Every sync found the log a prefix of the agent's history: nothing was re-appended or branched.
     expect(events.filter((event) => event.type === 'history-diverged')).toEqual([]);
+  });
+
+  it('runs afterTurn after every model call, and finds the turn ended only at the reply that calls no tool', async () => {
+    const { manager, model, agent } = setup({
+      contextWindow: WINDOW,
+      maxOutputTokens: OUTPUT,
+      model: 'gpt-4o',
+    });
+    const afterTurn = vi.spyOn(manager, 'afterTurn');
+    model.respond(reply('reading', [{ name: 'read_file', args: { path: 'a.ts' }, id: 'c1' }]));
+    model.respond(reply('reading more', [{ name: 'read_file', args: { path: 'b.ts' }, id: 'c2' }]));
+    model.respond(reply('Done.'));
+    await agent.invoke({ messages: [new HumanMessage('Read a.ts and b.ts')] }, thread('turns'));
+    const results = await Promise.all(afterTurn.mock.results.map((result) => result.value));
+    expect(results.map((result) => result.turnEnded)).toEqual([false, false, true]);
   });
 
   it("records every reply's usage_metadata in the session, where it anchors the next estimate", async () => {
