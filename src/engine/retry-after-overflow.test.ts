@@ -95,7 +95,9 @@ describe('retryAfterOverflow: the one overflow protocol', () => {
     const manager = createContextManager({ policy: DEFAULT_POLICY });
     await manager.append('s', history());
     await manager.prepare('s', REQUEST);
-    const limited = new ModelCallError('Rate limit reached for gpt-4o on tokens per min (TPM)', { status: 429 });
+    const limited = new ModelCallError('Rate limit reached for gpt-4o on tokens per min (TPM)', {
+      status: 429,
+    });
     const next = await manager.retryAfterOverflow('s', limited, REQUEST);
     expect(next).toMatchObject({ overflow: false, retry: undefined, cleared: false, events: [] });
     expect((await manager.history('s')).edits).toEqual([]);

@@ -53,7 +53,7 @@ describe('serve: overflows in a row, by the session policy', () => {
     });
     expect(next.choices[0]?.message.content).toBe('fresh start');
     const last = harness.upstream.requests.filter((request) => request.format === 'openai').at(-1);
-    const roles = (last?.body as { messages: { role: string; content: string }[] }).messages;
-    expect(roles.map((message) => message.content)).toEqual(['Start over: what is 2 + 2?']);
+    const body = last?.body as { messages: { role: string; content: string }[] } | undefined;
+    expect(body?.messages.map((message) => message.content)).toEqual(['Start over: what is 2 + 2?']);
   });
 });
