@@ -1,12 +1,6 @@
-import { isDeepStrictEqual } from 'node:util';
 import { manualCompaction } from '../core/compaction/decide-compaction.ts';
 import type { Edit, LayerName, Summary } from '../core/edit.ts';
-import {
-  ContextBudgetError,
-  InvalidInputError,
-  InvalidPolicyError,
-  MemoryUnavailableError,
-} from '../core/errors/index.ts';
+import { ContextBudgetError, MemoryUnavailableError } from '../core/errors/index.ts';
 import type { ContextEvent, ContextEventListener } from '../core/events.ts';
 import type { MemorySink } from '../core/memory-sink.ts';
 import type { Message, MessageInput } from '../core/message.ts';
@@ -14,11 +8,8 @@ import { validatePolicy } from '../core/policy/merge-policy.ts';
 import type { Policy, PolicyOverride } from '../core/policy/policy-schema.ts';
 import { assertValidSessionId } from '../core/session-id.ts';
 import type { SkillSource } from '../core/skills/skill-source.ts';
-import { assignStableIdsInSlices } from '../core/stable-id.ts';
-import { MessageTokenCache } from '../core/tokens/message-token-cache.ts';
-import { betweenTurns } from '../core/turns/parse-turn-boundaries.ts';
 import { historyAsShown } from '../core/view/history-as-shown.ts';
-import { mapInSlices, WorkSlices } from '../core/work-slices.ts';
+import { WorkSlices } from '../core/work-slices.ts';
 import { isContextOverflow } from '../providers/is-context-overflow.ts';
 import type { BlobStore } from '../store/blob-store.ts';
 import { createMemoryBlobStore } from '../store/memory-blob-store.ts';
@@ -33,14 +24,12 @@ import type { SessionStore } from '../store/session-store.ts';
 import { createTraceRecorder, type TraceRecorder, type TraceStore } from '../store/trace-store.ts';
 import { createExtractiveSummarizer } from '../summarize/extractive-summarizer.ts';
 import type { Summarizer } from '../summarize/summarizer.ts';
-import { type AppendContext, appendMessages, withoutId } from './append-messages.ts';
-import { applyReadySummary, scheduleAsyncSummary } from './async-summary.ts';
+import { runAfterTurn } from './after-turn.ts';
+import { appendToSession } from './append-to-session.ts';
 import { withBudgetOptions } from './budget-options.ts';
 import { type CallContext, CounterChooser, type PrepareRequest } from './call-context.ts';
-import { runCheapLayers } from './cheap-layers.ts';
+import { CallSetup } from './call-setup.ts';
 import { chooseSummarizer } from './choose-summarizer.ts';
-import { Compactor } from './compactor.ts';
-import { readIndexSources } from './context-indexes.ts';
 import type {
   AfterTurnResult,
   AppendResult,
@@ -52,26 +41,17 @@ import type {
   SyncOptions,
   SyncResult,
 } from './context-manager-options.ts';
-import { diffHistory } from './diff-history.ts';
 import { emergencyCompact } from './emergency-compact.ts';
-import { keepLastRequest, readLastRequest } from './last-request-record.ts';
+import { keepLastRequest } from './last-request-record.ts';
+import { PolicyOverrides, storedSessionPolicy } from './policy-overrides.ts';
 import { type PrepareResult, prepareCall } from './prepare-call.ts';
-import { recognizeRetries, turnInProgress } from './recognize-retries.ts';
 import { noteOverflow, recoverFromOverflow } from './recover-from-overflow.ts';
-import { restoreEdits } from './restore-session.ts';
-import { applyMergePatch, resolveSessionPolicy, type SessionPolicy } from './session-policy.ts';
-import { SessionRuntime } from './session-runtime.ts';
+import type { SessionPolicy } from './session-policy.ts';
+import { SessionResidency } from './session-residency.ts';
 import { type SessionStats, sessionStats } from './session-stats.ts';
-import { validateMessageInputs, validateMessageInputsInSlices } from './validate-message-input.ts';
+import { syncHistory, validateSyncInput } from './sync-history.ts';
+import { validateMessageInputs } from './validate-message-input.ts';
 import { validatePrepareRequest } from './validate-prepare-request.ts';
-
-/**
- * A session's token cache holds one entry per message it has shown, so its size is the session's: any
- * count bound would be smaller than some session, and a view larger than its cache misses on every entry
- * (each recount tokenized the whole view again, and evicted one entry at a time, which takes time in
- * proportion to the bound: a 200,000-message session spent minutes there).
- */
-const SESSION_TOKEN_CACHE_ENTRIES = Number.MAX_SAFE_INTEGER;
 
 /**
  * The ContextManager: decides what the model sees. One per process, any number of sessions.
@@ -87,24 +67,16 @@ export class ContextManager {
   readonly skills: SkillSource | undefined;
   readonly summarizer: Summarizer;
   readonly clock: () => number;
-  readonly #counters: CounterChooser;
-  readonly #runtimes = new Map<string, SessionRuntime>();
-  readonly #locks = new Map<string, Promise<unknown>>();
   readonly #listeners = new Set<ContextEventListener>();
-  readonly #tokenCacheOptions: {
-    messageOverheadTokens: number;
-    mediaTokens: number;
-    countToolCallType: boolean;
-  };
   #ids = 0;
   readonly #trace: TraceRecorder | undefined;
   readonly #traceStore: TraceStore | undefined;
-  readonly #sharedStore: boolean;
-  /**
-   * When this manager started. With a shared store, a session last written before it is resumed after a
-   * restart (the policy's restore applies); one written since was live, here or in another process.
-   */
-  readonly #startedAt: number;
+  /** The sessions held in memory, and the lock each call on one takes. */
+  readonly #residency: SessionResidency;
+  /** Sessions' policy overrides. */
+  readonly #overrides: PolicyOverrides;
+  /** What each path needs for a call on a loaded session. */
+  readonly #setup: CallSetup;
 
   constructor(options: ContextManagerOptions) {
     this.policy = withBudgetOptions(validatePolicy(options?.policy), options);
@@ -124,19 +96,47 @@ export class ContextManager {
         ...(options.fetch ? { fetch: options.fetch } : {}),
       });
     this.clock = options.clock ?? Date.now;
-    this.#startedAt = this.clock();
-    this.#sharedStore = options.sharedStore === true;
-    this.#counters = new CounterChooser(this.policy, options.counter);
+    const sharedStore = options.sharedStore === true;
+    const counters = new CounterChooser(this.policy, options.counter);
     this.#traceStore = options.trace;
     if (options.trace) {
       this.#trace = createTraceRecorder(options.trace);
       this.#listeners.add(this.#trace.listener);
     }
-    this.#tokenCacheOptions = {
-      messageOverheadTokens: this.policy.tokens.messageOverhead,
-      mediaTokens: this.policy.tokens.mediaTokens,
-      countToolCallType: this.policy.tokens.countToolCallType,
-    };
+    const newId = () => this.#newId();
+    this.#residency = new SessionResidency({
+      store: this.store,
+      counters,
+      tokenCache: {
+        messageOverheadTokens: this.policy.tokens.messageOverhead,
+        mediaTokens: this.policy.tokens.mediaTokens,
+        countToolCallType: this.policy.tokens.countToolCallType,
+      },
+      storedPolicy: (sessionId, override) => storedSessionPolicy(this.policy, sessionId, override),
+      clock: this.clock,
+      newId,
+      emit: (events) => this.#emit(events),
+      sharedStore,
+      startedAt: this.clock(),
+    });
+    this.#overrides = new PolicyOverrides({
+      policy: this.policy,
+      store: this.store,
+      residency: this.#residency,
+      clock: this.clock,
+    });
+    this.#setup = new CallSetup({
+      store: this.store,
+      blobs: this.blobs,
+      memory: this.memory,
+      skills: this.skills,
+      summarizer: this.summarizer,
+      counters,
+      residency: this.#residency,
+      clock: this.clock,
+      newId,
+      sharedStore,
+    });
   }
 
   /** Subscribes to every event of every session; returns the unsubscribe function. */
@@ -168,18 +168,9 @@ export class ContextManager {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#exclusive(sessionId, async (runtime) => {
+    return this.#residency.exclusive(sessionId, async (runtime) => {
       const events: ContextEvent[] = [];
-      const recognized = await recognizeRetries(messages, {
-        sessionId: runtime.id,
-        turn: turnInProgress(runtime),
-        hasId: (id) => runtime.hasId(id),
-        findById: async (id) => (await this.#whole(runtime)).log.find((message) => message.id === id),
-      });
-      const fresh = messages.filter((_message, index) => recognized[index] === undefined);
-      const appended = await appendMessages(this.#appendContext(runtime), fresh, { events });
-      let next = 0;
-      const result = messages.map((_message, index) => recognized[index] ?? (appended[next++] as Message));
+      const result = await appendToSession(this.#setup, this.#residency, runtime, messages, events);
       return { messages: result, events: this.#emit(events) };
     });
   }
@@ -192,57 +183,18 @@ export class ContextManager {
   sync(sessionId: string, history: readonly MessageInput[], options: SyncOptions = {}): Promise<SyncResult> {
     // Checked once the session's turn comes, in slices (a client's history may hold a million messages,
     // and other sessions' calls go on meanwhile); refused before the session is read or written.
-    return this.#serialized(sessionId, async () => {
+    return this.#residency.serialized(sessionId, async () => {
       const slices = new WorkSlices();
-      await validateMessageInputsInSlices(history, 'history', slices);
-      if (options.contentIds !== undefined && options.contentIds.length !== history.length)
-        throw new InvalidInputError(`has ${options.contentIds.length} ids for ${history.length} messages`, {
-          field: 'options.contentIds',
-        });
-      const runtime = await this.#runtime(sessionId);
+      await validateSyncInput(history, options, slices);
+      const runtime = await this.#residency.load(sessionId);
       const events: ContextEvent[] = [];
-      const callerIds =
-        options.contentIds ??
-        (await assignStableIdsInSlices(await mapInSlices(history, withoutId, slices), slices)).map(
-          (message) => message.id,
-        );
-      const diff = diffHistory(runtime.branch.ids, callerIds);
-      // A retried sync is idempotent by construction: what the first one stored is part of the diff.
-      let branch: { edit: Edit; kept: number } | undefined;
-      if (diff.diverged) {
-        const hiddenSeqs = runtime.branch.seqs.slice(diff.kept);
-        const edit: Edit = {
-          id: this.#newId(),
-          at: this.clock(),
-          type: 'branch',
-          layer: 'sync',
-          reason: 'history_diverged',
-          hiddenSeqs,
-          tokensBefore: runtime.historyTokens,
-          tokensAfter: runtime.historyTokens,
-        };
-        branch = { edit, kept: diff.kept };
-        events.push({
-          type: 'history-diverged',
-          sessionId,
-          at: this.clock(),
-          keptThroughSeq: runtime.branch.seqs[diff.kept - 1] ?? -1,
-          hidden: hiddenSeqs.length,
-          added: history.length - diff.addedFrom,
-        });
-      }
-      const fresh = await mapInSlices(
-        history.slice(diff.addedFrom),
-        (message, offset) => ({ ...message, id: message.id ?? callerIds[diff.addedFrom + offset] }),
-        slices,
-      );
-      // The branch edit lands in the same write as the messages that continue the caller's history.
-      const appended = await appendMessages(this.#appendContext(runtime), fresh, {
+      const synced = await syncHistory(this.#setup, runtime, history, options, {
         events,
-        contentIds: callerIds.slice(diff.addedFrom),
-        ...(branch ? { branch } : {}),
+        slices,
+        clock: this.clock,
+        newId: () => this.#newId(),
       });
-      return { messages: appended, events: this.#emit(events), diverged: diff.diverged };
+      return { messages: synced.messages, events: this.#emit(events), diverged: synced.diverged };
     });
   }
 
@@ -259,12 +211,12 @@ export class ContextManager {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#exclusive(sessionId, async (runtime) => {
-      const call = await this.#callContext(runtime, request);
+    return this.#residency.exclusive(sessionId, async (runtime) => {
+      const call = await this.#setup.callContext(runtime, request);
       // The session's last request is part of its stored state: every process measures its next call
       // alike. Kept by prepare only: what `stats` is asked about is not a request the session made.
       await keepLastRequest(this.store, runtime.id, runtime.lastRequest, runtime.memo.request);
-      const result = await prepareCall(this.#compactor(runtime, call), request);
+      const result = await prepareCall(this.#setup.compactor(runtime, call), request);
       this.#emit(result.events);
       return result;
     });
@@ -272,18 +224,9 @@ export class ContextManager {
 
   /** The async path: after a turn, starts a background summarization when due; the next prepare uses it. */
   afterTurn(sessionId: string): Promise<AfterTurnResult> {
-    return this.#exclusive(sessionId, async (runtime) => {
-      const call = await this.#callContext(runtime, {});
-      const compactor = this.#compactor(runtime, call);
-      // A background summary that finished since the last call is applied now, not replaced by a new one
-      // (that would pay for a summary and throw it away).
-      await applyReadySummary(compactor, false);
-      await runCheapLayers(compactor);
-      // A turn ends with a reply that calls no tool: what is due at a turn's end (a background summary)
-      // starts only between turns, whichever door calls this and however often; inside a turn's tool
-      // loop only the cheap layers run.
-      const turnEnded = betweenTurns(runtime.view.entries.at(-1)?.message);
-      const scheduled = turnEnded ? scheduleAsyncSummary(compactor) : undefined;
+    return this.#residency.exclusive(sessionId, async (runtime) => {
+      const compactor = await this.#setup.compactorFor(runtime, {});
+      const { turnEnded, scheduled } = await runAfterTurn(compactor);
       const events = this.#emit(compactor.events);
       return { turnEnded, scheduled: scheduled !== undefined, done: scheduled ?? Promise.resolve(), events };
     });
@@ -297,9 +240,8 @@ export class ContextManager {
    * same request is never sent again. `retryAfterOverflow` does this and the `prepare` in one call.
    */
   recover(sessionId: string, error: unknown): Promise<RecoverResult> {
-    return this.#exclusive(sessionId, async (runtime) => {
-      const call = await this.#callContext(runtime, {});
-      const compactor = this.#compactor(runtime, call);
+    return this.#residency.exclusive(sessionId, async (runtime) => {
+      const compactor = await this.#setup.compactorFor(runtime, {});
       const outcome = await recoverFromOverflow(compactor, error);
       return {
         retry: outcome.retry,
@@ -324,10 +266,9 @@ export class ContextManager {
     request: PrepareRequest | RetryRequestFor = {},
   ): Promise<OverflowRetry> {
     if (!isContextOverflow(error)) return { overflow: false, retry: undefined, cleared: false, events: [] };
-    const recovered = await this.#exclusive(sessionId, async (runtime) => {
+    const recovered = await this.#residency.exclusive(sessionId, async (runtime) => {
       // The call that overflowed, as it was prepared.
-      const call = await this.#callContext(runtime, typeof request === 'function' ? {} : request);
-      const compactor = this.#compactor(runtime, call);
+      const compactor = await this.#setup.compactorFor(runtime, typeof request === 'function' ? {} : request);
       const outcome = await recoverFromOverflow(compactor, error);
       return { outcome, events: this.#emit(compactor.events) };
     });
@@ -357,9 +298,8 @@ export class ContextManager {
    * out smaller than the request that overflowed, or it throws `ContextBudgetError` (as after `recover`).
    */
   noteOverflow(sessionId: string, error: unknown): Promise<void> {
-    return this.#exclusive(sessionId, async (runtime) => {
-      const call = await this.#callContext(runtime, {});
-      noteOverflow(this.#compactor(runtime, call), error);
+    return this.#residency.exclusive(sessionId, async (runtime) => {
+      noteOverflow(await this.#setup.compactorFor(runtime, {}), error);
     });
   }
 
@@ -368,9 +308,8 @@ export class ContextManager {
     sessionId: string,
     options: CompactOptions = {},
   ): Promise<{ compacted: boolean; events: ContextEvent[] }> {
-    return this.#exclusive(sessionId, async (runtime) => {
-      const call = await this.#callContext(runtime, {});
-      const compactor = this.#compactor(runtime, call);
+    return this.#residency.exclusive(sessionId, async (runtime) => {
+      const compactor = await this.#setup.compactorFor(runtime, {});
       // Asked for explicitly: when everything fits the usual recent window, keep just the current turn.
       const compacted = await compactor.carryOut(
         manualCompaction(runtime.policy, compactor.budget.window(), options),
@@ -388,10 +327,10 @@ export class ContextManager {
    * `emergency-compacted` event. The overflow count and the retry state are left as they were.
    */
   emergencyCompact(sessionId: string): Promise<{ compacted: boolean; events: ContextEvent[] }> {
-    return this.#exclusive(sessionId, async (runtime) => {
-      const call = await this.#callContext(runtime, {});
+    return this.#residency.exclusive(sessionId, async (runtime) => {
+      const call = await this.#setup.callContext(runtime, {});
       const offline = this.summarizer.usesModel ? createExtractiveSummarizer() : this.summarizer;
-      const compactor = this.#compactor(runtime, call, offline);
+      const compactor = this.#setup.compactor(runtime, call, offline);
       const compacted = await emergencyCompact(compactor);
       return { compacted, events: this.#emit(compactor.events) };
     });
@@ -399,9 +338,8 @@ export class ContextManager {
 
   /** `/context clear`: the agent forgets the conversation; what it was is kept in the log and in memory. */
   clear(sessionId: string): Promise<{ events: ContextEvent[] }> {
-    return this.#exclusive(sessionId, async (runtime) => {
-      const call = await this.#callContext(runtime, {});
-      const compactor = this.#compactor(runtime, call);
+    return this.#residency.exclusive(sessionId, async (runtime) => {
+      const compactor = await this.#setup.compactorFor(runtime, {});
       await compactor.clearContext();
       return { events: this.#emit(compactor.events) };
     });
@@ -414,9 +352,9 @@ export class ContextManager {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#exclusive(sessionId, async (runtime) => {
-      const call = await this.#callContext(runtime, request);
-      const compactor = this.#compactor(runtime, call);
+    return this.#residency.exclusive(sessionId, async (runtime) => {
+      const call = await this.#setup.callContext(runtime, request);
+      const compactor = this.#setup.compactor(runtime, call);
       return sessionStats(runtime, call, runtime.policy, {
         ...compactor.budget.countedRegions(),
         memory: compactor.budget.memoryTokens(),
@@ -432,14 +370,14 @@ export class ContextManager {
    * call, until the override is changed.
    */
   policyOf(sessionId: string): Promise<SessionPolicy> {
-    return this.#exclusive(sessionId, async (runtime) =>
+    return this.#residency.exclusive(sessionId, async (runtime) =>
       structuredClone({ override: runtime.policyOverride, policy: runtime.policy }),
     );
   }
 
   /** The budget settings the session runs under (its override's, else the manager's): `policyOf`'s, cheaper. */
   budgetOf(sessionId: string): Promise<Policy['budget']> {
-    return this.#exclusive(sessionId, async (runtime) => structuredClone(runtime.policy.budget));
+    return this.#residency.exclusive(sessionId, async (runtime) => structuredClone(runtime.policy.budget));
   }
 
   /**
@@ -456,16 +394,7 @@ export class ContextManager {
    * and dropped, as it changes nothing.
    */
   setPolicyOverride(sessionId: string, override: PolicyOverride | null): Promise<SessionPolicy> {
-    let resolved: SessionPolicy;
-    try {
-      resolved =
-        override === null
-          ? { override: {}, policy: this.policy }
-          : resolveSessionPolicy(this.policy, override);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.#serialized(sessionId, () => this.#keepPolicy(sessionId, resolved));
+    return this.#overrides.set(sessionId, override);
   }
 
   /**
@@ -475,15 +404,7 @@ export class ContextManager {
    * each apply their patch to what they read, and the later write wins.
    */
   patchPolicyOverride(sessionId: string, patch: Readonly<Record<string, unknown>>): Promise<SessionPolicy> {
-    if (patch === null || typeof patch !== 'object' || Array.isArray(patch))
-      return Promise.reject(
-        new InvalidPolicyError('patch', 'must be an object (a JSON merge patch of the override)'),
-      );
-    return this.#serialized(sessionId, async () => {
-      const stored = await this.store.loadPolicyOverride(sessionId);
-      const patched = applyMergePatch(stored?.override ?? {}, patch);
-      return this.#keepPolicy(sessionId, resolveSessionPolicy(this.policy, patched));
-    });
+    return this.#overrides.patch(sessionId, patch);
   }
 
   /**
@@ -491,8 +412,8 @@ export class ContextManager {
    * rewritten. For the history as people read it, with what the edits made of it, see `transcript`.
    */
   history(sessionId: string): Promise<{ log: Message[]; edits: Edit[] }> {
-    return this.#exclusive(sessionId, async (runtime) => {
-      const whole = await this.#whole(runtime);
+    return this.#residency.exclusive(sessionId, async (runtime) => {
+      const whole = await this.#residency.whole(runtime);
       return { log: [...whole.log], edits: [...whole.edits] };
     });
   }
@@ -503,8 +424,8 @@ export class ContextManager {
    * kept), and each archive's `tool_summary` digest in its place (tiancai). See `historyAsShown`.
    */
   transcript(sessionId: string): Promise<Message[]> {
-    return this.#exclusive(sessionId, async (runtime) => {
-      const whole = await this.#whole(runtime);
+    return this.#residency.exclusive(sessionId, async (runtime) => {
+      const whole = await this.#residency.whole(runtime);
       return historyAsShown(whole.log, whole.edits);
     });
   }
@@ -566,24 +487,7 @@ export class ContextManager {
    * serve's session locks): call it once the session is held. True when the session will be read again.
    */
   refresh(sessionId: string): Promise<boolean> {
-    return this.#serialized(sessionId, async () => {
-      const runtime = this.#runtimes.get(sessionId);
-      // Not loaded: read from the store when first used anyway.
-      if (!runtime) return false;
-      // Three one-row reads: no message or edit is read unless the session changed.
-      const [positions, policy, lastRequest] = await Promise.all([
-        this.store.loadPositions(sessionId),
-        this.store.loadPolicyOverride(sessionId),
-        readLastRequest(this.store, sessionId),
-      ]);
-      const stale =
-        (positions?.messages ?? 0) !== runtime.nextSeq ||
-        (positions?.edits ?? 0) !== runtime.editCount ||
-        !isDeepStrictEqual(policy?.override ?? {}, runtime.policyOverride) ||
-        lastRequest.stored !== runtime.lastRequest.stored;
-      if (stale && this.#runtimes.get(sessionId) === runtime) this.#runtimes.delete(sessionId);
-      return stale;
-    });
+    return this.#residency.serialized(sessionId, () => this.#residency.forgetIfStale(sessionId));
   }
 
   /**
@@ -592,15 +496,12 @@ export class ContextManager {
    * after.
    */
   settle(sessionId: string): Promise<void> {
-    return this.#serialized(sessionId, async () => {
-      const pending = this.#runtimes.get(sessionId)?.progress.summaries.pending;
-      if (pending && !pending.settled) await pending.promise.catch(() => undefined);
-    });
+    return this.#residency.settle(sessionId);
   }
 
   /** Drops the in-memory state of a session (it reloads from the store on next use). */
   unload(sessionId: string): void {
-    this.#runtimes.delete(sessionId);
+    this.#residency.unload(sessionId);
   }
 
   /**
@@ -608,172 +509,7 @@ export class ContextManager {
    * newest cut on), 0 when it is not loaded: what keeping it loaded costs, for whoever bounds that.
    */
   loadedMessages(sessionId: string): number {
-    return this.#runtimes.get(sessionId)?.nextSeq ?? 0;
-  }
-
-  /** Stores a checked override and puts it to use in the loaded session, if there is one. */
-  async #keepPolicy(sessionId: string, resolved: SessionPolicy): Promise<SessionPolicy> {
-    const empty = Object.keys(resolved.override).length === 0;
-    await this.store.setPolicyOverride(sessionId, empty ? null : resolved.override, this.clock());
-    this.#runtimes.get(sessionId)?.usePolicy(resolved);
-    return structuredClone(resolved);
-  }
-
-  /** The session's policy from its stored override, refused as the session's when it no longer fits. */
-  #storedPolicy(sessionId: string, override: PolicyOverride | undefined): SessionPolicy {
-    if (override === undefined) return { override: {}, policy: this.policy };
-    try {
-      return resolveSessionPolicy(this.policy, override);
-    } catch (error) {
-      if (!InvalidPolicyError.isInstance(error)) throw error;
-      const { key: _key, reason, ...details } = error.details;
-      throw new InvalidPolicyError(
-        error.key,
-        `${String(reason)} (in the stored policy override of session ${JSON.stringify(sessionId)}: change it with setPolicyOverride)`,
-        // The reason as the policy gave it, for a caller that says it in its own words (ctxkit serve).
-        { ...details, sessionId, overrideReason: reason },
-      );
-    }
-  }
-
-  #compactor(runtime: SessionRuntime, call: CallContext, summarizer = this.summarizer): Compactor {
-    return new Compactor({
-      runtime,
-      call,
-      policy: runtime.policy,
-      summarizer,
-      blobs: this.blobs,
-      memory: this.memory,
-      clock: this.clock,
-      newId: () => this.#newId(),
-      commitEdits: (edits) => this.#commitEdits(runtime, edits),
-      wholeLog: async () => (await this.#whole(runtime)).log,
-      ...(this.#sharedStore && { sharedStore: true }),
-    });
-  }
-
-  /** A resumed session reads its older messages and edits from the store the first time something needs them. */
-  async #whole(runtime: SessionRuntime): Promise<{ log: readonly Message[]; edits: readonly Edit[] }> {
-    const held = runtime.whole();
-    if (held) return held;
-    runtime.loadOlder((await this.store.load(runtime.id)) ?? { log: [], edits: [] });
-    return runtime.whole() ?? { log: [], edits: [] };
-  }
-
-  async #callContext(runtime: SessionRuntime, request: PrepareRequest): Promise<CallContext> {
-    // Read before every call: a skill added or a memory note written shows in the next request.
-    const indexes = await readIndexSources(runtime.policy, { memory: this.memory, skills: this.skills });
-    const call = runtime.resolveCall(request, this.#counters, indexes);
-    await runtime.useCounter(call.counter);
-    return call;
-  }
-
-  #appendContext(runtime: SessionRuntime): AppendContext {
-    return {
-      runtime,
-      store: this.store,
-      blobs: this.blobs,
-      policy: runtime.policy,
-      clock: this.clock,
-      newId: () => this.#newId(),
-      forget: () => this.#runtimes.delete(runtime.id),
-    };
-  }
-
-  async #commitEdits(runtime: SessionRuntime, edits: Edit[]): Promise<void> {
-    if (edits.length === 0) return;
-    try {
-      await this.store.appendEdits(runtime.id, edits, runtime.editCount, this.clock());
-    } catch (error) {
-      // A conflict, or a failure after writing: re-read the store next time.
-      this.#runtimes.delete(runtime.id);
-      throw error;
-    }
-    runtime.addEdits(edits);
-    // Content-only edits of messages in view are patched in place; anything else re-projects.
-    if (!runtime.patchInPlace(edits)) await runtime.rebuild();
-  }
-
-  async #runtime(sessionId: string): Promise<SessionRuntime> {
-    const existing = this.#runtimes.get(sessionId);
-    if (existing) return existing;
-    // The override and the last request are read with the session, every time it is loaded: another
-    // process may have set them.
-    const [override, lastRequest] = await Promise.all([
-      this.store.loadPolicyOverride(sessionId),
-      readLastRequest(this.store, sessionId),
-    ]);
-    const policy = this.#storedPolicy(sessionId, override?.override);
-    const counter = this.#counters.counterFor(policy.policy.model);
-    const cache = new MessageTokenCache({
-      ...this.#tokenCacheOptions,
-      maxEntries: SESSION_TOKEN_CACHE_ENTRIES,
-    });
-    const runtime = new SessionRuntime(sessionId, counter, cache, policy);
-    runtime.seedLastRequest(lastRequest);
-    const restored = await this.#readStored(runtime);
-    if (restored) {
-      // The policy's restore (cowagent's recent turns as text, digitorn's snapshot) is for a session
-      // resumed after a restart. With the store shared, one written since this manager started was live
-      // in another process (or here, before it was unloaded) and goes on as it is.
-      const resumed = !this.#sharedStore || restored.updatedAt <= this.#startedAt;
-      const edits = resumed ? restoreEdits(runtime, runtime.policy, this.clock(), () => this.#newId()) : [];
-      if (edits.length > 0) {
-        this.#runtimes.set(sessionId, runtime);
-        await this.#commitEdits(runtime, edits);
-      }
-      this.#emit([
-        {
-          type: 'session-restored',
-          sessionId,
-          at: this.clock(),
-          messages: runtime.nextSeq,
-          edits: restored.edits,
-        },
-      ]);
-    }
-    this.#runtimes.set(sessionId, runtime);
-    return runtime;
-  }
-
-  /**
-   * Fills a new runtime from the store: the recent part of the log when the store kept every message's
-   * content id, else the whole log. Undefined when the store has nothing for the session.
-   */
-  async #readStored(runtime: SessionRuntime): Promise<{ edits: number; updatedAt: number } | undefined> {
-    const recent = await this.store.loadRecent(runtime.id);
-    if (!recent || (recent.messageIds.length === 0 && recent.editCount === 0)) return undefined;
-    if (await runtime.resume(recent)) return { edits: recent.editCount, updatedAt: recent.updatedAt };
-    const stored = await this.store.load(runtime.id);
-    if (!stored) return undefined;
-    await runtime.restore(stored.log, stored.edits);
-    return { edits: stored.edits.length, updatedAt: stored.updatedAt };
-  }
-
-  /** Work on the session, loaded, under its lock (see `#serialized`). */
-  #exclusive<T>(sessionId: string, work: (runtime: SessionRuntime) => Promise<T>): Promise<T> {
-    return this.#serialized(sessionId, async () => work(await this.#runtime(sessionId)));
-  }
-
-  /**
-   * Calls on one session run one at a time, in order; different sessions run concurrently. Setting an
-   * override takes the lock without loading the session: one that no longer fits can still be replaced.
-   */
-  #serialized<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
-    try {
-      // Refused before anything is read or written: see `MAX_SESSION_ID_LENGTH`.
-      assertValidSessionId(sessionId);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const previous = this.#locks.get(sessionId) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const settled = next.catch(() => undefined);
-    this.#locks.set(sessionId, settled);
-    void settled.then(() => {
-      if (this.#locks.get(sessionId) === settled) this.#locks.delete(sessionId);
-    });
-    return next;
+    return this.#residency.loaded(sessionId)?.nextSeq ?? 0;
   }
 
   #emit(events: ContextEvent[]): ContextEvent[] {
