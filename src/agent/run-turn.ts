@@ -186,7 +186,7 @@ async function callModel(
             break;
         }
       }
-      if (!response) throw new Error(`${client.provider}: the stream ended without a response`);
+      if (!response) throw new ModelCallError(`${client.provider}: the stream ended without a response`);
       for (const part of response.message.parts) {
         if (part.type === 'tool-call')
           emit({ type: 'tool-call', callId: part.callId, name: part.name, args: part.args });

@@ -1,5 +1,6 @@
 import type { BudgetRegions } from '../core/budget/context-budget.ts';
 import { type Edit, type EvictEdit, lowestSeqTouched, type Summary } from '../core/edit.ts';
+import { CorruptSessionError } from '../core/errors/index.ts';
 import type { Message, Usage } from '../core/message.ts';
 import { isAgentVisible } from '../core/message.ts';
 import type { Policy, PolicyOverride } from '../core/policy/policy-schema.ts';
@@ -253,8 +254,10 @@ export class SessionRuntime {
    */
   loadOlder(stored: { log: readonly Message[]; edits: readonly Edit[] }): void {
     if (stored.log.length < this.nextSeq || stored.edits.length < this.#editCount) {
-      throw new Error(
-        `session ${this.id}: the store returned ${stored.log.length} messages and ${stored.edits.length} edits, fewer than the ${this.nextSeq} and ${this.#editCount} held`,
+      throw new CorruptSessionError(
+        this.id,
+        { table: 'sessions' },
+        `the store returned ${stored.log.length} messages and ${stored.edits.length} edits, fewer than the ${this.nextSeq} and ${this.#editCount} held`,
       );
     }
     this.#heldLog = [...stored.log.slice(0, this.#logStart), ...this.#heldLog];
