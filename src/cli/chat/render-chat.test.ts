@@ -101,6 +101,10 @@ describe('the chat’s lines', () => {
       /^ {2}trimming +past 20 turns \(now 4\): the oldest turns are trimmed and summarized$/m,
     );
     expect(contextSeed('default', PRESETS.default, stats(0.3))).toBeUndefined();
+    // picoclaw summarizes past a share of the window or past 20 messages.
+    expect(renderContext(stats(0.3), PRESETS.picoclaw, plain)).toMatch(
+      /^ {2}summarizing +at 85% \(8,500 tokens\) or past 20 messages \(now 10\): older turns are summarized$/m,
+    );
   });
 
   it('shows a tool call and its result on one line each, escaped', () => {

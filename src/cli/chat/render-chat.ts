@@ -222,7 +222,11 @@ function policySteps(
     summarize
       ? {
           name: 'summarizing',
-          when: at(summarize, policy.summarize.trigger, seed?.policy.summarize.trigger),
+          when: `${at(summarize, policy.summarize.trigger, seed?.policy.summarize.trigger)}${
+            policy.summarize.maxMessages > 0 && policy.summarize.maxMessagesWhen === 'always'
+              ? ` or past ${count(policy.summarize.maxMessages)} messages (now ${count(stats.messages.view)})`
+              : ''
+          }`,
           does: words.summarize,
         }
       : { name: 'summarizing', when: 'off', does: 'no automatic summary' },
