@@ -74,6 +74,7 @@ export type { ToolDefinition, ToolInjectionMode } from './core/tool-definition.t
 // The manager.
 export type { PrepareRequest } from './engine/call-context.ts';
 export {
+  type AfterTurnOptions,
   type AfterTurnResult,
   type AppendResult,
   type CompactOptions,

@@ -314,7 +314,7 @@ describe('the agent loop', () => {
   });
 
   it('a model that stopped because the window filled keeps its partial answer, compacts, and ends the turn so', async () => {
-    const { manager } = setup([
+    const { manager, model } = setup([
       { steps: [[{ name: 'read_file', args: { path: 'src/big.ts', lines: 150 } }]], answer: 'read' },
       { steps: [], answer: 'after' },
     ]);
@@ -333,6 +333,24 @@ describe('the agent loop', () => {
     const { log, edits } = await manager.history('s1');
     expect(log.at(-1)?.parts).toEqual([{ type: 'text', text: 'The file defines 150 val' }]);
     expect(edits.length).toBeGreaterThan(editsBefore);
+    // The request fitted: no overflow is counted, so the next turn's first overflow is its first.
+    const events: AgentEvent[] = [];
+    model.forceOverflow(1);
+    await runTurn(
+      {
+        manager,
+        client,
+        model: 'claude-sonnet-4-5',
+        tools: [readTool],
+        onEvent: (event) => events.push(event),
+      },
+      's1',
+      '[turn 2] again',
+    ).catch(() => undefined);
+    const overflowed = events.flatMap((event) =>
+      event.type === 'context' && event.event.type === 'context-overflowed' ? [event.event.attempt] : [],
+    );
+    expect(overflowed[0]).toBe(1);
   });
 
   it('uses the smaller window an overflow names from then on (a server loaded with less than it was said to have)', async () => {

@@ -3,8 +3,8 @@
  * calls out. Every call goes through `prepare`, so the request always fits; the answer and each tool
  * result are appended (ctxkit normalizes large results as they arrive); a provider's overflow goes
  * through `retryAfterOverflow`, which does what the policy says at each overflow in a row; `afterTurn`
- * runs when the turn ends, whatever ended it. Tools the model asks for run one after another, in the order asked, so a tool that asks the person
- * something never talks over another.
+ * runs when the turn ends, whatever ended it. Tools the model asks for run one after another, in the
+ * order asked, so a tool that asks the person something never talks over another.
  */
 import { ModelCallAbortedError, ModelCallError } from '../core/errors/index.ts';
 import type { ContextEvent } from '../core/events.ts';
@@ -88,14 +88,9 @@ export async function runTurn(
       emit({ type: 'step-end', step: steps, usage: response.usage, stopReason: response.stopReason });
       text = textOf(response.message);
       if (stoppedForContextWindow(response.stopReason)) {
-        // The answer is real but cut short by the window itself: compact now so the next turn has room.
-        const recovered = await manager.recover(
-          sessionId,
-          new ModelCallError(`${config.client.provider}: stopped with ${response.stopReason}`, {
-            providerCode: 'model_context_window_exceeded',
-          }),
-        );
-        forward(recovered.events);
+        // The answer is real but cut short by the window itself: the policy's emergency steps free room
+        // now for the next turn. No overflow is counted: the request fitted, the next one starts afresh.
+        forward((await manager.emergencyCompact(sessionId)).events);
         await answerOpenCalls(response.message, appendAll);
         stopReason = 'window_full';
         break;
@@ -127,7 +122,8 @@ export async function runTurn(
       }
     }
   } finally {
-    const after = await manager.afterTurn(sessionId);
+    // However the loop stopped (an answer, the step limit, an abort, a full window), the turn is over.
+    const after = await manager.afterTurn(sessionId, { turnEnded: true });
     forward(after.events);
   }
   return { stopReason, steps, text, usage };
@@ -194,12 +190,20 @@ async function callModel(
       return response;
     } catch (error) {
       if (signal.aborted || ModelCallAbortedError.isInstance(error)) return undefined;
-      const next = await manager.retryAfterOverflow(sessionId, error, request);
+      const next = await manager.retryAfterOverflow(sessionId, error, ({ adoptedWindow }) => {
+        if (adoptedWindow === undefined) return request;
+        // The provider named a smaller window (a server loaded with less than its profile says): the
+        // session uses it from now on. The loop sends the reply reserve itself: one that would leave
+        // less than half of that window for the input is cut to a quarter of it.
+        request.contextWindow = adoptedWindow;
+        if (request.maxOutputTokens !== undefined && request.maxOutputTokens * 2 > adoptedWindow)
+          request.maxOutputTokens = Math.max(1, Math.floor(adoptedWindow / 4));
+        return request;
+      });
       if (!next.overflow) throw error;
       if (next.adoptedWindow !== undefined) {
-        // The provider named a smaller window (a server loaded with less than its profile says): the
-        // session uses it from now on.
         window.contextWindow = next.adoptedWindow;
+        window.maxOutputTokens = request.maxOutputTokens;
         emit({ type: 'window-learned', contextWindow: next.adoptedWindow });
       }
       if (!next.retry) {

@@ -13,6 +13,7 @@ import type { ToolDefinition } from '../core/tool-definition.ts';
 import { findModelProfile } from '../providers/model-profiles.ts';
 import { chooseContextWindow, type WindowSource } from '../providers/resolve-context-window.ts';
 import type { IndexSources, IndexUnavailable } from './context-indexes.ts';
+import type { AdoptedWindow } from './layer-progress.ts';
 
 /**
  * What a caller says about the model call it is about to make. The session remembers it: a field left
@@ -179,11 +180,15 @@ export function resolveCallContext(
   memo: FixedRegionMemo,
   counters: CounterChooser,
   sources: IndexSources = {},
+  adopted?: AdoptedWindow,
 ): CallContext {
   const effective: PrepareRequest = { ...memo.request, ...definedOnly(request) };
   memo.request = effective;
   const model = effective.model ?? policy.model;
-  const window = resolveWindow(memo, policy, model, effective);
+  // The window an overflow error named for this model caps the one the rule gives (never the request
+  // remembered: another model, or the next process, is not held to it).
+  const learned = adopted !== undefined && adopted.model === model ? adopted.contextWindow : undefined;
+  const window = resolveWindow(memo, policy, model, effective, learned);
   const counter = counters.counterFor(model);
   // The caller's prompt stays a byte-stable prefix; the indexes follow it and are counted with it.
   const indexes = promptIndexes(memo, policy, sources, counter);
@@ -232,12 +237,13 @@ function resolveWindow(
   policy: Policy,
   model: string | undefined,
   request: PrepareRequest,
+  learned: number | undefined,
 ): { contextWindow: number; maxOutputTokens: number; source: WindowSource } {
   const contextWindow = request.contextWindow ?? policy.budget.contextWindow;
   const maxOutputTokens = request.maxOutputTokens ?? policy.budget.maxOutputTokens;
-  const key = `${model}|${contextWindow}|${maxOutputTokens}`;
+  const key = `${model}|${contextWindow}|${maxOutputTokens}|${learned}`;
   if (memo.window?.key === key) return memo.window;
-  const chosen = chooseContextWindow(policy, { model, contextWindow, maxOutputTokens });
+  const chosen = chooseContextWindow(policy, { model, contextWindow, maxOutputTokens, learned });
   memo.window = {
     key,
     contextWindow: chosen.contextWindow,

@@ -91,6 +91,15 @@ export interface CompactOptions {
   reason?: EditReason;
 }
 
+export interface AfterTurnOptions {
+  /**
+   * Whether the turn ended, when the caller knows it and the log does not show it yet: a reply that
+   * called no tool, to be logged later (a proxy logs a reply with the client's next request). By
+   * default the log tells: it ends a turn with a reply that calls no tool.
+   */
+  turnEnded?: boolean;
+}
+
 export interface AfterTurnResult {
   /**
    * Whether the log stands between turns: its last message is a reply without tool calls (or the user's
@@ -117,11 +126,14 @@ export interface RecoverResult {
 
 /**
  * The request to prepare the retry after an overflow with, given the window the error named when it was
- * adopted: undefined when the caller cannot send a retry (its own reply reserve does not fit that window).
+ * adopted and the session's policy: undefined when the caller cannot send a retry (its own reply reserve
+ * does not fit that window). Called while the session is held: it must not call the manager for the
+ * same session.
  */
-export type RetryRequestFor = (
-  adoptedWindow: number | undefined,
-) => PrepareRequest | undefined | Promise<PrepareRequest | undefined>;
+export type RetryRequestFor = (retry: {
+  adoptedWindow: number | undefined;
+  policy: Policy;
+}) => PrepareRequest | undefined | Promise<PrepareRequest | undefined>;
 
 /** After an overflow: the request to send instead, or none when the provider's error stands. */
 export interface OverflowRetry {

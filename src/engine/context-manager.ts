@@ -1,6 +1,6 @@
 import { manualCompaction } from '../core/compaction/decide-compaction.ts';
 import type { Edit, LayerName, Summary } from '../core/edit.ts';
-import { ContextBudgetError, MemoryUnavailableError } from '../core/errors/index.ts';
+import { ContextBudgetError, InvalidPolicyError, MemoryUnavailableError } from '../core/errors/index.ts';
 import type { ContextEvent, ContextEventListener } from '../core/events.ts';
 import type { MemorySink } from '../core/memory-sink.ts';
 import type { Message, MessageInput } from '../core/message.ts';
@@ -31,6 +31,7 @@ import { type CallContext, CounterChooser, type PrepareRequest } from './call-co
 import { CallSetup } from './call-setup.ts';
 import { chooseSummarizer } from './choose-summarizer.ts';
 import type {
+  AfterTurnOptions,
   AfterTurnResult,
   AppendResult,
   CompactOptions,
@@ -48,6 +49,7 @@ import { type PrepareResult, prepareCall } from './prepare-call.ts';
 import { noteOverflow, recoverFromOverflow } from './recover-from-overflow.ts';
 import type { SessionPolicy } from './session-policy.ts';
 import { SessionResidency } from './session-residency.ts';
+import type { SessionRuntime } from './session-runtime.ts';
 import { type SessionStats, sessionStats } from './session-stats.ts';
 import { syncHistory, validateSyncInput } from './sync-history.ts';
 import { validateMessageInputs } from './validate-message-input.ts';
@@ -211,22 +213,29 @@ export class ContextManager {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#residency.exclusive(sessionId, async (runtime) => {
-      const call = await this.#setup.callContext(runtime, request);
-      // The session's last request is part of its stored state: every process measures its next call
-      // alike. Kept by prepare only: what `stats` is asked about is not a request the session made.
-      await keepLastRequest(this.store, runtime.id, runtime.lastRequest, runtime.memo.request);
-      const result = await prepareCall(this.#setup.compactor(runtime, call), request);
-      this.#emit(result.events);
-      return result;
-    });
+    return this.#residency.exclusive(sessionId, (runtime) => this.#prepareLoaded(runtime, request));
   }
 
-  /** The async path: after a turn, starts a background summarization when due; the next prepare uses it. */
-  afterTurn(sessionId: string): Promise<AfterTurnResult> {
+  /** `prepare` on a session already held (under its lock). */
+  async #prepareLoaded(runtime: SessionRuntime, request: PrepareRequest): Promise<PrepareResult> {
+    const call = await this.#setup.callContext(runtime, request);
+    // The session's last request is part of its stored state: every process measures its next call
+    // alike. Kept by prepare only: what `stats` is asked about is not a request the session made.
+    await keepLastRequest(this.store, runtime.id, runtime.lastRequest, runtime.memo.request);
+    const result = await prepareCall(this.#setup.compactor(runtime, call), request);
+    this.#emit(result.events);
+    return result;
+  }
+
+  /**
+   * The async path, after each model call once its reply and tool results are in: the cheap layers run,
+   * and when the turn has ended (a reply that called no tool), a background summarization starts when
+   * due; the next prepare uses it.
+   */
+  afterTurn(sessionId: string, options: AfterTurnOptions = {}): Promise<AfterTurnResult> {
     return this.#residency.exclusive(sessionId, async (runtime) => {
       const compactor = await this.#setup.compactorFor(runtime, {});
-      const { turnEnded, scheduled } = await runAfterTurn(compactor);
+      const { turnEnded, scheduled } = await runAfterTurn(compactor, options);
       const events = this.#emit(compactor.events);
       return { turnEnded, scheduled: scheduled !== undefined, done: scheduled ?? Promise.resolve(), events };
     });
@@ -266,29 +275,36 @@ export class ContextManager {
     request: PrepareRequest | RetryRequestFor = {},
   ): Promise<OverflowRetry> {
     if (!isContextOverflow(error)) return { overflow: false, retry: undefined, cleared: false, events: [] };
-    const recovered = await this.#residency.exclusive(sessionId, async (runtime) => {
+    // Recovery and the retry's prepare under one hold of the session: nothing appended, prepared or
+    // unloaded between them can take the overflow's record away from the retry.
+    return this.#residency.exclusive(sessionId, async (runtime) => {
       // The call that overflowed, as it was prepared.
       const compactor = await this.#setup.compactorFor(runtime, typeof request === 'function' ? {} : request);
       const outcome = await recoverFromOverflow(compactor, error);
-      return { outcome, events: this.#emit(compactor.events) };
+      const events = this.#emit(compactor.events);
+      const answer = {
+        overflow: true,
+        cleared: outcome.cleared,
+        ...(outcome.adoptedWindow !== undefined && { adoptedWindow: outcome.adoptedWindow }),
+      };
+      if (!outcome.retry) return { ...answer, retry: undefined, events };
+      const retryRequest =
+        typeof request === 'function'
+          ? await request({ adoptedWindow: outcome.adoptedWindow, policy: runtime.policy })
+          : request;
+      if (retryRequest === undefined) return { ...answer, retry: undefined, events };
+      try {
+        validatePrepareRequest(retryRequest);
+        const prepared = await this.#prepareLoaded(runtime, retryRequest);
+        return { ...answer, retry: prepared, events: [...events, ...prepared.events] };
+      } catch (prepareError) {
+        // ctxkit cannot make the retry smaller than the call that overflowed, or the caller's own reply
+        // reserve does not fit the window the error named: the provider's error stands.
+        if (ContextBudgetError.isInstance(prepareError) || reserveDoesNotFit(prepareError))
+          return { ...answer, retry: undefined, events };
+        throw prepareError;
+      }
     });
-    const { outcome, events } = recovered;
-    const answer = {
-      overflow: true,
-      cleared: outcome.cleared,
-      ...(outcome.adoptedWindow !== undefined && { adoptedWindow: outcome.adoptedWindow }),
-    };
-    if (!outcome.retry) return { ...answer, retry: undefined, events };
-    const retryRequest = typeof request === 'function' ? await request(outcome.adoptedWindow) : request;
-    if (retryRequest === undefined) return { ...answer, retry: undefined, events };
-    try {
-      const prepared = await this.prepare(sessionId, retryRequest);
-      return { ...answer, retry: prepared, events: [...events, ...prepared.events] };
-    } catch (prepareError) {
-      // ctxkit cannot make the retry smaller than the call that overflowed: the provider's error stands.
-      if (ContextBudgetError.isInstance(prepareError)) return { ...answer, retry: undefined, events };
-      throw prepareError;
-    }
   }
 
   /**
@@ -523,11 +539,17 @@ export class ContextManager {
   }
 }
 
+/** The window rule's refusal of a reply reserve that does not fit the window. */
+function reserveDoesNotFit(error: unknown): boolean {
+  return InvalidPolicyError.isInstance(error) && error.key === 'budget.maxOutputTokens';
+}
+
 export function createContextManager(options: ContextManagerOptions): ContextManager {
   return new ContextManager(options);
 }
 
 export type {
+  AfterTurnOptions,
   AfterTurnResult,
   AppendResult,
   CallContext,

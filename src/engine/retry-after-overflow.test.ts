@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ModelCallError } from '../core/errors/index.ts';
 import type { ContextEvent } from '../core/events.ts';
 import { COWAGENT_POLICY, DEFAULT_POLICY, PICOCLAW_POLICY } from '../core/policy/presets/index.ts';
+import { createMemorySessionStore } from '../store/memory-session-store.ts';
 import { assistant, callsTo, result, user } from '../testing/build-messages.ts';
 import { createContextManager } from './context-manager.ts';
 
@@ -87,8 +88,60 @@ describe('retryAfterOverflow: the one overflow protocol', () => {
     await manager.append('s', [user('And now?')]);
     // The caller still asks for 128k: the window the provider named stands for this model.
     expect((await manager.prepare('s', REQUEST)).stats.contextWindow).toBe(8_192);
-    // Another model is not held to it.
-    expect((await manager.prepare('s', { ...REQUEST, model: 'gpt-4.1' })).stats.contextWindow).toBe(128_000);
+    // Another model is not held to it, even asking for no window (the request remembered keeps none).
+    expect((await manager.prepare('s', { model: 'gpt-4.1' })).stats.contextWindow).toBe(128_000);
+  });
+
+  it('the adopted window caps what the rule gives and is never stored as the request: a new process asks again', async () => {
+    const store = createMemorySessionStore();
+    const manager = createContextManager({ policy: DEFAULT_POLICY, store });
+    await manager.append('s', history());
+    await manager.prepare('s', { model: 'gpt-4o', maxOutputTokens: 4_000 });
+    const named = new ModelCallError(
+      "This model's maximum context length is 32000 tokens. However, your messages resulted in 40000 tokens.",
+      {
+        status: 400,
+        providerCode: 'context_length_exceeded',
+      },
+    );
+    const next = await manager.retryAfterOverflow('s', named, { model: 'gpt-4o', maxOutputTokens: 4_000 });
+    expect(next.retry?.stats.contextWindow).toBe(32_000);
+    const restarted = createContextManager({ policy: DEFAULT_POLICY, store });
+    const fresh = await restarted.prepare('s', { model: 'gpt-4o', maxOutputTokens: 4_000 });
+    expect(fresh.stats.contextWindow).toBe(128_000);
+    // A smaller window set later is not raised to the adopted one.
+    expect((await manager.prepare('s', { contextWindow: 16_000 })).stats.contextWindow).toBe(16_000);
+  });
+
+  it("a named window the caller's own reply reserve does not fit: the provider's error stands, then a clear refusal", async () => {
+    const manager = createContextManager({ policy: DEFAULT_POLICY });
+    await manager.append('s', history());
+    const request = { model: 'gpt-4o', maxOutputTokens: 16_000 };
+    await manager.prepare('s', request);
+    const named = new ModelCallError("This model's maximum context length is 8192 tokens.", {
+      status: 400,
+      providerCode: 'context_length_exceeded',
+    });
+    const next = await manager.retryAfterOverflow('s', named, request);
+    expect(next).toMatchObject({ overflow: true, retry: undefined, adoptedWindow: 8_192 });
+    await expect(manager.prepare('s', request)).rejects.toThrow(
+      /maxOutputTokens: must be smaller than the context window \(8192\)/,
+    );
+  });
+
+  it('recovery and the retry are one hold of the session: an append queued meanwhile comes after the retry', async () => {
+    const manager = createContextManager({ policy: DEFAULT_POLICY });
+    await manager.append('s', history());
+    await manager.prepare('s', REQUEST);
+    const retrying = manager.retryAfterOverflow('s', overflow(), REQUEST);
+    const appending = manager.append('s', [user('A late message.')]);
+    const next = await retrying;
+    await appending;
+    expect(next.retry).toBeDefined();
+    const texts = (next.retry?.messages ?? []).flatMap((message) =>
+      message.parts.map((part) => (part.type === 'text' ? part.text : '')),
+    );
+    expect(texts).not.toContain('A late message.');
   });
 
   it('anything but an overflow is the caller’s to pass on, and changes nothing', async () => {

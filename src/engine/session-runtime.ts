@@ -14,7 +14,6 @@ import type { View, ViewEntry } from '../core/view/project-view.ts';
 import { projectMessage, projectView, projectViewInSlices } from '../core/view/project-view.ts';
 import { forEachInSlices, WorkSlices } from '../core/work-slices.ts';
 import type { RecentSession } from '../store/session-store.ts';
-import { withAdoptedWindow } from './adopted-window.ts';
 import {
   type CallContext,
   type CounterChooser,
@@ -203,13 +202,13 @@ export class SessionRuntime {
    * and the fixed regions' counts are kept in `memo` for the next call.
    */
   resolveCall(request: PrepareRequest, counters: CounterChooser, indexes: IndexSources): CallContext {
-    const policy = this.#policy;
     return resolveCallContext(
-      policy,
-      withAdoptedWindow(request, this.progress.overflow.adoptedWindow, this.#memo, policy),
+      this.#policy,
+      request,
       this.#memo,
       counters,
       indexes,
+      this.progress.overflow.adoptedWindow,
     );
   }
 

@@ -15,6 +15,7 @@
  */
 import type { Logger } from 'pino';
 import { readOffloadedTool } from '../agent/read-offloaded-tool.ts';
+import { InvalidPolicyError } from '../core/errors/index.ts';
 import type { ContextEvent } from '../core/events.ts';
 import type { MessageInput } from '../core/message.ts';
 import { UNBOUNDED_WINDOW } from '../engine/call-context.ts';
@@ -180,7 +181,8 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
           // beside another instance's call, and the next call may be served elsewhere (prepare compacts
           // what must be compacted, holding the session).
           if (!deps.resolver.shared && !reply.parts.some((part) => part.type === 'tool-call'))
-            manager.afterTurn(sessionId).catch((error: unknown) => {
+            // The reply enters the log with the client's next request: the proxy says the turn ended.
+            manager.afterTurn(sessionId, { turnEnded: true }).catch((error: unknown) => {
               deps.logger?.warn({ err: { message: (error as Error).message } }, 'afterTurn failed');
             });
         }
@@ -292,17 +294,19 @@ async function retryAfterOverflow(
 ): Promise<PrepareResult | undefined> {
   const { manager, windows } = call.deps;
   const sessionId = call.session.sessionId;
-  const next = await manager.retryAfterOverflow(sessionId, overflow, async (adoptedWindow) => {
+  const next = await manager.retryAfterOverflow(sessionId, overflow, async ({ adoptedWindow, policy }) => {
     if (adoptedWindow === undefined) return prepareRequest;
     windows.learn(call.upstream.base, call.request.model, adoptedWindow);
     try {
-      const window = await windows.windowFor(call.windowQuestion, (await manager.policyOf(sessionId)).policy);
+      const window = await windows.windowFor(call.windowQuestion, policy);
+      // This call's request from now on, for any later retry too.
       prepareRequest.contextWindow = window.contextWindow;
       prepareRequest.maxOutputTokens = window.maxOutputTokens;
       return prepareRequest;
-    } catch {
+    } catch (error) {
       // The client's own reply reserve does not fit the real window: the overflow stands.
-      return undefined;
+      if (InvalidPolicyError.isInstance(error) && error.key === 'budget.maxOutputTokens') return undefined;
+      throw error;
     }
   });
   call.events.push(...next.events);
