@@ -242,6 +242,20 @@ describe('cowagent: compression strategy', () => {
       expect(next.messages).toHaveLength(trimmed.messages.length + 1);
     });
 
+    it('"takes effect from the next turn onward": not in a call again of the turn that trimmed, though that call starts the turn', async () => {
+      const manager = seedManager(COWAGENT);
+      await manager.append('s', [...twentyOne, user('One more thing.')]);
+      const trimmed = await manager.prepare('s');
+      expect(eventsOfType(trimmed.events, 'summary-scheduled')).toHaveLength(1);
+      await vi.waitFor(async () => expect(await manager.memory.search('s', 'trimmed turns')).toHaveLength(1));
+      // The same call again (a retry): still the turn that trimmed.
+      const again = await manager.prepare('s');
+      expect(eventsOfType(again.events, 'summary-applied')).toEqual([]);
+      await manager.append('s', [assistant('Done.'), user('And now?')]);
+      const next = await manager.prepare('s');
+      expect(eventsOfType(next.events, 'summary-applied')).toHaveLength(1);
+    });
+
     it('"Summary injection runs asynchronously in the background and takes effect from the next turn onward"', async () => {
       const manager = seedManager(COWAGENT);
       const trimmedAt: number[] = [];

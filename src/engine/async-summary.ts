@@ -27,7 +27,11 @@ export async function applyReadySummary(
   if (!pending) return;
   // cowagent: the trimmed turns' summary "takes effect from the next turn onward": the calls left in the
   // turn that trimmed go without it, whichever door makes them.
-  if (pending.purpose === 'trim' && trimSummary === 'from-next-turn' && !runtime.lastEntryStartsTurn())
+  if (
+    pending.purpose === 'trim' &&
+    trimSummary === 'from-next-turn' &&
+    runtime.turnCount <= pending.startedInTurn
+  )
     return;
   if (!pending.settled) {
     if (!wait) return;
@@ -117,6 +121,7 @@ export function scheduleTrimSummary(
   const pending: Omit<PendingSummary, 'settled' | 'promise'> = {
     throughSeq,
     purpose: 'trim',
+    startedInTurn: compactor.runtime.turnCount,
     reason: 'turn_limit',
     reports: [],
   };
@@ -155,6 +160,7 @@ export function scheduleAsyncSummary(compactor: Compactor): Promise<void> | unde
   const pending: Omit<PendingSummary, 'settled' | 'promise'> = {
     throughSeq: split.throughSeq,
     purpose: 'summarize',
+    startedInTurn: runtime.turnCount,
     reason,
     reports: [],
   };

@@ -8,8 +8,8 @@ import type { AssembledRequest } from './assemble-request.ts';
 
 /**
  * What each step of the engine remembers of a session between calls, one record per step, each changed
- * only through its own methods, which its step calls (the decisions read it). The session runtime itself holds the log, the edits,
- * the view and their counts; none of this.
+ * only through its own methods, which its step calls (the decisions read it). The session runtime itself
+ * holds the log, the edits, the view and their counts; none of this.
  */
 export class LayerProgress {
   readonly triggers = new TriggerCounts();
@@ -312,6 +312,8 @@ export interface PendingSummary {
   error?: unknown;
   /** What to do with the result: a summarize edit (async path) or attach to a trim's drop (cowagent). */
   purpose: 'summarize' | 'trim';
+  /** The session's turn count when it started: a trim's summary shows from the next turn on. */
+  startedInTurn: number;
   /** Why it was started (a hook, pressure, the message count, the turn limit): the edit's reason. */
   reason: EditReason;
   /**

@@ -8,7 +8,7 @@ import {
   DIGITORN_POLICY,
   getPreset,
   PICOCLAW_POLICY,
-  PRESET_NAMES,
+  type PRESET_NAMES,
   TIANCAI_POLICY,
 } from '../policy/presets/index.ts';
 import {
@@ -274,24 +274,39 @@ describe('planOverflowRecovery', () => {
     });
   });
 
-  it('each preset plans its own first and last overflow', () => {
-    const plans = Object.fromEntries(
-      PRESET_NAMES.map((name) => {
-        const policy = getPreset(name);
-        const first = planOverflowRecovery(policy.emergency, nth(1));
-        let last = 1;
-        while (last < 10) {
-          const plan = planOverflowRecovery(policy.emergency, nth(last + 1));
-          if (plan.kind === 'recover' && !plan.mayRetry) break;
-          last++;
-        }
-        return [name, { first, last, lastPlan: planOverflowRecovery(policy.emergency, nth(last)) }];
-      }),
-    );
-    // cowagent: summarize and trim, then "the entire conversation context is cleared".
-    expect(plans.cowagent?.first).toMatchObject({ runSequence: true, mayRetry: true });
-    expect(plans.cowagent?.lastPlan).toMatchObject({ reset: 'now', resetScope: 'all' });
-    for (const { last } of Object.values(plans)) expect(last).toBeLessThan(10);
+  it('each preset plans its own first overflow, and the one at which the error stands', () => {
+    const standsAt = (name: (typeof PRESET_NAMES)[number]) => {
+      let attempt = 1;
+      while (attempt < 10) {
+        const plan = planOverflowRecovery(getPreset(name).emergency, nth(attempt));
+        if (plan.kind === 'recover' && !plan.mayRetry) return attempt;
+        attempt++;
+      }
+      return attempt;
+    };
+    const first = (name: (typeof PRESET_NAMES)[number]) =>
+      planOverflowRecovery(getPreset(name).emergency, nth(1));
+    // default: drop to fit and retry once, then reset to the last turn and retry, then the error.
+    expect(first('default')).toMatchObject({ runSequence: true, reset: 'if-unchanged', mayRetry: true });
+    expect(standsAt('default')).toBe(3);
+    // cowagent: summarize to memory and trim, then "the entire conversation context is cleared".
+    expect(first('cowagent')).toMatchObject({ runSequence: true, mayRetry: true });
+    expect(planOverflowRecovery(COWAGENT_POLICY.emergency, nth(2))).toMatchObject({
+      reset: 'now',
+      resetScope: 'all',
+    });
+    // tiancai: "compacts and retries once (maxCompactionRecoveries = 1)"; digitorn likewise, truncating.
+    expect(first('tiancai')).toMatchObject({ runSequence: true, reset: 'never', mayRetry: true });
+    expect(standsAt('tiancai')).toBe(2);
+    expect(standsAt('digitorn')).toBe(2);
+    // picoclaw: its loop retries twice, dropping the oldest turns each time.
+    expect(first('picoclaw')).toMatchObject({ runSequence: true, mayRetry: true });
+    expect(standsAt('picoclaw')).toBe(3);
+    // deepagents describes no overflow path: the error stands (a window the error names is still adopted).
+    expect(first('deepagents')).toMatchObject({ runSequence: false, mayRetry: false });
+    expect(
+      planOverflowRecovery(getPreset('deepagents').emergency, nth(1, { namedLimit: 8_192 })),
+    ).toMatchObject({ kind: 'adopt-window' });
   });
 
   it('a limit named below the prepared window is adopted, a bounded number of times', () => {

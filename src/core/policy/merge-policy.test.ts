@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidPolicyError } from '../errors/index.ts';
 import { deepMerge, mergeOverrides, mergePolicy } from './merge-policy.ts';
 import { parsePolicy } from './parse-policy.ts';
+import { MAX_EMERGENCY_RETRIES } from './policy-schema.ts';
 import { DEFAULT_POLICY, DIGITORN_POLICY } from './presets/index.ts';
 import { resolvePolicy, resolvePolicyWith } from './resolve-policy.ts';
 
@@ -57,6 +58,10 @@ describe('mergePolicy (digitorn "Per-agent override")', () => {
     expect(() => mergePolicy(DEFAULT_POLICY, { hooks: [hook('a'), hook('a')] })).toThrow(
       /hooks\[1\]\.id: duplicate/,
     );
+    // Each retry is one more call to the provider: the emergency path asks for a bounded number.
+    expect(() =>
+      mergePolicy(DEFAULT_POLICY, { emergency: { maxRetries: MAX_EMERGENCY_RETRIES + 1 } }),
+    ).toThrow(/emergency\.maxRetries/);
   });
 
   it('undefined in an override means "not specified"', () => {

@@ -11,6 +11,9 @@ import { PRESSURE_MEASURES } from '../budget/pressure-measure.ts';
  */
 
 const count = z.number().int().min(0);
+
+/** The most retries an overflow's emergency path may ask for: each is one more call to the provider. */
+export const MAX_EMERGENCY_RETRIES = 5;
 const positiveCount = z.number().int().min(1);
 const fraction = z.number().min(0).max(1);
 
@@ -307,8 +310,11 @@ export const EmergencySchema = z.strictObject({
    * - `drop-to-fit`: keep the newest turns that fit beside the summary, no model call (ctxkit)
    */
   sequence: z.array(z.enum(EMERGENCY_STEPS)),
-  /** Retries after recovery (tiancai maxCompactionRecoveries = 1; picoclaw's loop retries twice). */
-  maxRetries: count,
+  /**
+   * Retries after recovery (tiancai maxCompactionRecoveries = 1; picoclaw's loop retries twice), at most
+   * MAX_EMERGENCY_RETRIES: every door sends a retry while the plan allows one.
+   */
+  maxRetries: count.max(MAX_EMERGENCY_RETRIES),
   /** Still overflowing after the retries: clear the context (cowagent). */
   resetWhenStillOver: z.boolean(),
   /**
