@@ -298,6 +298,9 @@ describe('parseOverflowTokens on bare messages', () => {
     ],
     ['Requested tokens (2285) exceed context window of 2048', { requested: 2285, limit: 2048 }],
     ["This model's maximum context length is 8192 tokens.", { limit: 8192 }],
+    // Figures in other units are never a window in tokens (one adopted from them would be wrong).
+    ['The conversation exceeds the maximum of 100 messages.', {}],
+    ['Input is too long: 250000 characters exceeds the limit of 100000 characters.', {}],
     ['something else entirely', {}],
   ])('%s', (message, expected) => {
     expect(parseOverflowTokens(message)).toEqual(expected);

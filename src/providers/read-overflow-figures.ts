@@ -176,8 +176,11 @@ interface Figure {
 const LABEL_BEFORE = 5;
 const LABEL_AFTER = 3;
 
-/** A figure in these counts bytes: an image's or a body's size, never the window's tokens. */
-const BYTE_UNITS: ReadonlySet<string> = new Set([
+/**
+ * A figure in these units is not tokens: bytes (an image's or a body's size), characters, words,
+ * messages or items. Never read as the window's tokens (a window adopted from it would be wrong).
+ */
+const NOT_TOKEN_UNITS: ReadonlySet<string> = new Set([
   'bytes',
   'byte',
   'kb',
@@ -187,6 +190,21 @@ const BYTE_UNITS: ReadonlySet<string> = new Set([
   'kib',
   'mib',
   'gib',
+  'characters',
+  'character',
+  'chars',
+  'char',
+  'words',
+  'word',
+  'messages',
+  'message',
+  'items',
+  'item',
+  'lines',
+  'line',
+  'turns',
+  'images',
+  'files',
 ]);
 
 /** Words that end a figure's label: its label never runs past another figure or a comparison. */
@@ -206,7 +224,7 @@ function labelFigures(words: readonly Word[]): Figure[] {
   const labelled: Figure[] = [];
   words.forEach((word, at) => {
     if (word.cls !== 'number' || word.value === undefined) return;
-    if (BYTE_UNITS.has((words[at + 1] as Word | undefined)?.text ?? '')) return;
+    if (NOT_TOKEN_UNITS.has((words[at + 1] as Word | undefined)?.text ?? '')) return;
     const before = labelOf(words, at, -1, LABEL_BEFORE);
     const after = labelOf(words, at, 1, LABEL_AFTER);
     if (before.has('output') || before.has('other') || after.has('output') || after.has('other')) return;
