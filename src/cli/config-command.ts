@@ -3,12 +3,13 @@ import { effectiveHookLines } from '../core/policy/config/format-effective-hooks
 import { policySourceRows } from '../core/policy/config/format-policy-sources.ts';
 import {
   deviationLines,
+  deviationsInForce,
   loweredThresholds,
   windowRuleDeviations,
 } from '../core/policy/describe-deviations.ts';
 import { effectiveHooks, type HookWindow } from '../core/policy/effective-hooks.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
-import { PRESET_DEVIATIONS, type PresetName } from '../core/policy/presets/index.ts';
+import { PRESET_DEVIATIONS, PRESETS, type PresetName } from '../core/policy/presets/index.ts';
 import { type ChosenWindow, chooseContextWindow } from '../providers/resolve-context-window.ts';
 import { loadConfigFromFlags, type PolicyFlags, sourceAsTyped, WINDOW_ZERO_MEANS } from './policy-flags.ts';
 
@@ -27,7 +28,10 @@ export async function configCommand(flags: ConfigFlags): Promise<void> {
     const window = hookWindow(config.policy);
     const hooks = effectiveHooks(config.policy, window);
     const deviations = {
-      preset: [...PRESET_DEVIATIONS[config.preset], ...windowRuleDeviations(config.policy)],
+      preset: [
+        ...deviationsInForce(PRESET_DEVIATIONS[config.preset], PRESETS[config.preset], config.policy),
+        ...windowRuleDeviations(config.policy),
+      ],
       thresholds: loweredThresholds(config.policy, knownWindow(window)),
     };
     process.stdout.write(
@@ -82,7 +86,10 @@ function knownWindow(window: HookWindow | undefined): HookWindow | undefined {
  */
 export function describeDeviations(preset: PresetName, policy: Policy): string {
   const lowered = loweredThresholds(policy, knownWindow(hookWindow(policy)));
-  const declared = [...PRESET_DEVIATIONS[preset], ...windowRuleDeviations(policy)];
+  const declared = [
+    ...deviationsInForce(PRESET_DEVIATIONS[preset], PRESETS[preset], policy),
+    ...windowRuleDeviations(policy),
+  ];
   const lines = deviationLines(declared, lowered, { why: true });
   if (lines.length === 0) return '';
   const title = preset === 'default' ? 'deviations:' : `deviations from the ${safe(preset)} seed:`;

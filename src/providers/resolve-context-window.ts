@@ -166,18 +166,6 @@ export function chooseContextWindow(policy: WindowPolicy, call: WindowCall = {})
   return { contextWindow, maxOutputTokens, windowSource: source, maxOutputSource, profile };
 }
 
-/** A window in words, for what a door prints (`ctxkit config`, chat's banner). */
-export const WINDOW_SOURCE_WORDS: Readonly<Record<WindowSource, string>> = {
-  explicit: 'configured',
-  served: 'as the server serves the model',
-  profile: 'the model profile',
-  'unknown-model-window': 'the window for models nobody knows',
-  'max-output': '4 × the reply reserve: the policy does not look windows up',
-  'max-context-tokens': 'no window: compaction at budget.maxContextTokens',
-  unbounded: 'no window: compaction by message count',
-  learned: 'as an overflow named it',
-};
-
 /** The settings of the library's older entry point: the window and reserve, and whether to look up. */
 export interface ContextWindowSettings {
   model?: string | undefined;

@@ -107,6 +107,18 @@ describe('the chat’s lines', () => {
     );
   });
 
+  it("escapes a policy's own words: a clearing placeholder with control characters", () => {
+    const plain = pc.createColors(false);
+    const policy = {
+      ...PRESETS.deepagents,
+      clearing: { ...PRESETS.deepagents.clearing, placeholder: '\u001b]0;owned\u0007\u009b31m[x]\u202e' },
+    };
+    const text = renderContext(stats(0.3), policy, plain);
+    expect(text).toContain('old tool results are cleared to');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters looked for are the point.
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+  });
+
   it('shows a tool call and its result on one line each, escaped', () => {
     const plain = pc.createColors(false);
     expect(toolCallLine('run_command', '{"command":"echo \\u001b[31mred"}', plain)).not.toContain(

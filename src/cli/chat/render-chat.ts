@@ -9,6 +9,7 @@ import { escapeForTerminal } from '../../core/escape-for-terminal.ts';
 import type { ContextEvent } from '../../core/events.ts';
 import {
   deviationLines,
+  deviationsInForce,
   loweredThresholds,
   windowRuleDeviations,
 } from '../../core/policy/describe-deviations.ts';
@@ -98,7 +99,7 @@ export interface ContextSeed {
  */
 export function contextSeed(
   preset: string | undefined,
-  policy: Pick<Policy, 'budget' | 'clearing' | 'summarize'>,
+  policy: Policy,
   stats: Pick<SessionStats, 'contextWindow' | 'maxOutputTokens'>,
 ): ContextSeed | undefined {
   if (preset === undefined || preset === 'default' || !isPresetName(preset)) return undefined;
@@ -106,7 +107,10 @@ export function contextSeed(
     name: preset,
     policy: PRESETS[preset],
     deviations: deviationLines(
-      [...PRESET_DEVIATIONS[preset], ...windowRuleDeviations(policy)],
+      [
+        ...deviationsInForce(PRESET_DEVIATIONS[preset], PRESETS[preset], policy),
+        ...windowRuleDeviations(policy),
+      ],
       loweredThresholds(policy, stats),
     ),
   };
@@ -145,7 +149,10 @@ export function renderContext(
         `  ${name.padEnd(15)} ${count(value).padStart(width)}  ${colors.dim(percentOfWindow(value, stats.contextWindow))}`,
     ),
     'steps:',
-    ...policySteps(stats, policy, seed).map((step) => `  ${step.name.padEnd(15)} ${step.when}: ${step.does}`),
+    // A policy's own words (a clearing placeholder) reach the terminal escaped.
+    ...policySteps(stats, policy, seed).map(
+      (step) => `  ${step.name.padEnd(15)} ${escapeForTerminal(`${step.when}: ${step.does}`)}`,
+    ),
   ];
   if (stats.summary)
     lines.push(
@@ -156,7 +163,7 @@ export function renderContext(
       `deviations from the ${escapeForTerminal(seed.name)} seed:`,
       ...seed.deviations.map((line) => `  ${escapeForTerminal(line)}`),
     );
-  lines.push(`next: ${whatHappensNext(stats, policy)}`);
+  lines.push(`next: ${escapeForTerminal(whatHappensNext(stats, policy))}`);
   return lines.join('\n');
 }
 

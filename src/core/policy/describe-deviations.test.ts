@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { deviationLines, loweredThresholds, windowRuleDeviations } from './describe-deviations.ts';
+import {
+  deviationLines,
+  deviationsInForce,
+  loweredThresholds,
+  windowRuleDeviations,
+} from './describe-deviations.ts';
+import { mergePolicy } from './merge-policy.ts';
 import { PRESET_DEVIATIONS, PRESETS } from './presets/index.ts';
 
 describe('deviations in words', () => {
@@ -57,5 +63,17 @@ describe('deviations in words', () => {
       'budget.detectWindow',
     ]);
     expect(windowRuleDeviations(PRESETS.deepagents)).toEqual([]);
+  });
+});
+
+describe('deviations in force', () => {
+  it("drops a deviation whose setting the effective policy changed back: that is the caller's choice", () => {
+    const declared = PRESET_DEVIATIONS.tiancai;
+    expect(declared.map(({ setting }) => setting)).toContain('budget.finalGuard');
+    expect(deviationsInForce(declared, PRESETS.tiancai, PRESETS.tiancai)).toEqual(declared);
+    const seedLike = mergePolicy(PRESETS.tiancai, { budget: { finalGuard: false } });
+    const inForce = deviationsInForce(declared, PRESETS.tiancai, seedLike).map(({ setting }) => setting);
+    expect(inForce).not.toContain('budget.finalGuard');
+    expect(inForce).toHaveLength(declared.length - 1);
   });
 });

@@ -1,5 +1,7 @@
 import { pressureCeiling, reachableThreshold } from '../budget/pressure-measure.ts';
+import { canonicalJson } from '../canonical-json.ts';
 import type { Policy } from './policy-schema.ts';
+import type { PresetDeviation } from './presets/define-preset.ts';
 
 /**
  * A preset's deviations from its seed, in words, for `ctxkit config` and the chat's `/context`: the list
@@ -9,11 +11,30 @@ import type { Policy } from './policy-schema.ts';
  */
 
 /** One deviation as a preset declares it. */
-export interface DeviationEntry {
-  setting: string;
-  seed: string;
-  ctxkit: string;
-  why: string;
+export type DeviationEntry = PresetDeviation;
+
+/**
+ * The declared deviations still in force: where the effective policy changed a setting from the
+ * preset's value (`budget.finalGuard: false`), that setting is the caller's own choice, not the preset's
+ * departure from its seed, and is not listed.
+ */
+export function deviationsInForce(
+  declared: readonly DeviationEntry[],
+  preset: Policy,
+  effective: Policy,
+): DeviationEntry[] {
+  return declared.filter(
+    ({ setting }) => canonicalJson(valueAt(preset, setting)) === canonicalJson(valueAt(effective, setting)),
+  );
+}
+
+function valueAt(policy: Policy, path: string): unknown {
+  let value: unknown = policy;
+  for (const key of path.split('.')) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
 }
 
 /**
