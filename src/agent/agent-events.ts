@@ -19,7 +19,7 @@ export type AgentEvent =
   | { type: 'reasoning-delta'; text: string }
   | { type: 'tool-call'; callId: string; name: string; args: string }
   | { type: 'tool-result'; callId: string; name: string; content: string; isError: boolean }
-  /** The provider said the request did not fit: ctxkit compacted and the call is sent once more. */
+  /** The provider said the request did not fit: ctxkit did what the policy says and sends the call again. */
   | { type: 'overflow-recovered'; step: number; error: string }
   /** The provider's overflow named a window smaller than the one prepared for: it is used from now on. */
   | { type: 'window-learned'; contextWindow: number }

@@ -11,7 +11,7 @@ export const RETRY_GUARD_MAX_ROUNDS = 3;
 export const RETRY_GUARD_STEP = 0.05;
 
 /**
- * The request prepared right after a reported overflow (the retry every door sends once: the proxy, the
+ * The request prepared right after a reported overflow (each retry every door sends: the proxy, the
  * agent loop, the AI SDK and LangChain middlewares) must be strictly smaller than the one that
  * overflowed, counted the same way now (the final guard's count: exact, or the calibrated bound). An
  * estimate that undercounted one message (a kind of text token units misjudge) leaves the layers
