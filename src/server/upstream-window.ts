@@ -68,7 +68,7 @@ export class UpstreamWindows {
   readonly #asked = new BoundedMap<string, { at: number; window: Promise<number | undefined> }>(
     MAX_REMEMBERED_MODELS,
   );
-  readonly #learned = new BoundedMap<string, number>(MAX_REMEMBERED_MODELS);
+  readonly #learned = new BoundedMap<string, { at: number; window: number }>(MAX_REMEMBERED_MODELS);
   readonly #warned = new BoundedMap<string, true>(MAX_REMEMBERED_MODELS);
 
   constructor(
@@ -98,7 +98,7 @@ export class UpstreamWindows {
       const chosen = chooseContextWindow(policy, {
         ...asked,
         served,
-        learned: this.#learned.get(key),
+        learned: this.#learnedWindow(key),
         unknownModelWindow: this.options.fallback,
       });
       return {
@@ -115,9 +115,24 @@ export class UpstreamWindows {
     }
   }
 
-  /** An overflow said the model's window is `window`: later calls use it. */
+  /**
+   * An overflow said the model's window is `window`: later calls use it, for as long as a served size is
+   * trusted (SERVED_WINDOW_TTL_MS): a server reloaded with a larger window is not held to the old one.
+   */
   learn(baseUrl: string, model: string, window: number): void {
-    this.#learned.set(`${baseUrl}\u0000${model}`, window);
+    this.#learned.set(`${baseUrl}\u0000${model}`, { at: this.#now(), window });
+  }
+
+  #learnedWindow(key: string): number | undefined {
+    const learned = this.#learned.get(key);
+    if (learned === undefined) return undefined;
+    if (this.#now() - learned.at < SERVED_WINDOW_TTL_MS) return learned.window;
+    this.#learned.delete(key);
+    return undefined;
+  }
+
+  #now(): number {
+    return (this.options.clock ?? Date.now)();
   }
 
   /** Runs `warn` the first time a model's window is found unknown. */
@@ -142,7 +157,7 @@ export class UpstreamWindows {
     model: string,
     headers: Record<string, string>,
   ): Promise<number | undefined> {
-    const now = (this.options.clock ?? Date.now)();
+    const now = this.#now();
     const cached = this.#asked.get(key);
     if (cached && now - cached.at < SERVED_WINDOW_TTL_MS) return cached.window;
     const window = detectServedContextWindow({
