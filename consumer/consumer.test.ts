@@ -97,8 +97,11 @@ describe('plain node', () => {
     expect(lastJsonLine(node(bare, [join(FIXTURES, 'library.mjs')]))).toEqual({
       system: 'You are a coding agent.',
       messages: 1,
-      view: 1,
+      view: 2,
       tokens: 2,
+      overflow: true,
+      adoptedWindow: 8_192,
+      turnEnded: true,
     });
   });
 
