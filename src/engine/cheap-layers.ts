@@ -5,7 +5,7 @@ import {
 } from '../core/compaction/decide-compaction.ts';
 import { oversizedMessageLimit } from '../core/compaction/oversized-limit.ts';
 import type { Message } from '../core/message.ts';
-import type { View } from '../core/view/project-view.ts';
+import type { ReadonlyView } from '../core/view/project-view.ts';
 import {
   archiveEdit,
   clipModelDigest,
@@ -157,7 +157,7 @@ async function clearOldResults(compactor: Compactor): Promise<void> {
 }
 
 /** Tool results at the end of the view, after the assistant's last message: the model has not seen them. */
-function unansweredResults(view: View): number {
+function unansweredResults(view: ReadonlyView): number {
   let count = 0;
   for (let index = view.entries.length - 1; index >= 0; index--) {
     const role = view.entries[index]?.message.role;

@@ -10,7 +10,7 @@ import { calibrationAnchor, measureRequest } from '../core/tokens/measure-reques
 import type { MessageTokenCache } from '../core/tokens/message-token-cache.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
 import { startsTurn } from '../core/turns/parse-turn-boundaries.ts';
-import type { View, ViewEntry } from '../core/view/project-view.ts';
+import type { ReadonlyView, View, ViewEntry } from '../core/view/project-view.ts';
 import { projectMessage, projectView, projectViewInSlices } from '../core/view/project-view.ts';
 import { forEachInSlices, WorkSlices } from '../core/work-slices.ts';
 import type { RecentSession } from '../store/session-store.ts';
@@ -132,7 +132,7 @@ export class SessionRuntime {
   }
 
   /** The view of the log and edits; changed by `appendToView`, `patchInPlace` and `rebuild` only. */
-  get view(): View {
+  get view(): ReadonlyView {
     return this.#view;
   }
 

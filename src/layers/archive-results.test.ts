@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../core/message.ts';
 import { toolCallsOf } from '../core/message.ts';
-import { projectView } from '../core/view/project-view.ts';
+import { projectView, type ReadonlyView } from '../core/view/project-view.ts';
 import { assistant, callsTo, numbered, result, user } from '../testing/build-messages.ts';
 import {
   archiveEdit,
@@ -51,7 +51,7 @@ function agentTurn(count: number, tail: Parameters<typeof numbered>[0] = []): Me
 }
 
 /** Results from the log the agent sees (stand-ins for unanswered calls are not counted). */
-const visibleResults = (view: ReturnType<typeof projectView>) =>
+const visibleResults = (view: ReadonlyView) =>
   view.entries.filter((entry) => entry.sourceSeq !== undefined && entry.message.role === 'tool');
 
 describe('planArchiveResults (tiancai maybeSummarizeToolResults)', () => {

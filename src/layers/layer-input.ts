@@ -1,12 +1,12 @@
 import type { BudgetRegions } from '../core/budget/context-budget.ts';
-import type { View, ViewEntry } from '../core/view/project-view.ts';
+import type { ReadonlyView, ViewEntry } from '../core/view/project-view.ts';
 
 /**
  * What every layer planner sees: the current view (edits so far applied), its token figures, and the
  * budget of the call being prepared. Planners are pure: ids and time come in here, edits go out.
  */
 export interface LayerInput {
-  view: View;
+  view: ReadonlyView;
   /** The view's history messages, in order (same as `view.entries`). */
   entries: readonly ViewEntry[];
   /** Agent-visible tokens of each entry, aligned with `entries`. */

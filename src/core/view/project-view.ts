@@ -37,6 +37,17 @@ export interface View {
   pairing: ToolPairingRepair;
 }
 
+/** A view as the modules that do not own it see it: nothing in it can be changed through it. */
+export interface ReadonlyView {
+  readonly entries: readonly Readonly<ViewEntry>[];
+  readonly summary: Summary | undefined;
+  readonly placement: SummaryPlacement | undefined;
+  readonly reminder: string | undefined;
+  readonly cut: PrefixEdit | undefined;
+  readonly coverage: ReadonlyMap<number, CoverageReason>;
+  readonly pairing: Readonly<ToolPairingRepair>;
+}
+
 interface Override {
   /** Ids of the edits that changed the message: a changed message gets an id of its own. */
   editIds: string[];

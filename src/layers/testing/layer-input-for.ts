@@ -1,7 +1,7 @@
 import type { BudgetRegions } from '../../core/budget/context-budget.ts';
 import type { DropEdit, Edit } from '../../core/edit.ts';
 import type { Message } from '../../core/message.ts';
-import { projectView, type View } from '../../core/view/project-view.ts';
+import { projectView, type ReadonlyView, type View } from '../../core/view/project-view.ts';
 import { findPairingViolations } from '../../core/view/tool-pairing-repair.ts';
 import type { LayerInput } from '../layer-input.ts';
 
@@ -96,7 +96,7 @@ export function dropThrough(throughSeq: number, id = 'drop-test'): DropEdit {
   };
 }
 
-export const messagesOf = (view: View): Message[] => view.entries.map((entry) => entry.message);
+export const messagesOf = (view: ReadonlyView): Message[] => view.entries.map((entry) => entry.message);
 
 /** Provider-visible pairing problems in the view the edits produce. */
 export function violationsAfter(log: readonly Message[], edits: readonly Edit[]) {
@@ -104,7 +104,7 @@ export function violationsAfter(log: readonly Message[], edits: readonly Edit[])
 }
 
 /** Stand-in results the view had to invent, and results it had to leave out: repairs a cut should never cause. */
-export function repairsIn(view: View): { standIns: number; orphaned: number } {
+export function repairsIn(view: ReadonlyView): { standIns: number; orphaned: number } {
   const standIns = view.entries.filter(
     (entry) => entry.sourceSeq === undefined && entry.message.role === 'tool',
   ).length;
