@@ -53,8 +53,16 @@ export interface SystemSummary {
   /** Per-call time over every call of every session. */
   timeMsP50: number;
   timeMsP99: number;
-  /** The 979-message session alone. */
-  longSession?: { calls: number; timeMsP50: number; timeMsP99: number; overflows: number; retention: number };
+  /** The 979-message session alone: per-call p50, p99 and slowest call, and the calls' sum. */
+  longSession?: {
+    calls: number;
+    timeMsP50: number;
+    timeMsP99: number;
+    timeMsMax: number;
+    timeMsTotal: number;
+    overflows: number;
+    retention: number;
+  };
 }
 
 /** What the aggregate needs from a replay beyond its stored result: the per-call times. */
@@ -148,6 +156,8 @@ export function summarizeSystem(
             calls: long.result.totals.calls,
             timeMsP50: round(percentile(long.times, 0.5)),
             timeMsP99: round(percentile(long.times, 0.99)),
+            timeMsMax: round(percentile(long.times, 1)),
+            timeMsTotal: round(long.times.reduce((total, time) => total + time, 0)),
             overflows: long.result.totals.overflows,
             retention: round(long.result.retention?.share ?? 0, 4),
           },

@@ -123,7 +123,7 @@ for (const window of windows) {
     )}\n`,
   );
   console.log(`${renderTable(window, maxOutputTokens, summaries)}\n`);
-  console.log(renderLongSession(LONG_SESSION, summaries, [CTXKIT_DEFAULT, LANGCHAIN_PEER]));
+  console.log(`${renderLongSession(LONG_SESSION, summaries)}\n`);
   console.log(`${renderGoals(goals)}\n`);
 }
 

@@ -63,16 +63,23 @@ export function renderTable(
   ].join('\n');
 }
 
-export function renderLongSession(
-  session: string,
-  summaries: readonly SystemSummary[],
-  systems: readonly string[],
-): string {
-  const parts = systems.flatMap((name) => {
-    const long = summaries.find((summary) => summary.system === name)?.longSession;
-    return long ? [`${name} ${ms(long.timeMsP50)} / ${ms(long.timeMsP99)} ms`] : [];
+export function renderLongSession(session: string, summaries: readonly SystemSummary[]): string {
+  const rows = summaries.flatMap((summary) => {
+    const long = summary.longSession;
+    return long
+      ? [
+          `| ${summary.system} | ${thousands(long.calls)} | ${ms(long.timeMsP50)} | ${ms(long.timeMsP99)} | ${ms(long.timeMsMax)} | ${ms(long.timeMsTotal)} |`,
+        ]
+      : [];
   });
-  return `Per-call time p50 / p99 on ${session} (${summaries.find((s) => s.longSession)?.longSession?.calls ?? 0} calls): ${parts.join('; ')}`;
+  if (rows.length === 0) return `No system replayed ${session}.`;
+  return [
+    `Per-call time on ${session}, ms:`,
+    '',
+    '| system | calls | p50 | p99 | max | session total |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...rows,
+  ].join('\n');
 }
 
 export function renderGoals(goals: WindowGoals): string {
