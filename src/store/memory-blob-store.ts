@@ -1,4 +1,5 @@
 import { BlobIntegrityError, BlobNotFoundError } from '../core/errors/index.ts';
+import { digestText, type TextDigest } from '../core/extendable-text-digest.ts';
 import { sha256OfText } from '../core/sha256-of-text.ts';
 import type { BlobInfo, BlobKind, BlobStore } from './blob-store.ts';
 import { blobRef, parseBlobRef, validateBlobKind, validateBlobName } from './blob-store-ids.ts';
@@ -19,6 +20,8 @@ export interface MemoryBlobStoreOptions {
 /** A BlobStore in memory: every test and the library's default run without a disk. */
 export function createMemoryBlobStore(options: MemoryBlobStoreOptions = {}): BlobStore {
   const sessions: MemoryBlobRecords = options.records ?? new Map();
+  // A blob put again as its old content plus more (a transcript after each summary) is hashed by its new end.
+  const digests = new WeakMap<MemoryBlobRecord, TextDigest>();
 
   const find = (sessionId: string, ref: string): MemoryBlobRecord | undefined => {
     validateBlobName('sessionId', sessionId);
@@ -31,19 +34,19 @@ export function createMemoryBlobStore(options: MemoryBlobStoreOptions = {}): Blo
       validateBlobName('sessionId', sessionId);
       validateBlobKind(kind);
       const ref = blobRef(kind, id);
-      const info: BlobInfo = {
-        ref,
-        kind,
-        id,
-        sha256: sha256OfText(content),
-        bytes: Buffer.byteLength(content, 'utf8'),
-      };
       let blobs = sessions.get(sessionId);
+      const old = blobs?.get(ref);
+      const oldDigest = old ? digests.get(old) : undefined;
+      // Only while the record still holds what was digested (the records can be written from outside).
+      const digest = digestText(content, oldDigest?.text === old?.content ? oldDigest : undefined);
+      const info: BlobInfo = { ref, kind, id, sha256: digest.sha256, bytes: digest.bytes };
       if (!blobs) {
         blobs = new Map();
         sessions.set(sessionId, blobs);
       }
-      blobs.set(ref, { info, content });
+      const record = { info, content };
+      blobs.set(ref, record);
+      if (digest.state) digests.set(record, digest);
       return { ...info };
     },
 
