@@ -56,4 +56,15 @@ describe('exact counters (gpt-tokenizer)', () => {
     const short = 'short text';
     expect(counter.count(short)).toBe(encodeO200k(short).length);
   });
+
+  it('stays right when remembered texts are dropped for their size', () => {
+    const counter = createExactCounter('o200k');
+    // Six texts of a million characters each: more than the memo keeps, so the oldest are dropped.
+    const texts = Array.from({ length: 6 }, (_, index) => `${index} ${'lorem ipsum '.repeat(90_000)}`);
+    const expected = texts.map((text) => counter.count(text));
+    for (const index of [0, 5, 1, 4]) {
+      expect(counter.count([...(texts[index] ?? '')].join(''))).toBe(expected[index]);
+    }
+    expect(expected[0]).toBe(encodeO200k(texts[0] ?? '').length);
+  });
 });

@@ -41,12 +41,15 @@ export function exactCountFunction(encoding: ExactEncoding): (text: string) => n
 }
 
 /**
- * A long text is often counted twice in a row by different steps (a tool result measured for spilling,
- * then as part of its message; a result measured, then clipped): the last few long texts are
- * remembered. Strings are immutable, so a text equal to a remembered one has its count.
+ * A long text is often counted again by a later step (a tool result measured for spilling, then as part
+ * of its message; a result counted when appended, then again when a layer clips it): the last long texts
+ * counted are remembered, at least `EXACT_COUNT_MEMO_SLOTS` of them and more while their characters add
+ * up to at most `MEMO_MAX_CHARS`. Strings are immutable, so a text equal to a remembered one has its count.
  */
 export const EXACT_COUNT_MEMO_MIN_CHARS = 256;
 export const EXACT_COUNT_MEMO_SLOTS = 4;
+/** UTF-16 units of remembered texts beyond the last `EXACT_COUNT_MEMO_SLOTS` (8 MB at most). */
+const MEMO_MAX_CHARS = 4 * 1024 * 1024;
 
 export function createExactCounter(encoding: ExactEncoding): TokenCounter {
   if (!Object.hasOwn(ENCODINGS, encoding)) {
@@ -55,18 +58,24 @@ export function createExactCounter(encoding: ExactEncoding): TokenCounter {
     });
   }
   const countText = exactCountFunction(encoding);
-  const memoTexts: string[] = [];
-  const memoCounts: number[] = [];
+  // Oldest first (a Map keeps insertion order); a text counted again moves to the end.
+  const memo = new Map<string, number>();
+  let memoChars = 0;
   const count = (text: string): number => {
     if (text.length < EXACT_COUNT_MEMO_MIN_CHARS) return text.length === 0 ? 0 : countText(text);
-    const slot = memoTexts.indexOf(text);
-    if (slot >= 0) return memoCounts[slot] ?? countText(text);
+    const known = memo.get(text);
+    if (known !== undefined) {
+      memo.delete(text);
+      memo.set(text, known);
+      return known;
+    }
     const tokens = countText(text);
-    memoTexts.unshift(text);
-    memoCounts.unshift(tokens);
-    if (memoTexts.length > EXACT_COUNT_MEMO_SLOTS) {
-      memoTexts.pop();
-      memoCounts.pop();
+    memo.set(text, tokens);
+    memoChars += text.length;
+    for (const oldest of memo.keys()) {
+      if (memoChars <= MEMO_MAX_CHARS || memo.size <= EXACT_COUNT_MEMO_SLOTS) break;
+      memo.delete(oldest);
+      memoChars -= oldest.length;
     }
     return tokens;
   };
