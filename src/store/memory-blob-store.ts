@@ -38,16 +38,22 @@ export function createMemoryBlobStore(options: MemoryBlobStoreOptions = {}): Blo
       const old = blobs?.get(ref);
       const oldDigest = old ? digests.get(old) : undefined;
       // Only while the record still holds what was digested (the records can be written from outside).
-      const digest = digestText(content, oldDigest?.text === old?.content ? oldDigest : undefined);
-      const info: BlobInfo = { ref, kind, id, sha256: digest.sha256, bytes: digest.bytes };
+      const base = oldDigest?.text === old?.content ? oldDigest : undefined;
+      let digest: TextDigest | undefined;
+      const digestOf = (): TextDigest => {
+        if (!digest) {
+          digest = digestText(content, base);
+          if (digest.state) digests.set(record, digest);
+        }
+        return digest;
+      };
+      const record: MemoryBlobRecord = { info: lazyBlobInfo(ref, kind, id, digestOf), content };
       if (!blobs) {
         blobs = new Map();
         sessions.set(sessionId, blobs);
       }
-      const record = { info, content };
       blobs.set(ref, record);
-      if (digest.state) digests.set(record, digest);
-      return { ...info };
+      return lazyBlobInfo(ref, kind, id, digestOf);
     },
 
     async get(sessionId, ref, expectedSha256) {
@@ -92,5 +98,34 @@ export function createMemoryBlobStore(options: MemoryBlobStoreOptions = {}): Blo
     },
 
     async close() {},
+  };
+}
+
+/**
+ * A blob's metadata whose sha256 and size are worked out from the content as it was put, the first time
+ * either is read: a transcript offloaded again at every summary, and never read, is never hashed. Each
+ * field can be written over, as on a plain object.
+ */
+function lazyBlobInfo(ref: string, kind: BlobKind, id: string, digestOf: () => TextDigest): BlobInfo {
+  let sha256: string | undefined;
+  let bytes: number | undefined;
+  return {
+    ref,
+    kind,
+    id,
+    get sha256(): string {
+      sha256 ??= digestOf().sha256;
+      return sha256;
+    },
+    set sha256(value: string) {
+      sha256 = value;
+    },
+    get bytes(): number {
+      bytes ??= digestOf().bytes;
+      return bytes;
+    },
+    set bytes(value: number) {
+      bytes = value;
+    },
   };
 }
