@@ -4,6 +4,7 @@ import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer
 import { InvalidTokenCounterError } from '../errors/index.ts';
 import { buildRankTable, type RawRankTable } from './bpe-rank-table.ts';
 import { createBpeTokenCounter } from './count-bpe-tokens.ts';
+import { createLineCounter } from './count-by-lines.ts';
 import type { TokenCounter } from './token-counter.ts';
 
 /** o200k: GPT-4o, GPT-4.1, GPT-5, o-series. cl100k: GPT-4, GPT-3.5. */
@@ -57,7 +58,9 @@ export function createExactCounter(encoding: ExactEncoding): TokenCounter {
       allowed: EXACT_ENCODINGS,
     });
   }
-  const countText = exactCountFunction(encoding);
+  // o200k only: its pre-tokenizer lets a text be counted by lines (count-by-lines.ts).
+  const countText =
+    encoding === 'o200k' ? createLineCounter(exactCountFunction(encoding)) : exactCountFunction(encoding);
   // Oldest first (a Map keeps insertion order); a text counted again moves to the end.
   const memo = new Map<string, number>();
   let memoChars = 0;
