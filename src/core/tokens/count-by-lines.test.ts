@@ -21,6 +21,9 @@ const FRAGMENTS = [
   'Ünïcödé wörds and 日本語のテキスト',
   "it's what they've said",
   '12345678901',
+  'ends in a digit 7',
+  'café',
+  "can't",
   '',
   ' ',
   '\r',
@@ -36,7 +39,7 @@ describe('counting by lines (o200k)', () => {
     fc.assert(
       fc.property(
         fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 40 }),
-        fc.array(fc.constantFrom('\n', '\n\n', '\r\n', ' \n', '\n ', '\n/', '.\n'), { maxLength: 40 }),
+        fc.array(fc.constantFrom('\n', '\n\n', '\r\n', ' \n', '\n ', '\n/', '.\n', '\n\t', '\n\n\n'), { maxLength: 40 }),
         (parts, breaks) => {
           const text = parts.map((part, index) => `${part}${breaks[index] ?? '\n'}`).join('');
           expect(lines(text)).toBe(encodeO200k(text).length);
@@ -44,7 +47,7 @@ describe('counting by lines (o200k)', () => {
           expect(lines(text)).toBe(encodeO200k(text).length);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 500 },
     );
   });
 
