@@ -29,8 +29,8 @@ const isDistinctiveIdentifier = (word: string): boolean =>
 export function distinctiveTokens(text: string): Set<string> {
   const byKind: string[][] = [[], [], [], [], []];
   const add = (kind: number, token: string) => {
-    const trimmed = token.replace(/^[./-]+|[.,;:)\]}'"`-]+$/g, '');
-    if (trimmed.length >= 4 && trimmed.length <= MAX_TOKEN_CHARS) byKind[kind]?.push(trimmed);
+    const trimmed = trimToken(token);
+    if (trimmed !== undefined) byKind[kind]?.push(trimmed);
   };
   for (const piece of text.split(SEPARATORS)) {
     if (piece.length < 4 || piece.length > MAX_TOKEN_CHARS + 8) continue;
@@ -41,6 +41,12 @@ export function distinctiveTokens(text: string): Set<string> {
     for (const match of piece.matchAll(LINE_REF)) add(4, match[0]);
   }
   return new Set(byKind.flat());
+}
+
+/** A match without the punctuation around it, if what is left is a token's length. */
+function trimToken(match: string): string | undefined {
+  const trimmed = match.replace(/^[./-]+|[.,;:)\]}'"`-]+$/g, '');
+  return trimmed.length >= 4 && trimmed.length <= MAX_TOKEN_CHARS ? trimmed : undefined;
 }
 
 /** Words that say a line reports a failure. */
@@ -95,12 +101,39 @@ export function pointerKeys(content: string, maxChars: number): string {
     if (take(clipped))
       for (const token of distinctiveTokens(clipped)) for (const form of formsOf(token)) taken.add(form);
   }
-  const tokens = [...distinctiveTokens(content)];
-  const refs = tokens.filter((token) => /:\d+$/.test(token));
-  const rest = tokens.filter((token) => !/:\d+$/.test(token));
-  for (const token of [...refs, ...rest]) {
+  for (const token of keyCandidates(content)) {
     if (taken.has(token)) continue;
     if (!take(token) && used >= maxChars - 4) break;
   }
   return keys.join(', ');
+}
+
+/**
+ * `distinctiveTokens(content)` in the order pointer keys are taken, `file:line` references first, found
+ * one pattern at a time as they are asked for: once the keys are full, the patterns not reached yet are
+ * never run over a large result.
+ */
+function* keyCandidates(content: string): Generator<string> {
+  const pieces = content
+    .split(SEPARATORS)
+    .filter((piece) => piece.length >= 4 && piece.length <= MAX_TOKEN_CHARS + 8);
+  const seen = new Set<string>();
+  const kinds: [RegExp, (match: string) => boolean][] = [
+    [LINE_REF, () => true],
+    [PATH, (match) => /[A-Za-z]/.test(match)],
+    [HASH, () => true],
+    [IDENTIFIER, isDistinctiveIdentifier],
+    [CODE, () => true],
+  ];
+  for (const [pattern, accept] of kinds) {
+    for (const piece of pieces) {
+      for (const match of piece.matchAll(pattern)) {
+        if (!accept(match[0])) continue;
+        const token = trimToken(match[0]);
+        if (token === undefined || seen.has(token)) continue;
+        seen.add(token);
+        yield token;
+      }
+    }
+  }
 }
