@@ -33,7 +33,7 @@ export function createLineCounter(countText: (text: string) => number): (text: s
     const known = memo.get(part);
     if (known !== undefined) return known;
     const tokens = countText(part);
-    memo.set(part, tokens);
+    memo.set(ownCopy(part), tokens);
     memoChars += part.length;
     for (const oldest of memo.keys()) {
       if (memoChars <= MEMO_MAX_CHARS && memo.size <= MEMO_MAX_PARTS) break;
@@ -59,6 +59,14 @@ export function createLineCounter(countText: (text: string) => number): (text: s
     }
     return tokens + (start < text.length ? countPart(start === 0 ? text : text.slice(start)) : 0);
   };
+}
+
+/**
+ * The part as a string of its own: a slice of a longer string keeps that whole string alive while it is
+ * remembered, and a text may be megabytes (a hostile request's), so the memo keeps copies only.
+ */
+function ownCopy(part: string): string {
+  return JSON.parse(JSON.stringify(part)) as string;
 }
 
 /** After the line break at `cut - 1`: a printable ASCII character other than `/` (never whitespace). */
