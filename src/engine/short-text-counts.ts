@@ -1,3 +1,4 @@
+import { ownCopy } from '../core/tokens/own-copy.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
 
 export const SHORT_TEXT_MAX_CHARS = 256;
@@ -28,7 +29,8 @@ export class ShortTextCounts {
     const known = this.#counts.get(text);
     if (known !== undefined) return known;
     const counted = counter.count(text);
-    this.#counts.set(text, counted);
+    // A copy: a short text cut from a long one would keep the long one alive while remembered.
+    this.#counts.set(ownCopy(text), counted);
     return counted;
   }
 }

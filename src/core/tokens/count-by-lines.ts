@@ -17,6 +17,8 @@
  * cut the same way and their parts are found again.
  */
 
+import { ownCopy } from './own-copy.ts';
+
 /** Parts shorter than this are counted, not remembered. */
 export const LINE_PART_MEMO_MIN_CHARS = 16;
 /** Texts longer than this are counted whole (the count of a multi-megabyte piece may be a bound). */
@@ -59,14 +61,6 @@ export function createLineCounter(countText: (text: string) => number): (text: s
     }
     return tokens + (start < text.length ? countPart(start === 0 ? text : text.slice(start)) : 0);
   };
-}
-
-/**
- * The part as a string of its own: a slice of a longer string keeps that whole string alive while it is
- * remembered, and a text may be megabytes (a hostile request's), so the memo keeps copies only.
- */
-function ownCopy(part: string): string {
-  return JSON.parse(JSON.stringify(part)) as string;
 }
 
 /** After the line break at `cut - 1`: a printable ASCII character other than `/` (never whitespace). */

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { encode as encodeO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
@@ -66,5 +68,20 @@ describe('exact counters (gpt-tokenizer)', () => {
       expect(counter.count([...(texts[index] ?? '')].join(''))).toBe(expected[index]);
     }
     expect(expected[0]).toBe(encodeO200k(texts[0] ?? '').length);
+  });
+
+  it('remembers long texts without keeping the larger strings they were cut from alive', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const counter = createExactCounter('cl100k');
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let index = 0; index < 40; index++) {
+      const large = `${index} ${'a fairly long line of text '.repeat(30_000)}`;
+      counter.count(large.slice(0, 300));
+    }
+    gc();
+    // 40 strings of 810,000 characters (65 MB as UTF-16) were cut from; what stays is the cuts' own size.
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(8_000_000);
   });
 });

@@ -5,6 +5,7 @@ import { InvalidTokenCounterError } from '../errors/index.ts';
 import { buildRankTable, type RawRankTable } from './bpe-rank-table.ts';
 import { createBpeTokenCounter } from './count-bpe-tokens.ts';
 import { createLineCounter } from './count-by-lines.ts';
+import { ownCopy } from './own-copy.ts';
 import type { TokenCounter } from './token-counter.ts';
 
 /** o200k: GPT-4o, GPT-4.1, GPT-5, o-series. cl100k: GPT-4, GPT-3.5. */
@@ -73,7 +74,7 @@ export function createExactCounter(encoding: ExactEncoding): TokenCounter {
       return known;
     }
     const tokens = countText(text);
-    memo.set(text, tokens);
+    memo.set(ownCopy(text), tokens);
     memoChars += text.length;
     for (const oldest of memo.keys()) {
       if (memoChars <= MEMO_MAX_CHARS || memo.size <= EXACT_COUNT_MEMO_SLOTS) break;
