@@ -46,7 +46,8 @@ export function exactCountFunction(encoding: ExactEncoding): (text: string) => n
  * A long text is often counted again by a later step (a tool result measured for spilling, then as part
  * of its message; a result counted when appended, then again when a layer clips it): the last long texts
  * counted are remembered, at least `EXACT_COUNT_MEMO_SLOTS` of them and more while their characters add
- * up to at most `MEMO_MAX_CHARS`. Strings are immutable, so a text equal to a remembered one has its count.
+ * up to at most `MEMO_MAX_CHARS` (none longer than that). Strings are immutable, so a text equal to a
+ * remembered one has its count.
  */
 export const EXACT_COUNT_MEMO_MIN_CHARS = 256;
 export const EXACT_COUNT_MEMO_SLOTS = 4;
@@ -67,6 +68,8 @@ export function createExactCounter(encoding: ExactEncoding): TokenCounter {
   let memoChars = 0;
   const count = (text: string): number => {
     if (text.length < EXACT_COUNT_MEMO_MIN_CHARS) return text.length === 0 ? 0 : countText(text);
+    // A text past the whole memo's size is counted each time: a copy of it is not kept.
+    if (text.length > MEMO_MAX_CHARS) return countText(text);
     const known = memo.get(text);
     if (known !== undefined) {
       memo.delete(text);
