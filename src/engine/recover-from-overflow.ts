@@ -1,4 +1,5 @@
-import { emergencyCompaction, planOverflowRecovery } from '../core/compaction/decide-compaction.ts';
+import { emergencyCompaction } from '../core/compaction/decide-compaction.ts';
+import { planOverflowRecovery } from '../core/compaction/plan-overflow-recovery.ts';
 import type { EditReason } from '../core/edit.ts';
 import type { EmergencyPolicy } from '../core/policy/policy-schema.ts';
 import { planFitToBudget } from '../layers/fit-to-budget.ts';

@@ -2,6 +2,7 @@
 
 export { canonicalJson } from '../core/canonical-json.ts';
 export * from '../core/compaction/decide-compaction.ts';
+export * from '../core/compaction/plan-overflow-recovery.ts';
 export * from '../core/context-index/index.ts';
 export * from '../core/distinctive-tokens.ts';
 export * from '../core/edit.ts';
