@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Message } from '../core/message.ts';
 import { PRESETS } from '../core/policy/presets/index.ts';
 import { createExactCounter } from '../core/tokens/exact-counter.ts';
-import { createContextManager } from '../engine/context-manager.ts';
+import { type ContextManager, createContextManager } from '../engine/context-manager.ts';
 import { createAnthropicClient } from '../providers/anthropic-client.ts';
 import type { ModelClient } from '../providers/model-client.ts';
 import { createOpenAICompatibleClient } from '../providers/openai-compatible-client.ts';
@@ -64,6 +64,19 @@ function setup(turns: CodingTurn[], window = 8_000, policy = PRESETS.default) {
     counter,
   });
   return { model, manager };
+}
+
+/** The agent's settings over OpenAI with the read tool, and the events it emits. */
+function recordingConfig(manager: ContextManager) {
+  const events: AgentEvent[] = [];
+  const config = {
+    manager,
+    client: clients().openai,
+    model: 'gpt-4o',
+    tools: [readTool],
+    onEvent: (event: AgentEvent) => events.push(event),
+  };
+  return { config, events };
 }
 
 const textOf = (message: Message) =>
@@ -131,20 +144,13 @@ describe('the agent loop', () => {
     );
   });
 
-  it('recovers a reported overflow and sends the call once more; a second overflow fails the turn', async () => {
+  it('recovers a reported overflow and sends the call again; when nothing smaller can be sent, the overflow fails the turn', async () => {
     const { model, manager } = setup([
       { steps: [[{ name: 'read_file', args: { path: 'src/big.ts', lines: 150 } }]], answer: 'read' },
       { steps: [], answer: 'fine' },
       { steps: [], answer: 'never' },
     ]);
-    const events: AgentEvent[] = [];
-    const config = {
-      manager,
-      client: clients().openai,
-      model: 'gpt-4o',
-      tools: [readTool],
-      onEvent: (event: AgentEvent) => events.push(event),
-    };
+    const { config, events } = recordingConfig(manager);
     await runTurn(config, 's1', '[turn 0] read src/big.ts');
     const before = model.figures.requests;
     model.forceOverflow(1);
@@ -171,14 +177,7 @@ describe('the agent loop', () => {
       8_000,
       PRESETS.cowagent,
     );
-    const events: AgentEvent[] = [];
-    const config = {
-      manager,
-      client: clients().openai,
-      model: 'gpt-4o',
-      tools: [readTool],
-      onEvent: (event: AgentEvent) => events.push(event),
-    };
+    const { config, events } = recordingConfig(manager);
     await runTurn(config, 's1', '[turn 0] read src/big.ts');
     model.forceOverflow(2);
     const before = model.figures.requests;

@@ -19,17 +19,22 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** A release that records when it collects: due 1 s after a request, at most once a minute. */
+function releaseCollecting(busy: () => boolean): { release: MemoryRelease; collected: number[] } {
+  const collected: number[] = [];
+  const release = new MemoryRelease({
+    busy,
+    collect: () => collected.push(Date.now()),
+    delayMs: 1_000,
+    intervalMs: 60_000,
+  });
+  return { release, collected };
+}
+
 describe('MemoryRelease', () => {
   it('collects once the proxy has been idle a moment, at most once an interval', () => {
     vi.useFakeTimers();
-    const busy = false;
-    const collected: number[] = [];
-    const release = new MemoryRelease({
-      busy: () => busy,
-      collect: () => collected.push(Date.now()),
-      delayMs: 1_000,
-      intervalMs: 60_000,
-    });
+    const { release, collected } = releaseCollecting(() => false);
     release.request();
     release.request();
     vi.advanceTimersByTime(999);
@@ -47,13 +52,7 @@ describe('MemoryRelease', () => {
   it('waits for a moment without a call in flight when one is in flight as it falls due', () => {
     vi.useFakeTimers();
     let busy = true;
-    const collected: number[] = [];
-    const release = new MemoryRelease({
-      busy: () => busy,
-      collect: () => collected.push(Date.now()),
-      delayMs: 1_000,
-      intervalMs: 60_000,
-    });
+    const { release, collected } = releaseCollecting(() => busy);
     release.request();
     vi.advanceTimersByTime(10_000);
     expect(collected).toHaveLength(0);
