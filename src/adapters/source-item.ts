@@ -5,6 +5,7 @@
 
 import type { z } from 'zod';
 import { InvalidInputError } from '../core/errors/index.ts';
+import { valueAtPath } from '../core/value-at-path.ts';
 
 export interface SourceItem {
   value: unknown;
@@ -68,7 +69,7 @@ function describeIssue(
   if (issue.code === 'invalid_union') {
     if ('discriminator' in issue && issue.discriminator !== undefined) {
       const key = path.at(-1) ?? issue.discriminator;
-      const actual = valueAt(root, path);
+      const actual = valueAtPath(root, path);
       const expected = (issue as { options?: unknown[] }).options
         ?.map((option) => JSON.stringify(option))
         .join(', ');
@@ -91,23 +92,17 @@ function describeIssue(
       .map((branch) => (branch.code === 'invalid_type' ? branch.expected : undefined))
       .filter((name) => name !== undefined);
     if (expected.length === branches.length && expected.length > 0) {
-      return { path, reason: `expected ${expected.join(' or ')}, received ${kindOf(valueAt(root, path))}` };
+      return {
+        path,
+        reason: `expected ${expected.join(' or ')}, received ${kindOf(valueAtPath(root, path))}`,
+      };
     }
     if (deepest) return describeIssue(deepest, root, path);
   }
-  if (issue.code === 'invalid_type' && valueAt(root, path) === undefined) {
+  if (issue.code === 'invalid_type' && valueAtPath(root, path) === undefined) {
     return { path, reason: `missing ${String(path.at(-1) ?? 'value')} (expected ${issue.expected})` };
   }
   return { path, reason: issue.message };
-}
-
-function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
-  let current = root;
-  for (const key of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<PropertyKey, unknown>)[key];
-  }
-  return current;
 }
 
 function kindOf(value: unknown): string {

@@ -13,6 +13,7 @@ import {
 import { leafKind, leafPaths, parsePath, schemaAt } from '../core/policy/policy-paths.ts';
 import { isPresetName, PRESET_NAMES } from '../core/policy/presets/index.ts';
 import { translateSeedNames } from '../core/policy/translate-seed-names.ts';
+import { valueAtPath } from '../core/value-at-path.ts';
 import { type LoadConfigOptions, type LoadedConfig, loadConfig } from './load-config.ts';
 import { parseCountFlag } from './parse-count-flag.ts';
 
@@ -196,22 +197,13 @@ function addSeedSettings(
         `sets ${path}, which is also set by ${flagNames[other] ?? `--set ${other}`}; keep one of them`,
       );
     }
-    const value = valueAt(translated.value, parsePath(path));
+    const value = valueAtPath(translated.value, parsePath(path));
     values[path] =
       typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
         ? value
         : JSON.stringify(value);
     flagNames[path] = typed;
   }
-}
-
-function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
-  let current = root;
-  for (const segment of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string | number, unknown>)[segment];
-  }
-  return current;
 }
 
 /** {@link loadConfig} for a command's flags: a value a flag set that is refused names that flag. */

@@ -5,6 +5,7 @@ import { leafEntries } from '../core/policy/parse-policy.ts';
 import { describeIssues, type PolicyIssue, policyErrorFromIssues } from '../core/policy/policy-issues.ts';
 import { parsePath } from '../core/policy/policy-paths.ts';
 import { type Policy, type PolicyOverride, PolicyOverrideSchema } from '../core/policy/policy-schema.ts';
+import { valueAtPath } from '../core/value-at-path.ts';
 
 /**
  * A session's own policy: the manager's policy with the session's override applied field by field
@@ -68,7 +69,7 @@ export function resolveSessionPolicy(base: Policy, input: unknown): SessionPolic
   for (const [path, value] of leafEntries(input)) {
     const key = managerWideKeyOf(path);
     if (key === undefined || named.has(path)) continue;
-    if (isDeepStrictEqual(value, valueAt(base, parsePath(path)))) unchanged.push(path);
+    if (isDeepStrictEqual(value, valueAtPath(base, parsePath(path)))) unchanged.push(path);
     else
       managerWide.push({
         key: path,
@@ -108,15 +109,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function valueAt(value: unknown, path: readonly (string | number)[]): unknown {
-  let current = value;
-  for (const segment of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string | number, unknown>)[segment];
-  }
-  return current;
-}
-
 /** A copy without the leaves at these (dotted) paths. */
 function withoutPaths(value: unknown, paths: readonly string[]): unknown {
   if (paths.length === 0) return value;
@@ -124,7 +116,7 @@ function withoutPaths(value: unknown, paths: readonly string[]): unknown {
   for (const path of paths) {
     const segments = parsePath(path);
     const last = segments.pop();
-    const parent = valueAt(copy, segments);
+    const parent = valueAtPath(copy, segments);
     if (last !== undefined && isPlainObject(parent)) delete parent[String(last)];
   }
   return copy;

@@ -1,5 +1,6 @@
 import { pressureCeiling, reachableThreshold } from '../budget/pressure-measure.ts';
 import { canonicalJson } from '../canonical-json.ts';
+import { valueAtPath } from '../value-at-path.ts';
 import type { Policy } from './policy-schema.ts';
 import type { PresetDeviation } from './presets/define-preset.ts';
 
@@ -24,17 +25,10 @@ export function deviationsInForce(
   effective: Policy,
 ): DeviationEntry[] {
   return declared.filter(
-    ({ setting }) => canonicalJson(valueAt(preset, setting)) === canonicalJson(valueAt(effective, setting)),
+    ({ setting }) =>
+      canonicalJson(valueAtPath(preset, setting.split('.'))) ===
+      canonicalJson(valueAtPath(effective, setting.split('.'))),
   );
-}
-
-function valueAt(policy: Policy, path: string): unknown {
-  let value: unknown = policy;
-  for (const key of path.split('.')) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<string, unknown>)[key];
-  }
-  return value;
 }
 
 /**

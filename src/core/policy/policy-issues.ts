@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { InvalidPolicyError } from '../errors/index.ts';
+import { valueAtPath } from '../value-at-path.ts';
 import { didYouMean, nearestNames } from './nearest-name.ts';
 import { formatPath, keysAt, type PolicyPath } from './policy-paths.ts';
 
@@ -19,15 +20,6 @@ export interface PolicyIssue {
   key: string;
   reason: string;
   suggestions: string[];
-}
-
-function valueAt(input: unknown, path: PolicyPath): unknown {
-  let current = input;
-  for (const segment of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string | number, unknown>)[segment];
-  }
-  return current;
 }
 
 /** `a string ("x")`, `a number (1.5)`, `an array`, … for "got …". */
@@ -83,7 +75,7 @@ export function seedValueError(
 function describeIssue(issue: z.core.$ZodIssue, input: unknown, context: IssueContext): PolicyIssue[] {
   const path = issue.path.filter((segment): segment is string | number => typeof segment !== 'symbol');
   const key = formatPath(path);
-  const received = valueAt(input, path);
+  const received = valueAtPath(input, path);
   switch (issue.code) {
     case 'unrecognized_keys': {
       const extra = context.extraKeys?.(path) ?? new Map<string, string>();

@@ -1,3 +1,4 @@
+import { valueAtPath } from '../../value-at-path.ts';
 import { leafPaths } from '../policy-paths.ts';
 import type { Policy } from '../policy-schema.ts';
 
@@ -21,15 +22,6 @@ export interface PolicySourceRow {
   key: string;
   value: string;
   source: string;
-}
-
-function valueAt(policy: Policy, path: readonly string[]): unknown {
-  let current: unknown = policy;
-  for (const segment of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string, unknown>)[segment];
-  }
-  return current;
 }
 
 function formatValue(value: unknown): string {
@@ -56,7 +48,7 @@ export function policySourceRows(
     // The shallowest unset ancestor stands for the whole group.
     let end = path.length;
     for (let length = 1; length <= path.length; length++) {
-      if (valueAt(policy, path.slice(0, length)) === undefined) {
+      if (valueAtPath(policy, path.slice(0, length)) === undefined) {
         end = length;
         break;
       }
@@ -66,7 +58,7 @@ export function policySourceRows(
     seen.add(key);
     rows.push({
       key,
-      value: formatValue(valueAt(policy, path.slice(0, end))),
+      value: formatValue(valueAtPath(policy, path.slice(0, end))),
       source: sourceOf(key, sources),
     });
   }
