@@ -1,6 +1,6 @@
 import { manualCompaction } from '../core/compaction/decide-compaction.ts';
 import type { Edit, LayerName, Summary } from '../core/edit.ts';
-import { ContextBudgetError, InvalidPolicyError, MemoryUnavailableError } from '../core/errors/index.ts';
+import { ContextBudgetError, MemoryUnavailableError } from '../core/errors/index.ts';
 import type { ContextEvent, ContextEventListener } from '../core/events.ts';
 import type { MemorySink } from '../core/memory-sink.ts';
 import type { Message, MessageInput } from '../core/message.ts';
@@ -11,6 +11,7 @@ import type { SkillSource } from '../core/skills/skill-source.ts';
 import { historyAsShown } from '../core/view/history-as-shown.ts';
 import { WorkSlices } from '../core/work-slices.ts';
 import { isContextOverflow } from '../providers/is-context-overflow.ts';
+import { reserveDoesNotFitWindow } from '../providers/reserve-does-not-fit.ts';
 import type { BlobStore } from '../store/blob-store.ts';
 import { createMemoryBlobStore } from '../store/memory-blob-store.ts';
 import { createMemoryMemorySink } from '../store/memory-memory-sink.ts';
@@ -300,7 +301,7 @@ export class ContextManager {
       } catch (prepareError) {
         // ctxkit cannot make the retry smaller than the call that overflowed, or the caller's own reply
         // reserve does not fit the window the error named: the provider's error stands.
-        if (ContextBudgetError.isInstance(prepareError) || reserveDoesNotFit(prepareError))
+        if (ContextBudgetError.isInstance(prepareError) || reserveDoesNotFitWindow(prepareError))
           return { ...answer, retry: undefined, events };
         throw prepareError;
       }
@@ -537,11 +538,6 @@ export class ContextManager {
     this.#ids++;
     return `e${this.clock().toString(36)}${this.#ids.toString(36)}`;
   }
-}
-
-/** The window rule's refusal of a reply reserve that does not fit the window. */
-function reserveDoesNotFit(error: unknown): boolean {
-  return InvalidPolicyError.isInstance(error) && error.key === 'budget.maxOutputTokens';
 }
 
 export function createContextManager(options: ContextManagerOptions): ContextManager {

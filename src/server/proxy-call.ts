@@ -15,11 +15,11 @@
  */
 import type { Logger } from 'pino';
 import { readOffloadedTool } from '../agent/read-offloaded-tool.ts';
-import { InvalidPolicyError } from '../core/errors/index.ts';
 import type { ContextEvent } from '../core/events.ts';
 import type { MessageInput } from '../core/message.ts';
 import { UNBOUNDED_WINDOW } from '../engine/call-context.ts';
 import type { PrepareRequest, PrepareResult } from '../engine/context-manager.ts';
+import { reserveDoesNotFitWindow } from '../providers/reserve-does-not-fit.ts';
 import { compactionEventsOf } from './dashboard/call-history.ts';
 import type { LoadedSessions } from './loaded-sessions.ts';
 import type { PendingReply, ProxyCallDeps, ProxyCallInput } from './proxy-call-deps.ts';
@@ -305,7 +305,7 @@ async function retryAfterOverflow(
       return prepareRequest;
     } catch (error) {
       // The client's own reply reserve does not fit the real window: the overflow stands.
-      if (InvalidPolicyError.isInstance(error) && error.key === 'budget.maxOutputTokens') return undefined;
+      if (reserveDoesNotFitWindow(error)) return undefined;
       throw error;
     }
   });

@@ -12,7 +12,7 @@
  * picoclaw's window without one is 4 × the reply reserve; an unknown model with no window under any
  * other preset is the library's UnknownModelError.
  */
-import { FlagError, InvalidPolicyError } from '../../core/errors/index.ts';
+import { FlagError } from '../../core/errors/index.ts';
 import type { Policy } from '../../core/policy/policy-schema.ts';
 import {
   createAnthropicClient,
@@ -21,6 +21,7 @@ import {
 } from '../../providers/anthropic-client.ts';
 import type { ModelClient } from '../../providers/model-client.ts';
 import { createOpenAICompatibleClient, loadOpenAISdkNow } from '../../providers/openai-compatible-client.ts';
+import { reserveDoesNotFitWindow } from '../../providers/reserve-does-not-fit.ts';
 import { type ChosenWindow, chooseContextWindow } from '../../providers/resolve-context-window.ts';
 
 export type ChatProvider = 'openai' | 'anthropic';
@@ -174,7 +175,7 @@ export async function chooseChatWindow(
   try {
     chosen = chooseContextWindow(policy, { model: connection.model, served });
   } catch (error) {
-    if (InvalidPolicyError.isInstance(error) && error.key === 'budget.maxOutputTokens' && flags.maxOutput)
+    if (reserveDoesNotFitWindow(error) && flags.maxOutput)
       throw new FlagError(
         '--max-output',
         `must be smaller than the window (${Number(error.details.contextWindow).toLocaleString('en-US')} tokens), got ${policy.budget.maxOutputTokens.toLocaleString('en-US')}`,
