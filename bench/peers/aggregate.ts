@@ -50,6 +50,11 @@ export interface SystemSummary {
   oversizedReadBacks: number;
   /** billedWithCache plus one read-back round trip per result the agent needed and did not see. */
   effectiveBill: number;
+  /** Recovery round trips (replay/recovery-bill.ts): read-backs of pointed-to blobs, tools run again. */
+  recoveryReadBacks: number;
+  recoveryReRuns: number;
+  /** billedWithCache plus those round trips: forgetting priced as reading back or running again. */
+  recoveryBill: number;
   /** Per-call time over every call of every session. */
   timeMsP50: number;
   timeMsP99: number;
@@ -148,6 +153,12 @@ export function summarizeSystem(
       sum((totals) => totals.effectiveBill ?? totals.billedWithCache),
       0,
     ),
+    recoveryReadBacks: sum((totals) => totals.recoveryReadBacks ?? 0),
+    recoveryReRuns: sum((totals) => totals.recoveryReRuns ?? 0),
+    recoveryBill: round(
+      sum((totals) => totals.recoveryBill ?? totals.billedWithCache),
+      0,
+    ),
     timeMsP50: round(percentile(times, 0.5)),
     timeMsP99: round(percentile(times, 0.99)),
     ...(long?.result.totals
@@ -180,6 +191,29 @@ export interface WindowGoals {
     retention: number;
     effectiveBill: number;
     byPeer: { peer: string; ratio: number; goal: number | undefined; coverage: number }[];
+    met: boolean;
+  } | null;
+  /**
+   * The recovery goal: ctxkit default's recovery bill at most deepagents', its working-set coverage above
+   * every peer that sends no overflowing request (a system that overflows is not compared on what it
+   * shows), zero overflows, and at the smallest window coverage at least {@link RECOVERY_COVERAGE_FLOORS}.
+   */
+  recovery: {
+    recoveryBill: number;
+    /** ctxkit default's recovery bill over the reference peer's (deepagents), absent without it. */
+    ratio: number | undefined;
+    coverage: number;
+    coverageFloor: number | undefined;
+    overflows: number;
+    byPeer: {
+      peer: string;
+      recoveryBill: number;
+      ratio: number;
+      coverage: number;
+      overflows: number;
+      /** Whether ctxkit's coverage must exceed this peer's (it sent no overflowing request). */
+      coverageCompared: boolean;
+    }[];
     met: boolean;
   } | null;
   /** Withdrawn goal, still reported: billedWithCache ≤ 0.6 × the cheapest peer's, with retention at least that peer's. */
@@ -218,6 +252,12 @@ export const EFFECTIVE_BILL_GOALS: Readonly<Record<string, number>> = { deepagen
 /** Output tokens cost this many input tokens (gpt-4o's list prices: $10 and $2.50 per million). */
 export const OUTPUT_PRICE_MULTIPLIER = 4;
 export const SPEED_RATIO_GOAL = 20;
+/** The peer whose recovery bill ctxkit default's must not exceed, at every window. */
+export const RECOVERY_REFERENCE_PEER = 'deepagents';
+/** Least working-set coverage of `default` under the recovery goal, by window (none past the last). */
+export const RECOVERY_COVERAGE_FLOORS: readonly { upTo: number; goal: number }[] = [
+  { upTo: 16_000, goal: 0.6 },
+];
 
 export function evaluateGoals(
   summaries: readonly SystemSummary[],
@@ -238,6 +278,7 @@ export function evaluateGoals(
         ctxkit !== undefined && ctxkit.overflows === 0 && ctxkit.orphans === 0 && ctxkit.failed.length === 0,
     },
     workingSet: ctxkit ? workingSetGoal(ctxkit, peers, window) : null,
+    recovery: ctxkit ? recoveryGoal(ctxkit, peers, window) : null,
     cacheBill:
       ctxkit && best
         ? {
@@ -287,6 +328,41 @@ function workingSetGoal(
       ctxkit.workingSetCoverage >= coverageGoal &&
       ctxkit.retention.share >= RETENTION_GOAL &&
       byPeer.every((peer) => peer.goal === undefined || peer.ratio <= peer.goal),
+  };
+}
+
+function recoveryGoal(
+  ctxkit: SystemSummary,
+  peers: readonly SystemSummary[],
+  window: number,
+): NonNullable<WindowGoals['recovery']> {
+  const reference = peers.find((peer) => peer.system === RECOVERY_REFERENCE_PEER);
+  const ratioTo = (peer: SystemSummary): number =>
+    peer.recoveryBill > 0 ? ctxkit.recoveryBill / peer.recoveryBill : Number.POSITIVE_INFINITY;
+  const coverageFloor = RECOVERY_COVERAGE_FLOORS.find((floor) => window <= floor.upTo)?.goal;
+  const byPeer = peers.map((peer) => ({
+    peer: peer.system,
+    recoveryBill: peer.recoveryBill,
+    ratio: round(ratioTo(peer), 3),
+    coverage: peer.workingSetCoverage,
+    overflows: peer.overflows,
+    coverageCompared: peer.overflows === 0,
+  }));
+  const ratio = reference ? ratioTo(reference) : undefined;
+  return {
+    recoveryBill: ctxkit.recoveryBill,
+    ratio: ratio === undefined ? undefined : round(ratio, 3),
+    coverage: ctxkit.workingSetCoverage,
+    coverageFloor,
+    overflows: ctxkit.overflows,
+    byPeer,
+    met:
+      ratio !== undefined &&
+      ratio <= 1 &&
+      ctxkit.overflows === 0 &&
+      ctxkit.failed.length === 0 &&
+      (coverageFloor === undefined || ctxkit.workingSetCoverage >= coverageFloor) &&
+      byPeer.every((peer) => !peer.coverageCompared || ctxkit.workingSetCoverage > peer.coverage),
   };
 }
 

@@ -104,9 +104,14 @@ async function finalMemory(
 ): Promise<FinalMemory> {
   const files = (state.files ?? {}) as Record<string, FileData>;
   const texts = [summary, ...(last ? [requestText(last)] : [])];
-  const pointers = await collectPointers(texts, Object.keys(files), async (ref) => {
+  const read = async (ref: string) => {
     const content = files[ref]?.content ?? '';
     return Array.isArray(content) ? content.join('\n') : String(content);
-  });
-  return { summary, pointers };
+  };
+  const pointers = await collectPointers(texts, Object.keys(files), read);
+  // Every file is one read_file away once a request names its path (evicted results, the history file).
+  const readable = await Promise.all(
+    Object.keys(files).map(async (ref) => ({ ref, content: await read(ref) })),
+  );
+  return { summary, pointers, readable };
 }

@@ -13,6 +13,7 @@ const summary = (system: string, peer: boolean, figures: Partial<SystemSummary>)
     retention: { total: 10, kept: 10, share: 1, byPlace: { view: 10, summary: 0, pointer: 0 }, byKind: {} },
     workingSetCoverage: 0.9,
     effectiveBill: 1_000,
+    recoveryBill: 1_000,
     ...figures,
   }) as SystemSummary;
 
@@ -61,5 +62,74 @@ describe('the working-set goals of bench:peers', () => {
     expect(goal({ workingSetCoverage: 0.99 })?.met).toBe(true);
     expect(goal({ workingSetCoverage: 0.99, effectiveBill: 1_600 })?.met).toBe(false);
     expect(goal({ workingSetCoverage: 0.99, effectiveBill: 1_450 })?.met).toBe(false);
+  });
+});
+
+describe('the recovery goal of bench:peers', () => {
+  // deepagents overflows at this window, LangChain.js does not: only LangChain.js's coverage is compared.
+  const peers = [
+    summary('langchain', true, { recoveryBill: 1_500, workingSetCoverage: 0.7 }),
+    summary('deepagents', true, { recoveryBill: 1_200, workingSetCoverage: 0.95, overflows: 40 }),
+  ];
+  const goal = (figures: Partial<SystemSummary>, window = 32_000, others = peers) =>
+    evaluateGoals(
+      [summary('ctxkit:default', false, figures), ...others],
+      'ctxkit:default',
+      'langchain',
+      window,
+    ).recovery;
+
+  it('holds with a bill at most deepagents’, coverage above every peer without overflows, and no overflow', () => {
+    expect(goal({ recoveryBill: 1_200, workingSetCoverage: 0.71 })).toMatchObject({
+      ratio: 1,
+      coverageFloor: undefined,
+      met: true,
+    });
+    expect(goal({ recoveryBill: 1_200, workingSetCoverage: 0.71 })?.byPeer).toEqual([
+      {
+        peer: 'langchain',
+        recoveryBill: 1_500,
+        ratio: 0.8,
+        coverage: 0.7,
+        overflows: 0,
+        coverageCompared: true,
+      },
+      {
+        peer: 'deepagents',
+        recoveryBill: 1_200,
+        ratio: 1,
+        coverage: 0.95,
+        overflows: 40,
+        coverageCompared: false,
+      },
+    ]);
+  });
+
+  it('fails on each condition alone', () => {
+    const passing = { recoveryBill: 1_000, workingSetCoverage: 0.8 };
+    expect(goal(passing)?.met).toBe(true);
+    expect(goal({ ...passing, recoveryBill: 1_201 })?.met).toBe(false);
+    // Equal coverage is not above.
+    expect(goal({ ...passing, workingSetCoverage: 0.7 })?.met).toBe(false);
+    expect(goal({ ...passing, overflows: 1 })?.met).toBe(false);
+    // Once deepagents sends no overflowing request, its coverage counts too.
+    const fitting = [peers[0], { ...peers[1], overflows: 0 }] as SystemSummary[];
+    expect(goal(passing, 32_000, fitting)?.met).toBe(false);
+    expect(goal({ ...passing, workingSetCoverage: 0.96 }, 32_000, fitting)?.met).toBe(true);
+    // Without deepagents there is nothing to hold the bill to.
+    expect(goal(passing, 32_000, [peers[0] as SystemSummary])).toMatchObject({
+      ratio: undefined,
+      met: false,
+    });
+  });
+
+  it('asks for coverage of at least 0.6 at 16k, above the peers or not', () => {
+    const low = [
+      summary('langchain', true, { recoveryBill: 1_500, workingSetCoverage: 0.4 }),
+      peers[1],
+    ] as SystemSummary[];
+    expect(goal({ workingSetCoverage: 0.59 }, 16_000, low)).toMatchObject({ coverageFloor: 0.6, met: false });
+    expect(goal({ workingSetCoverage: 0.6 }, 16_000, low)).toMatchObject({ coverageFloor: 0.6, met: true });
+    expect(goal({ workingSetCoverage: 0.59 }, 128_000, low)?.met).toBe(true);
   });
 });

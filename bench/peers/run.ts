@@ -112,7 +112,8 @@ for (const window of windows) {
         maxOutputTokens,
         model: model ?? null,
         tokenizer: 'o200k_base',
-        pricing: 'cache reads 0.1 ×, cache writes 1.25 × list (computeReplayMetrics default)',
+        pricing:
+          'cache reads 0.1 ×, cache writes 1.25 × list (computeReplayMetrics default); recovery round trips: the request re-read at 0.1 ×, the call and answer written at 1.25 ×, 30 output tokens at 5 ×',
         systems: summaries,
         goals,
         configs,
@@ -137,6 +138,7 @@ writeFileSync(
       maxOutputTokens,
       model: model ?? null,
       wallSeconds: Math.round((performance.now() - startedAll) / 1000),
+      recoveryGoalMetAtEveryWindow: windowResults.every((result) => result.goals.recovery?.met === true),
       windows: windowResults,
     },
     null,

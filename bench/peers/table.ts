@@ -25,6 +25,8 @@ export function renderTable(
     'working set',
     'read-backs',
     'effective bill',
+    'recovery trips (read-backs + re-runs)',
+    'recovery bill',
     'summary calls',
     'with summaries',
     'ms/call p50',
@@ -48,6 +50,8 @@ export function renderTable(
       ? `${thousands(summary.readBacks)} (${thousands(summary.oversizedReadBacks)} no room)`
       : thousands(summary.readBacks),
     thousands(summary.effectiveBill),
+    `${thousands(summary.recoveryReadBacks + summary.recoveryReRuns)} (${thousands(summary.recoveryReadBacks)} + ${thousands(summary.recoveryReRuns)})`,
+    thousands(summary.recoveryBill),
     thousands(summary.summaryCalls),
     thousands(summary.billedWithSummaries),
     ms(summary.timeMsP50),
@@ -96,6 +100,18 @@ export function renderGoals(goals: WindowGoals): string {
             `${peer.ratio.toFixed(3)} × ${peer.peer}'s${peer.goal !== undefined ? ` (goal ≤ ${peer.goal})` : ''}, its coverage ${share(peer.coverage)}`,
         )
         .join('; ')}: ${mark(ws.met)}`,
+    );
+  }
+  if (goals.recovery) {
+    const goal = goals.recovery;
+    const floor = goal.coverageFloor !== undefined ? ` (goal ≥ ${share(goal.coverageFloor)})` : '';
+    lines.push(
+      `- recovery bill ${thousands(goal.recoveryBill)}: ${goal.ratio !== undefined ? `${goal.ratio.toFixed(3)} × deepagents' (goal ≤ 1)` : 'no deepagents run to compare'}, overflows ${goal.overflows}, coverage ${share(goal.coverage)}${floor} vs ${goal.byPeer
+        .map(
+          (peer) =>
+            `${peer.peer} ${share(peer.coverage)}${peer.coverageCompared ? '' : ` (${thousands(peer.overflows)} overflowing, not compared)`} at ${peer.ratio.toFixed(3)} × its bill`,
+        )
+        .join('; ')}: ${mark(goal.met)}`,
     );
   }
   if (goals.cacheBill) {

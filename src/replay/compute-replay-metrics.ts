@@ -10,9 +10,10 @@ import type { TokenCounter } from '../core/tokens/token-counter.ts';
 import { findPairingViolations } from '../core/view/tool-pairing-repair.ts';
 import { billCall } from './bill.ts';
 import { extractFacts } from './extract-facts.ts';
-import { locateFacts } from './locate-facts.ts';
+import { locateFacts, requestText } from './locate-facts.ts';
 import { type MeasuredRequest, RequestMeasurer } from './measure-request.ts';
 import { percentile, round } from './percentile.ts';
+import { NO_RECOVERY, RecoveryPricer } from './recovery-bill.ts';
 import {
   type CachePricing,
   type CallEvent,
@@ -51,7 +52,10 @@ export interface ReplayMetricsOptions {
    * (ctxkit presets and peers alike) can be compared on.
    */
   pressureOf?: PressureMeasure;
-  /** What a read-back round trip costs (the effective bill). Default {@link DEFAULT_READ_BACK_PRICING}. */
+  /**
+   * What a read-back round trip costs (the effective bill and the recovery bill). Default
+   * {@link DEFAULT_READ_BACK_PRICING}.
+   */
   readBack?: ReadBackPricing;
 }
 
@@ -166,6 +170,12 @@ export function computeReplayMetrics(
     }
     return tokens;
   };
+  const recovery = new RecoveryPricer(
+    transcriptMessages,
+    finalMemory.readable ?? [],
+    counter,
+    readBackPricing,
+  );
   requests.forEach((request, index) => {
     const measured = measurer.measure(request);
     const shared = sharedPrefixTokens(previous, measured);
@@ -194,6 +204,19 @@ export function computeReplayMetrics(
       if (readBackTokens(content, readBackPricing, room) < Math.min(content, readBackPricing.minUsefulTokens))
         oversizedReadBacks++;
     }
+    const recovered =
+      coverage.missing.length > 0
+        ? recovery.price(
+            {
+              messageIndex: request.messageIndex,
+              text: () => requestText(request),
+              inputTokens,
+              contextWindow: options.contextWindow,
+              maxOutputTokens: request.maxOutputTokens,
+            },
+            coverage.missing,
+          )
+        : NO_RECOVERY;
     calls.push({
       call: index + 1,
       messageIndex: request.messageIndex,
@@ -212,6 +235,7 @@ export function computeReplayMetrics(
       workingSet: { needed: coverage.needed, seen: coverage.seen, readBacks: coverage.readBacks.length },
       readBackBill: round(readBackBill, 2),
       oversizedReadBacks,
+      recovery: { ...recovered, cost: round(recovered.cost, 2) },
       ...(events.length > 0 ? { events } : {}),
     });
   });
@@ -247,6 +271,16 @@ export function computeReplayMetrics(
       ),
       effectiveBill: round(
         sum((call) => call.billedWithCache + (call.readBackBill ?? 0)),
+        2,
+      ),
+      recoveryReadBacks: sum((call) => call.recovery?.readBacks ?? 0),
+      recoveryReRuns: sum((call) => call.recovery?.reRuns ?? 0),
+      recoveryCost: round(
+        sum((call) => call.recovery?.cost ?? 0),
+        2,
+      ),
+      recoveryBill: round(
+        sum((call) => call.billedWithCache + (call.recovery?.cost ?? 0)),
         2,
       ),
       overflows: sum((call) => (call.overflow ? 1 : 0)),

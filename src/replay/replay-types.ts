@@ -93,6 +93,12 @@ export interface FinalMemory {
   summary: string;
   /** Content the agent can read back through a pointer present in the final view or summary. */
   pointers: { ref: string; content: string }[];
+  /**
+   * Everything the system's own read tool can fetch by ref at the end (ctxkit's blobs, deepagents' files),
+   * named or not: the recovery bill counts a blob as pointed to at a call when that call's request names
+   * its ref. Absent: nothing can be read back, every missing need is re-run.
+   */
+  readable?: { ref: string; content: string }[];
 }
 
 export interface CallMetrics {
@@ -130,6 +136,11 @@ export interface CallMetrics {
   readBackBill?: number;
   /** Read-backs that could not be sent: the request with the content would not fit the window. */
   oversizedReadBacks?: number;
+  /**
+   * The recovery bill's round trips (replay/recovery-bill.ts): read-backs of pointed-to blobs sized as
+   * the read tool answers, re-runs of forgotten results, the tokens each brings in, and their cost.
+   */
+  recovery?: { readBacks: number; reRuns: number; readBackTokens: number; reRunTokens: number; cost: number };
 }
 
 export interface RetentionSummary {
@@ -167,6 +178,16 @@ export interface SessionReplay {
     readBackBill: number;
     /** billedWithCache plus the read-backs: what the agent pays to see what it needed. */
     effectiveBill: number;
+    /** Recovery round trips over all calls: read-backs of pointed-to blobs and tool re-runs. */
+    recoveryReadBacks: number;
+    recoveryReRuns: number;
+    /** What they cost, in list-price input tokens. */
+    recoveryCost: number;
+    /**
+     * billedWithCache plus the recovery round trips: what forgetting costs priced in, a pointer worth only
+     * what reading it back costs and a forgotten result a tool run again.
+     */
+    recoveryBill: number;
     overflows: number;
     orphans: number;
     compactions: number;

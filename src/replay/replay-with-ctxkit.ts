@@ -244,8 +244,20 @@ async function memoryAtEnd(
   sessionId: string,
 ): Promise<FinalMemory> {
   const refs = (await manager.blobs.list(sessionId)).map((blob) => blob.ref);
-  const pointers = await collectPointers([requestText(final), summary], refs, (ref) =>
-    manager.readOffloaded(sessionId, ref),
-  );
-  return { summary, pointers };
+  // Every blob is readable by its ref (the recovery bill asks which ones each request names).
+  const readable: { ref: string; content: string }[] = [];
+  for (const ref of refs) {
+    try {
+      readable.push({ ref, content: await manager.readOffloaded(sessionId, ref) });
+    } catch {
+      // Listed but unreadable (deleted, corrupt): no read tool could fetch it either.
+    }
+  }
+  const contents = new Map(readable.map((blob) => [blob.ref, blob.content]));
+  const pointers = await collectPointers([requestText(final), summary], refs, async (ref) => {
+    const content = contents.get(ref);
+    if (content === undefined) throw new Error(`unreadable ${ref}`);
+    return content;
+  });
+  return { summary, pointers, readable };
 }

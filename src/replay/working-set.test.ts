@@ -114,6 +114,7 @@ describe('coverage of a request', () => {
       needed: 2,
       seen: 0,
       readBacks: [3, 4],
+      missing: needs,
     });
     const pointer = result('c9', '[bash output, ~900 tokens, offloaded: a/b_c.py · read_offloaded("r3")]');
     expect(
@@ -122,6 +123,7 @@ describe('coverage of a request', () => {
       needed: 2,
       seen: 1,
       readBacks: [4],
+      missing: [needs[1]],
     });
   });
 

@@ -32,7 +32,7 @@ export interface WorkingSetNeed {
 }
 
 /** Every tail of a path (`a/b/c.py` → `b/c.py`, `c.py`): where a shorter quote of it occurs too. */
-function withPathTails(tokens: Set<string>): Set<string> {
+export function withPathTails(tokens: Set<string>): Set<string> {
   const out = new Set(tokens);
   for (const token of tokens) {
     let slash = token.indexOf('/');
@@ -102,6 +102,8 @@ export interface CallCoverage {
   seen: number;
   /** Results with a needed token missing from the request: each a read-back the agent would make. */
   readBacks: number[];
+  /** The needs the request does not hold, in the order given (what the recovery bill prices). */
+  missing: WorkingSetNeed[];
 }
 
 /**
@@ -131,14 +133,18 @@ export function spokenTexts(messages: readonly Message[]): Set<string> {
 
 /** How much of a call's needs its request holds (`text`: its `carriedText`). */
 export function callCoverage(needs: readonly WorkingSetNeed[] | undefined, text: string): CallCoverage {
-  if (!needs || needs.length === 0) return { needed: 0, seen: 0, readBacks: [] };
+  if (!needs || needs.length === 0) return { needed: 0, seen: 0, readBacks: [], missing: [] };
   let seen = 0;
-  const missing = new Set<number>();
+  const results = new Set<number>();
+  const missing: WorkingSetNeed[] = [];
   for (const need of needs) {
     if (text.includes(need.token)) seen++;
-    else missing.add(need.resultIndex);
+    else {
+      results.add(need.resultIndex);
+      missing.push(need);
+    }
   }
-  return { needed: needs.length, seen, readBacks: [...missing].sort((a, b) => a - b) };
+  return { needed: needs.length, seen, readBacks: [...results].sort((a, b) => a - b), missing };
 }
 
 /**
@@ -195,9 +201,18 @@ export function readBackCost(
   pricing: ReadBackPricing,
   room = Number.POSITIVE_INFINITY,
 ): number {
+  return roundTripCost(requestTokens, readBackTokens(contentTokens, pricing, room), pricing);
+}
+
+/**
+ * One round trip that brings `answerTokens` into the request (a read tool's answer, a tool run again), as
+ * the answer was sized by the caller: the request re-read from cache, the call and the answer written, a
+ * short reply at output price.
+ */
+export function roundTripCost(requestTokens: number, answerTokens: number, pricing: ReadBackPricing): number {
   return (
     pricing.readMultiplier * requestTokens +
-    pricing.writeMultiplier * (pricing.callTokens + readBackTokens(contentTokens, pricing, room)) +
+    pricing.writeMultiplier * (pricing.callTokens + Math.max(0, answerTokens)) +
     pricing.outputMultiplier * pricing.outputTokens
   );
 }

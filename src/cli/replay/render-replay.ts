@@ -39,6 +39,8 @@ export interface ReplayAggregate {
   /** Working-set coverage (replay/working-set.ts): pairs needed and seen, read-backs and what they cost. */
   workingSet: { needed: number; seen: number; readBacks: number; oversized: number };
   effectiveBill: number;
+  /** The recovery bill (replay/recovery-bill.ts): read-backs of pointed-to blobs, tools run again, and the bill with them. */
+  recovery: { readBacks: number; reRuns: number; bill: number };
   timeMsP50: number;
   timeMsP99: number;
 }
@@ -68,6 +70,11 @@ export function aggregate(replays: readonly SessionReplay[]): ReplayAggregate {
       oversized: sum((replay) => replay.totals.oversizedReadBacks),
     },
     effectiveBill: sum((replay) => replay.totals.effectiveBill),
+    recovery: {
+      readBacks: sum((replay) => replay.totals.recoveryReadBacks ?? 0),
+      reRuns: sum((replay) => replay.totals.recoveryReRuns ?? 0),
+      bill: sum((replay) => replay.totals.recoveryBill ?? replay.totals.billedWithCache),
+    },
     timeMsP50: percentile(times, 0.5),
     timeMsP99: percentile(times, 0.99),
   };
@@ -147,6 +154,16 @@ export function renderWorkingSet(figures: ReplayAggregate): string {
   return `${percent(seen / needed)} in the request of ${number(needed)} things the agent used from earlier output · ${number(readBacks)} read-backs (${tooBig}) · effective bill ${pc.bold(number(figures.effectiveBill))}`;
 }
 
+/**
+ * What getting the rest back costs: a read-back of each blob a pointer names that holds some of it (sized
+ * as read_offloaded answers), a tool run again for what no pointer holds, and the bill with them.
+ */
+export function renderRecovery(figures: ReplayAggregate): string {
+  const { readBacks, reRuns, bill } = figures.recovery;
+  const trips = `${number(readBacks)} read-backs of pointed-to output · ${reRuns > 0 ? pc.yellow(`${number(reRuns)} tools run again`) : '0 tools run again'}`;
+  return `${trips} · recovery bill ${pc.bold(number(bill))} ${pc.dim(`(${percent(figures.billedWithCache > 0 ? bill / figures.billedWithCache - 1 : 0)} over the cache bill)`)}`;
+}
+
 /** The totals of one session under one system: what a user reads first. */
 export function renderTotals(figures: ReplayAggregate, pricing: CachePricing): string {
   const label = (text: string) => `  ${text.padEnd(14)}`;
@@ -160,6 +177,7 @@ export function renderTotals(figures: ReplayAggregate, pricing: CachePricing): s
     `${label('orphans')}${mustBeZero(figures.orphans)}  ${pc.dim('(tool calls or results without their pair; must be 0)')}`,
     `${label('retention')}${renderRetention(figures.retention, indent)}`,
     `${label('working set')}${renderWorkingSet(figures)}`,
+    `${label('recovery')}${renderRecovery(figures)}`,
     `${label('ctxkit time')}p50 ${millis(figures.timeMsP50)} ms · p99 ${millis(figures.timeMsP99)} ms per call`,
   ].join('\n');
 }
@@ -227,6 +245,9 @@ export function renderSideBySide(bySystem: ReadonlyMap<string, readonly SessionR
     ),
     line('read-backs', (f) => number(f.workingSet.readBacks)),
     line('effective bill', (f) => number(f.effectiveBill)),
+    line('recovery read-backs', (f) => number(f.recovery.readBacks)),
+    line('tools run again', (f) => number(f.recovery.reRuns)),
+    line('recovery bill', (f) => number(f.recovery.bill)),
     line('retention', (f) => percent(f.retention.share)),
     line('  in view', (f) => number(f.retention.byPlace.view)),
     line('  in summary', (f) => number(f.retention.byPlace.summary)),
