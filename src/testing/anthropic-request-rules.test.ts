@@ -94,6 +94,54 @@ describe('Anthropic request rules', () => {
     );
   });
 
+  it('count a top-level cache_control (automatic caching) as one of the four', () => {
+    const cached = { cache_control: { type: 'ephemeral' } };
+    const messages = [
+      { role: 'user', content: [{ type: 'text', text: 'a', ...cached }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'b', ...cached }] },
+      { role: 'user', content: [{ type: 'text', text: 'c', ...cached }] },
+    ];
+    expect(check(messages, cached)).toBeUndefined();
+    expect(check(messages, { ...cached, system: [{ type: 'text', text: 's', ...cached }] })).toBe(
+      'A maximum of 4 blocks with cache_control may be provided. Found 5.',
+    );
+  });
+
+  it('refuse cache_control on a thinking or redacted thinking block', () => {
+    const cached = { cache_control: { type: 'ephemeral' } };
+    const signed = thinking('hm');
+    expect(
+      check([
+        { role: 'user', content: 'a' },
+        {
+          role: 'assistant',
+          content: [
+            { ...signed, ...cached },
+            { type: 'text', text: 'b' },
+          ],
+        },
+        { role: 'user', content: 'c' },
+      ]),
+    ).toBe('messages.1.content.0.thinking.cache_control: Extra inputs are not permitted');
+    expect(
+      check([
+        { role: 'user', content: 'a' },
+        {
+          role: 'assistant',
+          content: [signed, { type: 'redacted_thinking', data: signer.redactedData(), ...cached }],
+        },
+        { role: 'user', content: 'c' },
+      ]),
+    ).toBe('messages.1.content.1.redacted_thinking.cache_control: Extra inputs are not permitted');
+    expect(
+      check([
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: [signed, { type: 'text', text: 'b', ...cached }] },
+        { role: 'user', content: 'c' },
+      ]),
+    ).toBeUndefined();
+  });
+
   it('refuse a tool call without its result next, and a result without its call before', () => {
     expect(
       check([

@@ -8,7 +8,9 @@
  * - `messages: text content blocks must be non-empty`; `messages.N.content.K.tool_result: content cannot be
  *   empty if \`is_error\` is true`;
  * - `A maximum of 4 blocks with cache_control may be provided. Found N.` (tools, system and messages
- *   together);
+ *   together, and a top-level `cache_control`, automatic caching, which takes one of the four slots);
+ * - no `cache_control` on a thinking block: `messages.N.content.K.thinking.cache_control: Extra inputs are
+ *   not permitted` (the same for `redacted_thinking`);
  * - every `tool_use` answered in the next message: `messages.N: \`tool_use\` ids were found without
  *   \`tool_result\` blocks immediately after: …`; every `tool_result` answering the previous message:
  *   `messages.N.content.K: unexpected \`tool_use_id\` found in \`tool_result\` blocks: …`. Consecutive
@@ -24,10 +26,11 @@
  *
  * Pure: the body in, the first rule it breaks out (as the API's message), or undefined.
  */
+import { MAX_CACHE_BREAKPOINTS } from '../core/cache/prompt-cache-rules.ts';
 import type { ThinkingSigner } from './thinking-signer.ts';
 
 /** Most `cache_control` breakpoints one request may hold. */
-export const MAX_CACHE_BREAKPOINTS = 4;
+export { MAX_CACHE_BREAKPOINTS };
 
 export const THINKING_FIRST_MESSAGE =
   'When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking';
@@ -115,7 +118,14 @@ function nonEmptyRule(messages: WireMessage[]): string | undefined {
 }
 
 function cacheControlRule(body: Record<string, unknown>, messages: WireMessage[]): string | undefined {
-  let found = 0;
+  for (const message of messages) {
+    for (const [position, block] of message.blocks.entries()) {
+      if (isThinking(block) && block.cache_control !== undefined)
+        return `messages.${message.index}.content.${position}.${String(block.type)}.cache_control: Extra inputs are not permitted`;
+    }
+  }
+  // Automatic caching's mark goes on the last block, in one of the four slots.
+  let found = body.cache_control !== undefined && body.cache_control !== null ? 1 : 0;
   const count = (block: unknown) => {
     if (isRecord(block) && block.cache_control !== undefined && block.cache_control !== null) found += 1;
   };

@@ -4,7 +4,8 @@
  * the API's exact event sequence for `stream: true`) with
  *
  * - the API's request rules (anthropic-request-rules.ts): tool calls and results paired, no empty content
- *   or text block, a user message first, at most four `cache_control` breakpoints;
+ *   or text block, a user message first, at most four `cache_control` breakpoints (a top-level one
+ *   counted), none on a thinking block;
  * - its thinking signed and checked (thinking-signer.ts): every thinking block it answers with carries a
  *   signature made for its text, every redacted block data it issued, and a request is refused when a
  *   thinking block differs by a byte from what it issued, or when, with thinking on, the last assistant
