@@ -14,6 +14,7 @@ import {
   utf8Length,
 } from './count-bpe-tokens.ts';
 import { countByHeap } from './merge-byte-pairs.ts';
+import { o200kAsciiPieceEnd } from './o200k-ascii-pieces.ts';
 
 const PLAIN = { disallowedSpecial: new Set<string>() };
 const o200kTable = buildRankTable(o200kRanks);
@@ -24,9 +25,18 @@ const encodings = [
   {
     name: 'o200k',
     reference: (text: string) => gptO200k(text, PLAIN),
-    counters: (['auto', 'heap', 'scan'] as const).map((merge) =>
-      createBpeTokenCounter({ splitRegex: O200K_TOKEN_SPLIT_REGEX, ranks: o200kTable, merge }),
-    ),
+    // With the hand-written ASCII pre-tokenizer, as `createExactCounter` counts; then the regex alone.
+    counters: [
+      ...(['auto', 'heap', 'scan'] as const).map((merge) =>
+        createBpeTokenCounter({
+          splitRegex: O200K_TOKEN_SPLIT_REGEX,
+          ranks: o200kTable,
+          merge,
+          asciiPieceEnd: o200kAsciiPieceEnd,
+        }),
+      ),
+      createBpeTokenCounter({ splitRegex: O200K_TOKEN_SPLIT_REGEX, ranks: o200kTable }),
+    ],
   },
   {
     name: 'cl100k',
@@ -48,7 +58,7 @@ function expectSameCounts(text: string, merges: 'all' | 'auto' = 'all'): void {
 
 /** Characters that exercise every branch of both pre-tokenizers and of UTF-8. */
 const ALPHABET = [
-  ...'abcXYZ019 -_=/\\\n\r\t.,:;\'"!?#+*()[]{}<>|`~',
+  ...'abcXYZ019 -_=/\\\n\r\t\v\f\u0001\u007f.,:;\'"!?#+*()[]{}<>|`~',
   'é',
   'ß',
   'Ж',

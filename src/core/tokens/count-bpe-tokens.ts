@@ -41,6 +41,11 @@ export interface BpeTokenCounterOptions {
   ranks: RankTable;
   /** For tests: merge every piece through the heap, or every piece by scanning. */
   merge?: 'auto' | 'heap' | 'scan';
+  /**
+   * The same pre-tokenizer written out for ASCII (`o200k-ascii-pieces.ts`): the end of the piece at a
+   * position, or a negative number where the regex must decide.
+   */
+  asciiPieceEnd?: (text: string, start: number) => number;
 }
 
 export function createBpeTokenCounter(options: BpeTokenCounterOptions): (text: string) => number {
@@ -84,12 +89,23 @@ export function createBpeTokenCounter(options: BpeTokenCounterOptions): (text: s
     return tokens;
   };
 
+  const { asciiPieceEnd } = options;
   return (text: string): number => {
     let tokens = 0;
     let done = 0;
-    splitter.lastIndex = 0;
     try {
-      for (let match = splitter.exec(text); match !== null; match = splitter.exec(text)) {
+      while (done < text.length) {
+        const end = asciiPieceEnd ? asciiPieceEnd(text, done) : -1;
+        if (end > done) {
+          // One ASCII character is one byte, and every byte is a token of a byte-level BPE.
+          tokens += end === done + 1 ? 1 : countPiece(text.slice(done, end));
+          done = end;
+          continue;
+        }
+        // Every character starts a piece of the pre-tokenizer, so a match is found right at `done`.
+        splitter.lastIndex = done;
+        const match = splitter.exec(text);
+        if (match === null) break;
         tokens += countPiece(match[0]);
         done = splitter.lastIndex;
       }

@@ -5,6 +5,7 @@ import { InvalidTokenCounterError } from '../errors/index.ts';
 import { buildRankTable, type RawRankTable } from './bpe-rank-table.ts';
 import { createBpeTokenCounter } from './count-bpe-tokens.ts';
 import { createLineCounter } from './count-by-lines.ts';
+import { o200kAsciiPieceEnd } from './o200k-ascii-pieces.ts';
 import { ownCopy } from './own-copy.ts';
 import type { TokenCounter } from './token-counter.ts';
 
@@ -20,8 +21,11 @@ export const EXACT_ENCODINGS: readonly ExactEncoding[] = ['o200k', 'cl100k'];
  * tokens counted as the plain text they are to a provider when they appear in a tool's output, a log or
  * a prompt about tokenizers: never as one token, never an error.
  */
-const ENCODINGS: Record<ExactEncoding, { ranks: RawRankTable; splitRegex: RegExp }> = {
-  o200k: { ranks: o200kRanks, splitRegex: O200K_TOKEN_SPLIT_REGEX },
+const ENCODINGS: Record<
+  ExactEncoding,
+  { ranks: RawRankTable; splitRegex: RegExp; asciiPieceEnd?: (text: string, start: number) => number }
+> = {
+  o200k: { ranks: o200kRanks, splitRegex: O200K_TOKEN_SPLIT_REGEX, asciiPieceEnd: o200kAsciiPieceEnd },
   cl100k: { ranks: cl100kRanks, splitRegex: CL100K_TOKEN_SPLIT_REGEX },
 };
 
@@ -34,7 +38,11 @@ export function exactCountFunction(encoding: ExactEncoding): (text: string) => n
     const spec = ENCODINGS[encoding];
     let inner: ((text: string) => number) | undefined;
     count = (text) => {
-      inner ??= createBpeTokenCounter({ splitRegex: spec.splitRegex, ranks: buildRankTable(spec.ranks) });
+      inner ??= createBpeTokenCounter({
+        splitRegex: spec.splitRegex,
+        ranks: buildRankTable(spec.ranks),
+        ...(spec.asciiPieceEnd ? { asciiPieceEnd: spec.asciiPieceEnd } : {}),
+      });
       return inner(text);
     };
     countersByEncoding.set(encoding, count);

@@ -1,0 +1,126 @@
+/**
+ * o200k's pre-tokenizer (gpt-tokenizer's `O200K_TOKEN_SPLIT_REGEX`) by hand, for ASCII. The regex, with
+ * its Unicode property classes, is most of the time an exact count takes (about 20 of 28 ms for 700 KB
+ * of tool output); this scan finds the same pieces several times faster. It decides a piece only from
+ * ASCII characters: where a character at or above U+0080 could change the piece (a letter that would
+ * extend a word, a Unicode space or digit), it gives up and the regex takes that piece.
+ *
+ * The regex's alternatives, tried in order at each position (ASCII reading):
+ * 1. an optional non-letter, non-digit, non-line-break character, then uppercase* lowercase+, then an
+ *    optional contraction ('s 't 'm 'd 'll 've 're, either case);
+ * 2. the same optional character, then uppercase+ lowercase*, then the optional contraction;
+ * 3. one to three digits;
+ * 4. an optional space, then one or more characters neither whitespace, letter nor digit, then any
+ *    line breaks and slashes;
+ * 5. whitespace ending with its last line break;
+ * 6. whitespace not followed by a non-whitespace character (a run before one gives its last character up);
+ * 7. whitespace.
+ */
+
+/** The piece starting at `start` cannot be decided from ASCII alone: the regex takes it. */
+export const UNDECIDED = -1;
+
+const UPPER = 1;
+const LOWER = 2;
+const DIGIT = 4;
+const SPACE = 8;
+const BREAK = 16;
+const OTHER = 32;
+const END = 64;
+const NON_ASCII = 128;
+
+/** Class of every ASCII unit; `\s` in ASCII is tab, line feed, vertical tab, form feed, return, space. */
+const CLASS = new Uint8Array(128);
+for (let unit = 0; unit < 128; unit++) {
+  if (unit >= 0x41 && unit <= 0x5a) CLASS[unit] = UPPER;
+  else if (unit >= 0x61 && unit <= 0x7a) CLASS[unit] = LOWER;
+  else if (unit >= 0x30 && unit <= 0x39) CLASS[unit] = DIGIT;
+  else if (unit === 0x0a || unit === 0x0d) CLASS[unit] = SPACE | BREAK;
+  else if (unit === 0x09 || unit === 0x0b || unit === 0x0c || unit === 0x20) CLASS[unit] = SPACE;
+  else CLASS[unit] = OTHER;
+}
+
+function classAt(text: string, index: number): number {
+  if (index >= text.length) return END;
+  const unit = text.charCodeAt(index);
+  return unit < 0x80 ? (CLASS[unit] as number) : NON_ASCII;
+}
+
+/** End of uppercase* lowercase+ from `from` (alternative 1), UNDECIDED, or -2 when it does not match. */
+function wordEnd(text: string, from: number, lowerRequired: boolean): number {
+  let index = from;
+  let at = classAt(text, index);
+  while (at === UPPER) at = classAt(text, ++index);
+  if (at === NON_ASCII) return UNDECIDED;
+  const uppers = index - from;
+  if (!lowerRequired && uppers === 0) return -2;
+  while (at === LOWER) at = classAt(text, ++index);
+  if (at === NON_ASCII) return UNDECIDED;
+  if (lowerRequired && index - from === uppers) return -2;
+  return contractionEnd(text, index);
+}
+
+function contractionEnd(text: string, index: number): number {
+  if (text.charCodeAt(index) !== 0x27) return index;
+  const first = text.charCodeAt(index + 1) | 0x20;
+  if (first === 0x73 || first === 0x64 || first === 0x6d || first === 0x74) return index + 2; // s d m t
+  const second = text.charCodeAt(index + 2) | 0x20;
+  if (first === 0x6c && second === 0x6c) return index + 3; // ll
+  if ((first === 0x76 || first === 0x72) && second === 0x65) return index + 3; // ve re
+  return index;
+}
+
+/**
+ * Where the piece o200k's pre-tokenizer starts at `start` ends (exclusive), or `UNDECIDED` when a
+ * character at or above U+0080 could change it. `start` is below `text.length`.
+ */
+export function o200kAsciiPieceEnd(text: string, start: number): number {
+  const at = classAt(text, start);
+  if (at === NON_ASCII) return UNDECIDED;
+  // 1 and 2, the word starting here.
+  if (at === UPPER || at === LOWER) {
+    const word = wordEnd(text, start, true);
+    return word === -2 ? wordEnd(text, start, false) : word;
+  }
+  // 1 and 2 after one leading character that is neither a line break, a letter nor a digit.
+  if (at === OTHER || at === SPACE) {
+    const next = classAt(text, start + 1);
+    if (next === NON_ASCII) return UNDECIDED;
+    if (next === UPPER || next === LOWER) {
+      const word = wordEnd(text, start + 1, true);
+      return word === -2 ? wordEnd(text, start + 1, false) : word;
+    }
+  }
+  if (at === DIGIT) {
+    let index = start + 1;
+    while (index < start + 3 && classAt(text, index) === DIGIT) index++;
+    return index < start + 3 && classAt(text, index) === NON_ASCII ? UNDECIDED : index;
+  }
+  // 4: an optional space, then a run of punctuation, then line breaks and slashes.
+  const punctuationFrom = text.charCodeAt(start) === 0x20 ? start + 1 : start;
+  const first = classAt(text, punctuationFrom);
+  if (first === NON_ASCII) return UNDECIDED;
+  if (first === OTHER) {
+    let index = punctuationFrom + 1;
+    let next = classAt(text, index);
+    while (next === OTHER) next = classAt(text, ++index);
+    if (next === NON_ASCII) return UNDECIDED;
+    for (;;) {
+      const unit = text.charCodeAt(index);
+      if (unit !== 0x0a && unit !== 0x0d && unit !== 0x2f) return index;
+      index++;
+    }
+  }
+  // 5, 6 and 7: a run of whitespace.
+  let index = start;
+  let lastBreak = -1;
+  let next = at;
+  while ((next & SPACE) !== 0) {
+    if ((next & BREAK) !== 0) lastBreak = index;
+    next = classAt(text, ++index);
+  }
+  if (next === NON_ASCII) return UNDECIDED;
+  if (lastBreak >= 0) return lastBreak + 1;
+  if (next === END) return index;
+  return index - start >= 2 ? index - 1 : index;
+}
