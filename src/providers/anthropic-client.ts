@@ -9,6 +9,12 @@
  * the request fields around the messages, the response's id and stop reason, and turns whatever the SDK
  * throws into ctxkit's errors (model-error-from-sdk.ts).
  *
+ * Prompt cache: a request that carries no `cache_control` (none can come from ctxkit's messages; one may
+ * come through `extraBody`) gets ctxkit's breakpoints (place-anthropic-cache-marks.ts): its end, where
+ * the previous request of the conversation last wrote inside the prefix the two share, the end of the
+ * tools and system. The client remembers the requests it sent (a few conversations, matched by shared
+ * prefix) once their answer began. `promptCache: false` sends every request unmarked.
+ *
  * Headers: the key goes as `x-api-key` (what the Messages API documents and every Anthropic-compatible
  * server reads); the `Authorization: Bearer` the SDK 1.x derives from it is removed, and so is any
  * credential the SDK would otherwise find in the environment. `anthropic-version` is this client's
@@ -17,6 +23,8 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { fromAnthropicResponse, toAnthropicMessages } from '../adapters/anthropic-messages.ts';
+import { placeAnthropicCacheMarks } from '../adapters/place-anthropic-cache-marks.ts';
+import { createCachePrefixMemory } from '../core/cache/cache-prefix-memory.ts';
 import { InvalidInputError, ModelCallError } from '../core/errors/index.ts';
 import { isAgentVisible, type Message, type Part } from '../core/message.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
@@ -78,6 +86,12 @@ export interface AnthropicClientOptions {
   maxRetries?: number;
   /** Fields merged into every request body (`thinking`, `metadata`, `tool_choice`…). */
   extraBody?: Record<string, unknown>;
+  /**
+   * Prompt-cache breakpoints placed by ctxkit on requests that carry no `cache_control` (at most four:
+   * the request's end, the prefix shared with the previous request, the tools and system). Default
+   * true; `false` sends requests without any.
+   */
+  promptCache?: boolean;
 }
 
 interface AnthropicToolWire {
@@ -108,6 +122,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   const url = `${root}/v1/messages`;
   const timeoutMs = options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
   const capture = captureErrorBodies(options.fetch ?? globalThis.fetch);
+  const cacheMemory = options.promptCache === false ? undefined : createCachePrefixMemory();
   const sdkOf = onceAsync(async () => {
     const sdk = await loadAnthropicSdk();
     const client = new sdk.default({
@@ -146,10 +161,11 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     },
   });
 
+  /** The request's body, and what to call once its answer has begun (the cache memory's record of it). */
   function requestBody(
     request: ModelRequest,
     streaming: boolean,
-  ): { model: string; body: Record<string, unknown> } {
+  ): { model: string; body: Record<string, unknown>; sent: () => void } {
     const model = request.model || options.defaultModel;
     if (!model)
       throw new InvalidInputError('no model: set request.model or defaultModel', { field: 'model' });
@@ -167,11 +183,13 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       ...(streaming && { stream: true }),
       ...options.extraBody,
     };
-    return { model, body };
+    if (cacheMemory === undefined) return { model, body, sent: () => undefined };
+    const placed = placeAnthropicCacheMarks(body, { model, memory: cacheMemory });
+    return { model, body: placed.body, sent: placed.remember };
   }
 
   async function complete(request: ModelRequest): Promise<ModelResponse> {
-    const { model, body } = requestBody(request, false);
+    const { model, body, sent } = requestBody(request, false);
     // Before the guard: a missing SDK is not a failed model call, and its error must reach the caller as is.
     const sdk = await sdkOf();
     const guard = guardModelCall({ provider: ANTHROPIC_PROVIDER, url, signal: request.signal, timeoutMs });
@@ -184,6 +202,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
           })
           .withResponse(),
       );
+      sent();
       const json: unknown = typeof data === 'string' ? parseJson(data) : data;
       const text = typeof data === 'string' ? data : JSON.stringify(data);
       return readMessage(json, text, response.status, response.headers, model);
@@ -195,7 +214,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   }
 
   async function* stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    const { model, body } = requestBody(request, true);
+    const { model, body, sent } = requestBody(request, true);
     const sdk = await sdkOf();
     const guard = guardModelCall({ provider: ANTHROPIC_PROVIDER, url, signal: request.signal, timeoutMs });
     try {
@@ -207,6 +226,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
           })
           .withResponse(),
       );
+      sent();
       if (/json/i.test(response.headers.get('content-type') ?? '')) {
         // A server that ignored `stream: true` (or a 200 carrying an error body): one JSON answer.
         const text = await guard.run(response.text());
