@@ -163,6 +163,10 @@ export function buildProgram(setExitStatus: (status: number) => void = () => {})
       .option('--max-steps <n>', 'model calls per turn at most (default 15)')
       .option('--system <text>', 'the agent’s system prompt')
       .option('--skills <dir>', 'a directory of skills (SKILL.md files) the agent can read')
+      .option(
+        '--no-prompt-cache',
+        'Anthropic: send no prompt-cache breakpoints (ctxkit places them by default)',
+      )
       .addHelpText(
         'after',
         '\nKeys come from OPENAI_API_KEY or ANTHROPIC_API_KEY; a local server needs only --base-url.\nThe window is what the server has the model loaded with when it says (Ollama, vLLM, llama.cpp), --window below that, else the model profile.\nExamples:\n  ctxkit chat --model gpt-4o\n  ctxkit chat --base-url http://127.0.0.1:11434/v1 --model qwen2.5-coder --allow-write\n  echo "list the files" | ctxkit chat --base-url http://127.0.0.1:8000/v1 --model m',

@@ -38,6 +38,8 @@ export interface ConnectFlags {
   provider?: string;
   baseUrl?: string;
   model?: string;
+  /** `--no-prompt-cache` sets it false: Anthropic requests go without ctxkit's cache breakpoints. */
+  promptCache?: boolean;
 }
 
 export interface ModelConnection {
@@ -90,7 +92,13 @@ export async function connectModel(
       provider,
       model,
       baseUrl,
-      client: createAnthropicClient({ apiKey: apiKey ?? '', baseUrl, defaultModel: model, ...fetchOption }),
+      client: createAnthropicClient({
+        apiKey: apiKey ?? '',
+        baseUrl,
+        defaultModel: model,
+        ...fetchOption,
+        ...(flags.promptCache === false && { promptCache: false }),
+      }),
     };
   }
   const baseUrl = flags.baseUrl ?? DEFAULT_OPENAI_BASE_URL;
