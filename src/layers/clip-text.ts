@@ -18,6 +18,8 @@ export interface ClipOptions {
   headFraction?: number | undefined;
   /** The text put between head and tail: `omitted` and `total` are runes. */
   notice: (omitted: number, total: number) => string;
+  /** The text's runes, when the caller knows them (a text clipped to several sizes in turn). */
+  totalRunes?: number | undefined;
 }
 
 /** Runes in `text`, or a cheap upper-bound shortcut: UTF-16 length never undercounts runes. */
@@ -56,8 +58,9 @@ function indexBeforeLastRunes(text: string, runes: number): number {
  * when clipping would not make it shorter: a notice longer than the limit must not re-clip forever).
  */
 export function clipHeadTail(text: string, options: ClipOptions): string | undefined {
-  if (!exceedsRunes(text, options.maxChars)) return undefined;
-  const total = countRunes(text);
+  if (text.length <= options.maxChars) return undefined;
+  const total = options.totalRunes ?? countRunes(text);
+  if (total <= options.maxChars) return undefined;
   // The longest notice this text can need: `omitted` has at most as many digits as `total`.
   const reserve = countRunes(options.notice(total, total));
   const room = Math.max(0, options.maxChars - reserve);

@@ -108,8 +108,9 @@ function clipArgs(
   budget: number,
   notice: (omitted: number, total: number) => string,
 ): string | undefined {
+  const originalChars = runeLength(args);
   const wrap = (inner: string) =>
-    JSON.stringify({ ctxkit_clipped_arguments: inner, original_chars: runeLength(args) });
+    JSON.stringify({ ctxkit_clipped_arguments: inner, original_chars: originalChars });
   let room = Math.max(8, budget - input.countTokens(wrap('')));
   // Escaping (quotes, backslashes, newlines) grows the text once wrapped: shrink until the wrapped form fits.
   for (let round = 0; round < FIT_ROUNDS; round++) {
@@ -160,7 +161,8 @@ function resultClipper(
       const part = readBackPartOf(result, messages, index);
       if (part) return (maxChars) => clipReadBackPart(text, part, maxChars);
     }
-    return (maxChars) => clipHeadTail(text, { maxChars, notice });
+    const totalRunes = runeLength(text);
+    return (maxChars) => clipHeadTail(text, { maxChars, notice, totalRunes });
   };
 }
 
@@ -178,7 +180,14 @@ function clipToTokens(
   notice: (omitted: number, total: number) => string,
   textTokens?: number,
 ): string | undefined {
-  return fitToTokens(input, text, budget, (maxChars) => clipHeadTail(text, { maxChars, notice }), textTokens);
+  const totalRunes = runeLength(text);
+  return fitToTokens(
+    input,
+    text,
+    budget,
+    (maxChars) => clipHeadTail(text, { maxChars, notice, totalRunes }),
+    textTokens,
+  );
 }
 
 /** `text` clipped by `clip` to about `budget` tokens: characters scaled by the count, a few rounds. */

@@ -137,8 +137,8 @@ async function summarizeWithModel(
       : asked;
   const { countTokens } = input;
   const previous = sectionsFrom(input.previous?.sections);
-  const prompt = boundedPrompt(name, options, input, previous);
-  onPromptTokens(countTokens(prompt) + countTokens(SUMMARY_SYSTEM_PROMPT));
+  const { prompt, tokens: promptTokens } = boundedPrompt(name, options, input, previous);
+  onPromptTokens(promptTokens + countTokens(SUMMARY_SYSTEM_PROMPT));
   const request: ModelRequest = {
     model: options.model,
     system: SUMMARY_SYSTEM_PROMPT,
@@ -241,7 +241,7 @@ function boundedPrompt(
   options: ModelSummarizerOptions,
   input: SummarizeInput,
   previous: SummarySections,
-): string {
+): { prompt: string; tokens: number } {
   const { countTokens } = input;
   const overhead = options.promptOverheadTokens ?? DEFAULT_PROMPT_OVERHEAD_TOKENS;
   const limit = options.maxInputTokens - overhead - countTokens(SUMMARY_SYSTEM_PROMPT);
@@ -276,11 +276,18 @@ function boundedPrompt(
         : {}),
     });
     const prompt = build(previousText, transcript.text);
-    const over = countTokens(prompt) - limit;
-    if (over <= 0) return prompt;
+    // The transcript's blocks were counted one by one: their sum, with a token of slack for each place
+    // a block meets its neighbour, bounds the whole. Only a prompt near the limit is counted again.
+    const frame = build(previousText, '');
+    const bound = countTokens(frame) + transcript.tokens + transcript.blocks + 1;
+    if (bound <= limit) return { prompt, tokens: bound };
+    const tokens = countTokens(prompt);
+    const over = tokens - limit;
+    if (over <= 0) return { prompt, tokens };
     budget -= over + 8;
   }
-  return cutToTokens(build(previousText, ''), limit, countTokens);
+  const cut = cutToTokens(build(previousText, ''), limit, countTokens);
+  return { prompt: cut, tokens: countTokens(cut) };
 }
 
 function fitPrevious(

@@ -20,6 +20,8 @@ export interface SelectedTranscript {
   /** How many messages the marker stands for (0 when everything fit). */
   elided: number;
   tokens: number;
+  /** Pieces joined into `text`: the messages, and the marker when there is one. */
+  blocks: number;
 }
 
 export interface SelectTranscriptInput extends TranscriptLimits {
@@ -30,7 +32,7 @@ export interface SelectTranscriptInput extends TranscriptLimits {
   headMaxMessages?: number;
   /**
    * Count the joined text and trim until it fits (default). `false` trusts the per-block counts: for a
-   * caller that counts the final prompt anyway and tightens the budget when it is over.
+   * caller that bounds the final prompt by them, and counts it only when the bound is over.
    */
   verify?: boolean;
 }
@@ -41,7 +43,8 @@ export function elisionMarker(count: number, fromSeq: number, toSeq: number): st
 
 export function selectTranscript(input: SelectTranscriptInput): SelectedTranscript {
   const { messages, maxTokens, countTokens } = input;
-  if (messages.length === 0 || maxTokens <= 0) return { text: '', elided: messages.length, tokens: 0 };
+  if (messages.length === 0 || maxTokens <= 0)
+    return { text: '', elided: messages.length, tokens: 0, blocks: 0 };
   const separatorTokens = countTokens(BLOCK_SEPARATOR);
   const blocks = new Map<number, { text: string; tokens: number }>();
   const block = (index: number): { text: string; tokens: number } => {
@@ -131,16 +134,16 @@ function assemble(
     if (!verify) {
       let tokens = elided > 0 ? countTokens(pieces[head.length] ?? '') + countTokens(BLOCK_SEPARATOR) : 0;
       for (const index of [...head, ...tail]) tokens += block(index).tokens;
-      return { text, elided: Math.max(0, elided), tokens };
+      return { text, elided: Math.max(0, elided), tokens, blocks: pieces.length };
     }
     const tokens = countTokens(text);
-    if (tokens <= maxTokens) return { text, elided: Math.max(0, elided), tokens };
+    if (tokens <= maxTokens) return { text, elided: Math.max(0, elided), tokens, blocks: pieces.length };
     // Per-block estimates undershot: give up the oldest kept tail message (else the last head one).
     if (tail.length > 1) tail.shift();
     else if (head.length > 0) head.pop();
     else {
       const cut = cutToTokens(text, maxTokens, countTokens);
-      return { text: cut, elided: Math.max(0, elided), tokens: countTokens(cut) };
+      return { text: cut, elided: Math.max(0, elided), tokens: countTokens(cut), blocks: pieces.length };
     }
   }
 }
