@@ -25,6 +25,8 @@ export interface AnthropicCacheBlock {
   prefixKey: string;
   /** Length of the block's JSON, what a size estimate starts from. */
   chars: number;
+  /** The block's tokens, when the caller gave a way to count them. */
+  tokens?: number;
   cacheable: boolean;
   /** The block carries `cache_control`. */
   marked: boolean;
@@ -39,8 +41,14 @@ const CACHEABLE_MESSAGE_BLOCKS = new Set(['image', 'document', 'tool_use', 'tool
 /** Characters of a key kept from its base64 sha1: 96 bits, no collision within one conversation. */
 const KEY_LENGTH = 16;
 
-/** The body's blocks in the order the cache reads them. */
-export function anthropicCacheBlocks(body: Readonly<Record<string, unknown>>): AnthropicCacheBlock[] {
+/**
+ * The body's blocks in the order the cache reads them. `tokensOf`, when given, counts each block from its
+ * JSON (without its mark) and its key, so a caller can remember counts by key.
+ */
+export function anthropicCacheBlocks(
+  body: Readonly<Record<string, unknown>>,
+  tokensOf?: (json: string, key: string) => number,
+): AnthropicCacheBlock[] {
   const out: AnthropicCacheBlock[] = [];
   let prefixKey = '';
   const add = (region: AnthropicCacheRegion, index: number, position: number, block: unknown) => {
@@ -56,6 +64,7 @@ export function anthropicCacheBlocks(body: Readonly<Record<string, unknown>>): A
       key,
       prefixKey,
       chars: json.length,
+      ...(tokensOf !== undefined && { tokens: tokensOf(json, key) }),
       cacheable: region === 'tools' ? true : canCarryMark(record),
       marked: mark !== undefined && mark !== null,
       longTtl: isRecord(mark) && mark.ttl === '1h',

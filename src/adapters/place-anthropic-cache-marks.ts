@@ -7,7 +7,12 @@
 import type { CachePrefixMemory } from '../core/cache/cache-prefix-memory.ts';
 import { placeCacheBreakpoints } from '../core/cache/place-cache-breakpoints.ts';
 import { minCacheableTokensFor } from '../core/cache/prompt-cache-rules.ts';
-import { anthropicCacheBlocks, hasAnthropicCacheControl, withCacheMarks } from './anthropic-cache-blocks.ts';
+import {
+  type AnthropicCacheBlock,
+  anthropicCacheBlocks,
+  hasAnthropicCacheControl,
+  withCacheMarks,
+} from './anthropic-cache-blocks.ts';
 
 /**
  * Characters per token the placement estimates a block's size with, from its JSON. Fewer than the
@@ -28,6 +33,8 @@ export interface AnthropicCacheMarkOptions {
   memory?: CachePrefixMemory;
   /** Leading blocks the next edit will leave as they are, when the caller knows. */
   stableBlocks?: number;
+  /** The body's blocks, when the caller has read them already (anthropicCacheBlocks of this body). */
+  blocks?: readonly AnthropicCacheBlock[];
 }
 
 export interface PlacedAnthropicCacheMarks {
@@ -47,7 +54,7 @@ export function placeAnthropicCacheMarks(
 ): PlacedAnthropicCacheMarks {
   if (hasAnthropicCacheControl(body))
     return { body, breakpoints: [], senderMarked: true, remember: () => undefined };
-  const blocks = anthropicCacheBlocks(body);
+  const blocks = options.blocks ?? anthropicCacheBlocks(body);
   const prefixKeys = blocks.map((block) => block.prefixKey);
   const fixedBlocks = blocks.filter((block) => block.region !== 'messages').length;
   const previous = options.memory?.recall(prefixKeys);
