@@ -27,8 +27,8 @@ import {
  *   greedily (the one holding the most missing tokens first) so the fewest are read. The answer is the
  *   smallest one `read_offloaded` gives that brings back all the tokens assigned to that blob: a
  *   `search` for one of them (with the tool's default context), or the page that holds them all (the
- *   whole blob when it fits one); when no single answer holds them all, searches picked greedily, each
- *   one more round trip. Every answer is sized to the room the tool gives it (a page,
+ *   whole blob when it fits one); when no single answer holds them all, searches and pages picked
+ *   greedily (the one bringing the most first), each one more round trip. Every answer is sized to the room the tool gives it (a page,
  *   at most what the window leaves: `readBackRoom`). It supposes the agent asks for exactly what it
  *   needs, so it is the least a read-back can cost.
  * - **Re-run**: a token no pointed blob holds was forgotten: the agent runs a tool again to see it. The
@@ -124,6 +124,9 @@ export class RecoveryPricer {
       cheaper: (a, b) => (this.blobs.get(a)?.length ?? 0) - (this.blobs.get(b)?.length ?? 0),
     })) {
       const answer = this.readBack(ref, tokens, limit);
+        console.error(
+          `RB call@${call.messageIndex} in=${call.inputTokens} ref=${ref} len=${this.blobs.get(ref)?.length} tokens=${tokens.length} [${tokens.slice(0, 3).join(' ')}] trips=${answer.count} ansTok=${answer.tokens}`,
+        );
       recovery.readBacks += answer.count;
       recovery.readBackTokens += answer.tokens;
       // Each round trip carries its own share of the answer; the request is re-read every time.
@@ -297,10 +300,10 @@ export function greedyCover<T>(
 
 /**
  * The answers of `read_offloaded` on `content` an agent asking for exactly `tokens` (each with where it
- * first occurs) would get: the shortest single answer holding them all (a search for one of them, the
- * page of the paged reading that holds them all: the whole content when it fits one), else searches
- * picked greedily, the one bringing the most first. Line ranges are left out: they need line numbers the
- * agent no longer has.
+ * first occurs) would get, picked greedily: of the searches for one of them (with the tool's default
+ * context) and the pages of the paged reading that hold one (the whole content when it fits a page), the
+ * one bringing the most of what is still missing, the shorter on a tie, until nothing is. Line ranges are
+ * left out: they need line numbers the agent no longer has.
  */
 export function readBackAnswers(
   content: string,
@@ -308,41 +311,51 @@ export function readBackAnswers(
   tokens: readonly { token: string; at: number }[],
   limit: number,
 ): string[] {
-  const holdsAll = (answer: string) => tokens.every(({ token }) => answer.includes(token));
-  const search = (token: string) => searchLines(content, token, DEFAULT_SEARCH_CONTEXT, ref, limit).content;
-  const single: string[] = [];
-  for (const { token } of tokens) single.push(search(token));
+  const searches = new Map<string, string>();
+  const search = (token: string): string => {
+    let answer = searches.get(token);
+    if (answer === undefined) {
+      answer = searchLines(content, token, DEFAULT_SEARCH_CONTEXT, ref, limit).content;
+      searches.set(token, answer);
+    }
+    return answer;
+  };
   // Without a search the tool pages: the whole blob when it fits, else part k from offset k × limit.
-  const pages = new Set(tokens.filter(({ at }) => at >= 0).map(({ at }) => Math.floor(at / limit)));
-  const [page] = pages;
-  if (pages.size === 1 && page !== undefined) {
+  const page = (index: number): string => {
     const part = pageText(content, {
-      offset: page * limit,
+      offset: index * limit,
       limit,
       label: ref,
       nextCall: (offset) => `${READ_OFFLOADED_TOOL}(${JSON.stringify({ ref, offset, limit })})`,
     });
-    if (typeof part !== 'string') single.push(part.content);
-  }
-  const best = single.filter(holdsAll).sort((a, b) => a.length - b.length)[0];
-  if (best !== undefined) return [best];
+    return typeof part === 'string' ? '' : part.content;
+  };
+  const pageOf = new Map(tokens.map(({ token, at }) => [token, at >= 0 ? Math.floor(at / limit) : -1]));
   const left = new Set(tokens.map(({ token }) => token));
   const answers: string[] = [];
+  // The answer bringing the most of what is left, the shorter on a tie: one answer when one holds it all.
   while (left.size > 0) {
-    let pick: { answer: string; brings: string[] } | undefined;
+    const candidates = new Set<string>();
     for (const token of left) {
-      const answer = search(token);
+      candidates.add(search(token));
+      const index = pageOf.get(token) ?? -1;
+      if (index >= 0) candidates.add(page(index));
+    }
+    let pick: { answer: string; brings: string[] } | undefined;
+    for (const answer of candidates) {
       const brings = [...left].filter((wanted) => answer.includes(wanted));
       if (
         !pick ||
         brings.length > pick.brings.length ||
         (brings.length === pick.brings.length && answer.length < pick.answer.length)
       )
-        pick = { answer, brings: brings.length > 0 ? brings : [token] };
+        pick = { answer, brings };
     }
     if (!pick) break;
+    // An answer that brings nothing (a token past what a search can show) still costs its trip.
+    const brings = pick.brings.length > 0 ? pick.brings : [...left].slice(0, 1);
     answers.push(pick.answer);
-    for (const token of pick.brings) left.delete(token);
+    for (const token of brings) left.delete(token);
   }
   return answers;
 }
