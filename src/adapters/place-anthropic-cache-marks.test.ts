@@ -26,11 +26,12 @@ const markedPositions = (body: Record<string, unknown>) =>
   anthropicCacheBlocks(body).flatMap((block, at) => (block.marked ? [at] : []));
 
 describe('placeAnthropicCacheMarks', () => {
-  it('marks the system and the end of a first request, as cache_control on the blocks', () => {
+  it('marks the system, the block before the largest message block and the end, as cache_control', () => {
+    // Blocks: system 0, "question 0" 1, thinking 2 (the largest message block), "answer 0" 3, "next" 4.
     const placed = placeAnthropicCacheMarks(conversation(1));
     expect(placed.senderMarked).toBe(false);
-    expect(placed.breakpoints).toEqual([0, 4]);
-    expect(markedPositions(placed.body)).toEqual([0, 4]);
+    expect(placed.breakpoints).toEqual([0, 1, 4]);
+    expect(markedPositions(placed.body)).toEqual([0, 1, 4]);
     expect(placed.body.system).toEqual([
       { type: 'text', text: system, cache_control: { type: 'ephemeral' } },
     ]);
@@ -61,10 +62,11 @@ describe('placeAnthropicCacheMarks', () => {
     expect(placeAnthropicCacheMarks(conversation(14), { memory }).breakpoints).toHaveLength(4);
     first.remember();
     // 2 turns: system, then 2 × (question, thinking, answer) and "next": the end was block 7.
-    expect(first.breakpoints).toEqual([0, 7]);
-    // 14 turns later the request has 44 blocks; "next" (block 7) changed into a question, so 7 blocks
-    // are shared and the read goes where the first request wrote inside them: its system mark.
+    expect(first.breakpoints).toEqual([0, 1, 7]);
+    // 14 turns later the request has 44 blocks; "next" (block 7) became a question, so 7 blocks are
+    // shared and the read goes to the last entry the first request wrote inside them (block 1); the
+    // largest block added since is the thinking at 32 ("t10", one character longer), marked before.
     const later = placeAnthropicCacheMarks(conversation(14), { memory });
-    expect(later.breakpoints).toEqual([0, 6, 43]);
+    expect(later.breakpoints).toEqual([0, 1, 31, 43]);
   });
 });

@@ -35,6 +35,8 @@ export interface AnthropicCacheMarkOptions {
   stableBlocks?: number;
   /** The body's blocks, when the caller has read them already (anthropicCacheBlocks of this body). */
   blocks?: readonly AnthropicCacheBlock[];
+  /** The time the memory judges which entries are still alive by. Default `Date.now()`. */
+  nowMs?: number;
 }
 
 export interface PlacedAnthropicCacheMarks {
@@ -57,7 +59,8 @@ export function placeAnthropicCacheMarks(
   const blocks = options.blocks ?? anthropicCacheBlocks(body);
   const prefixKeys = blocks.map((block) => block.prefixKey);
   const fixedBlocks = blocks.filter((block) => block.region !== 'messages').length;
-  const previous = options.memory?.recall(prefixKeys);
+  const nowMs = options.nowMs ?? Date.now();
+  const previous = options.memory?.recall(prefixKeys, nowMs);
   const model = options.model ?? (typeof body.model === 'string' ? body.model : undefined);
   const breakpoints = placeCacheBreakpoints({
     blocks: blocks.map((block) => ({
@@ -69,6 +72,7 @@ export function placeAnthropicCacheMarks(
     ...(previous !== undefined && {
       sharedWithPrevious: previous.shared,
       previousBreakpoints: previous.breakpoints,
+      writtenPositions: previous.written,
     }),
     ...(options.stableBlocks !== undefined && { stableBlocks: options.stableBlocks }),
   });
@@ -76,6 +80,7 @@ export function placeAnthropicCacheMarks(
     body: withCacheMarks(body, blocks, breakpoints),
     breakpoints,
     senderMarked: false,
-    remember: () => options.memory?.remember(prefixKeys, breakpoints, fixedBlocks),
+    remember: () =>
+      options.memory?.remember(prefixKeys, breakpoints, fixedBlocks, options.nowMs ?? Date.now()),
   };
 }

@@ -220,7 +220,8 @@ export function anthropicCacheBillOfReplay(
     return tokens;
   };
   const memory = createCachePrefixMemory();
-  const billed: CacheBilledRequest[] = requests.map((request) => {
+  const spacing = options.callSpacingMs ?? REPLAY_CALL_SPACING_MS;
+  const billed: CacheBilledRequest[] = requests.map((request, index) => {
     const body = anthropicBodyOf(request, options.model);
     const blocks = anthropicCacheBlocks(body, tokensOf);
     let positions: number[] = [];
@@ -231,6 +232,7 @@ export function anthropicCacheBillOfReplay(
       const placed = placeAnthropicCacheMarks(body, {
         memory,
         blocks,
+        nowMs: index * spacing,
         ...(options.model !== undefined && { model: options.model }),
         ...(options.minTokens !== undefined && { minTokens: options.minTokens }),
       });

@@ -56,6 +56,33 @@ describe('placeCacheBreakpoints', () => {
     expect(marks).toEqual([0, 25, 39, 64]);
   });
 
+  it('reads the last live entry any earlier call wrote before an edit, not only the previous call’s', () => {
+    // The previous call marked 0, 25 and 59; an older call's end at 36 is still alive; block 40 changed.
+    const request = blocks(Array.from({ length: 65 }, (_, at) => (at === 0 ? 2000 : 100)));
+    const marks = placeCacheBreakpoints({
+      blocks: request,
+      fixedBlocks: 1,
+      minTokens: 1024,
+      sharedWithPrevious: 40,
+      previousBreakpoints: [0, 25, 59],
+      writtenPositions: [0, 25, 36],
+    });
+    expect(marks).toEqual([0, 36, 39, 64]);
+  });
+
+  it('marks the block before the largest one added since the previous call', () => {
+    // 10 blocks shared; of the 6 added, block 13 (a large result) is the largest.
+    const sizes = Array.from({ length: 16 }, (_, at) => (at === 0 ? 2000 : at === 13 ? 5000 : 100));
+    const marks = placeCacheBreakpoints({
+      blocks: blocks(sizes),
+      fixedBlocks: 1,
+      minTokens: 1024,
+      sharedWithPrevious: 10,
+      previousBreakpoints: [0, 9],
+    });
+    expect(marks).toEqual([0, 9, 12, 15]);
+  });
+
   it('with the previous call unknown, marks back from the end every 20 blocks', () => {
     const request = blocks(Array.from({ length: 100 }, (_, at) => (at === 0 ? 2000 : 100)));
     expect(placeCacheBreakpoints({ blocks: request, fixedBlocks: 1, minTokens: 1024 })).toEqual([
@@ -94,6 +121,7 @@ describe('placeCacheBreakpoints', () => {
       minTokens: fc.constantFrom(512, 1024, 2048, 4096),
       shared: fc.option(fc.integer({ min: 0, max: 130 }), { nil: undefined }),
       previous: fc.array(fc.integer({ min: 0, max: 130 }), { maxLength: 4 }),
+      written: fc.array(fc.integer({ min: -5, max: 130 }), { maxLength: 8 }),
       stable: fc.option(fc.integer({ min: 0, max: 130 }), { nil: undefined }),
       max: fc.integer({ min: 0, max: 6 }),
     });
@@ -105,6 +133,7 @@ describe('placeCacheBreakpoints', () => {
           minTokens: input.minTokens,
           sharedWithPrevious: input.shared,
           previousBreakpoints: input.previous,
+          writtenPositions: input.written,
           stableBlocks: input.stable,
           maxBreakpoints: input.max,
         });

@@ -8,13 +8,18 @@
  * marks go, in this order of worth:
  *
  * 1. the end of the request: the entry the next call reads;
- * 2. where the previous call wrote its last entry inside the prefix this call shares with it (or, not
- *    knowing its marks, the end of that prefix): the read, exact however many blocks came since and
- *    wherever an edit cut the conversation;
+ * 2. the last entry an earlier call of the conversation wrote inside the prefix this call shares with the
+ *    previous one (or, knowing of none, the end of that prefix): the read, exact however many blocks
+ *    came since and wherever an edit cut the conversation;
  * 3. the end of the tools and system: read by any call that sends them again (a new conversation, a
  *    subagent, a conversation whose history was rewritten from the start);
  * 4. the end of the prefix the next edit will leave alone, when known: its entry survives that edit;
- * 5. with the previous call unknown, one mark every 20 blocks back from the end, so an entry the
+ * 5. the block before the largest one added since the previous call: ctxkit's next edits most often
+ *    land on what just arrived (a large result offloaded or clipped under pressure), and this entry
+ *    keeps the prefix up to it (on the corpus at a 16k window, 3 % less billed than without it);
+ * 6. the end of the prefix shared with the previous call, when an edit cut it: written for a later edit
+ *    at the same place;
+ * 7. with the previous call unknown, one mark every 20 blocks back from the end, so an entry the
  *    previous call wrote up to 60 blocks before this end is still found.
  *
  * A mark goes only on a block that can carry one (not thinking, not empty text) and only where the
@@ -37,6 +42,8 @@ export interface CachePlacementInput {
   sharedWithPrevious?: number | undefined;
   /** The positions the previous request marked (its entries, where its prefix reached the minimum). */
   previousBreakpoints?: readonly number[] | undefined;
+  /** Positions where earlier requests of the conversation wrote entries still alive. */
+  writtenPositions?: readonly number[] | undefined;
   /** Leading blocks the next edit will leave unchanged, when known. */
   stableBlocks?: number | undefined;
   /** The shortest prefix the model caches, in tokens. */
@@ -78,11 +85,20 @@ export function placeCacheBreakpoints(input: CachePlacementInput): number[] {
   const shared = input.sharedWithPrevious;
   const known = shared !== undefined;
   if (known && shared > 0) {
-    const written = (input.previousBreakpoints ?? []).filter((at) => at < shared && eligible(at));
+    const written = [...(input.previousBreakpoints ?? []), ...(input.writtenPositions ?? [])].filter(
+      (at) => at < shared && eligible(at),
+    );
     wanted.push(written.length > 0 ? Math.max(...written) : markableAtOrBefore(shared - 1));
   }
   wanted.push(markableAtOrBefore(input.fixedBlocks - 1));
   if (input.stableBlocks !== undefined) wanted.push(markableAtOrBefore(input.stableBlocks - 1));
+  const from = Math.max(shared ?? 0, input.fixedBlocks);
+  let largest = -1;
+  for (let at = from; at < blocks.length; at++) {
+    if (largest < 0 || (blocks[at] as CacheBlock).tokens > (blocks[largest] as CacheBlock).tokens)
+      largest = at;
+  }
+  if (largest > from) wanted.push(markableAtOrBefore(largest - 1));
   if (known && shared > 0) wanted.push(markableAtOrBefore(shared - 1));
   if (!known && end >= 0) {
     for (let back = end - lookback; back >= 0; back -= lookback) wanted.push(markableAtOrBefore(back));

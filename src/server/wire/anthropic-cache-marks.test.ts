@@ -35,16 +35,18 @@ describe('withAnthropicCacheMarks', () => {
   it('marks a body whose client marked nothing: system, end, and the previous end once sent', () => {
     const memory = createCachePrefixMemory();
     const first = withAnthropicCacheMarks(upstream(2), { clientBody: upstream(2), memory });
-    // Blocks: tool 0, system 1, then the question and two calls with their results (2..6).
-    expect(marked(first.body)).toEqual([1, 6]);
-    expect(first.placed).toBe(2);
+    // Blocks: tool 0, system 1, then the question and two calls with their results (2..6): the system,
+    // the call before the first (largest) result, the end.
+    expect(marked(first.body)).toEqual([1, 3, 6]);
+    expect(first.placed).toBe(3);
     expect(first.body.system).toEqual([{ type: 'text', text: SYSTEM, cache_control: EPHEMERAL }]);
     expect(anthropicRuleViolation(first.body)).toBeUndefined();
     first.sent();
 
-    // 25 more calls and results (50 blocks) later, the read still lands on the first request's end.
+    // 25 more calls and results (50 blocks) later, the read still lands on the first request's end; the
+    // call before the first two-digit (largest) result, step 10's at block 24, is marked too.
     const later = withAnthropicCacheMarks(upstream(27), { clientBody: upstream(27), memory });
-    expect(marked(later.body)).toEqual([1, 6, 56]);
+    expect(marked(later.body)).toEqual([1, 6, 23, 56]);
     expect(anthropicRuleViolation(later.body)).toBeUndefined();
   });
 
