@@ -10,10 +10,11 @@
  * throws into ctxkit's errors (model-error-from-sdk.ts).
  *
  * Prompt cache: a request that carries no `cache_control` (none can come from ctxkit's messages; one may
- * come through `extraBody`) gets ctxkit's breakpoints (place-anthropic-cache-marks.ts): its end, where
- * the previous request of the conversation last wrote inside the prefix the two share, the end of the
- * tools and system. The client remembers the requests it sent (a few conversations, matched by shared
- * prefix) once their answer began. `promptCache: false` sends every request unmarked.
+ * come through `extraBody`) gets ctxkit's breakpoints (place-anthropic-cache-marks.ts): its end, the
+ * last entry the conversation's earlier requests wrote inside the prefix shared with the previous one,
+ * the end of the tools and system, the block before the largest one added since. The client remembers
+ * the requests it sent (a few conversations, matched by shared prefix) once their answer began.
+ * `promptCache: false` sends every request unmarked.
  *
  * Headers: the key goes as `x-api-key` (what the Messages API documents and every Anthropic-compatible
  * server reads); the `Authorization: Bearer` the SDK 1.x derives from it is removed, and so is any
@@ -88,8 +89,8 @@ export interface AnthropicClientOptions {
   extraBody?: Record<string, unknown>;
   /**
    * Prompt-cache breakpoints placed by ctxkit on requests that carry no `cache_control` (at most four:
-   * the request's end, the prefix shared with the previous request, the tools and system). Default
-   * true; `false` sends requests without any.
+   * the request's end, what the previous requests wrote inside the prefix shared with them, the tools
+   * and system, before the largest block added since). Default true; `false` sends requests without any.
    */
   promptCache?: boolean;
 }

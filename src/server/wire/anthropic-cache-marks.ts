@@ -4,9 +4,10 @@
  * block, a tool result's content, or at the top level) chose its caching: the upstream body is left as
  * rendered, with no mark added, even where an edit of ctxkit's took one of the client's marks away.
  *
- * Where the marks go is placeAnthropicCacheMarks's (adapters/place-anthropic-cache-marks.ts): the end of
- * the tools and system, where the previous upstream request of the conversation last wrote inside the
- * prefix the two share, and the request's end, at most four. `memory` is one per proxy; a request is
+ * Where the marks go is placeAnthropicCacheMarks's (adapters/place-anthropic-cache-marks.ts), at most
+ * four: the end of the tools and system, the last entry the conversation's earlier upstream requests
+ * wrote inside the prefix shared with the previous one, the block before the largest one added since,
+ * and the request's end. `memory` is one per proxy; a request is
  * recorded in it by `sent()`, to be called once the upstream's answer has begun.
  */
 import { hasAnthropicCacheControl } from '../../adapters/anthropic-cache-blocks.ts';
