@@ -55,11 +55,16 @@ describe('anthropicCacheBlocks', () => {
 
   it('gives prefixes that differ anywhere before a block different prefix keys', () => {
     const edited = { ...body, messages: [{ role: 'user', content: 'read b.ts' }, ...body.messages.slice(1)] };
-    const a = anthropicCacheBlocks(body);
-    const b = anthropicCacheBlocks(edited);
+    const size = (json: string) => json.length;
+    const a = anthropicCacheBlocks(body, size);
+    const b = anthropicCacheBlocks(edited, size);
     expect(a[1]?.prefixKey).toBe(b[1]?.prefixKey);
     for (let at = 2; at < a.length; at++) expect(a[at]?.prefixKey).not.toBe(b[at]?.prefixKey);
+    // The blocks after the edit are the same blocks: same content keys, same counts.
     expect(a[3]?.key).toBe(b[3]?.key);
+    expect(a[3]?.key).not.toBe('');
+    expect(a[2]?.key).not.toBe(b[2]?.key);
+    expect(a[3]?.tokens).toBe(b[3]?.tokens);
   });
 
   it('does not let blank text or unknown blocks carry a mark', () => {
@@ -135,5 +140,45 @@ describe('withCacheMarks', () => {
     expect(anthropicCacheBlocks(marked).map((block) => block.prefixKey)).toEqual(
       blocks.map((block) => block.prefixKey),
     );
+  });
+});
+
+describe("values with a toJSON (serve keeps the client's bytes so)", () => {
+  /** Stands for serve's RawJson: the client's bytes, read as JSON.stringify reads them. */
+  class Kept {
+    constructor(readonly value: unknown) {}
+    toJSON(): unknown {
+      return this.value;
+    }
+  }
+
+  it('are read, checked for marks and marked as the values they stand for', () => {
+    const kept = {
+      ...body,
+      tools: new Kept(body.tools),
+      messages: body.messages.map((message) => new Kept(message)),
+    };
+    const blocks = anthropicCacheBlocks(kept);
+    expect(blocks.map((block) => block.prefixKey)).toEqual(
+      anthropicCacheBlocks(body).map((b) => b.prefixKey),
+    );
+    expect(hasAnthropicCacheControl(kept)).toBe(false);
+    expect(
+      hasAnthropicCacheControl({
+        ...kept,
+        messages: [
+          new Kept({
+            role: 'user',
+            content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }],
+          }),
+        ],
+      }),
+    ).toBe(true);
+    const marked = withCacheMarks(kept, blocks, [0, 5]);
+    expect(JSON.parse(JSON.stringify(marked))).toEqual(
+      JSON.parse(JSON.stringify(withCacheMarks(body, blocks, [0, 5]))),
+    );
+    // Messages without a mark stay as they were kept.
+    expect((marked.messages as unknown[])[0]).toBe(kept.messages[0]);
   });
 });

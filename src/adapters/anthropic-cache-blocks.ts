@@ -8,6 +8,9 @@
  * message blocks of type text (not blank), image, document, tool_use, tool_result and search_result.
  * Thinking and redacted thinking may not (the API answers "…thinking.cache_control: Extra inputs are not
  * permitted"), nor empty text, nor block types this file does not know.
+ *
+ * A body is read as `JSON.stringify` writes it: a value with a `toJSON` (serve's `RawJson`, the client's
+ * own bytes of a message or a member) is read as what that gives.
  */
 import { hash } from 'node:crypto';
 
@@ -19,7 +22,10 @@ export interface AnthropicCacheBlock {
   index: number;
   /** For messages, the block's index in its content (0 for string content). */
   position: number;
-  /** Short hash of the block's JSON without its `cache_control`. */
+  /**
+   * Short hash of the block's JSON without its `cache_control`: equal keys, equal blocks. Worked out only
+   * when the caller counts tokens (`tokensOf`), to remember counts by it; empty otherwise.
+   */
   key: string;
   /** Key of the whole prefix up to and including this block: equal keys, equal prefixes. */
   prefixKey: string;
@@ -55,8 +61,9 @@ export function anthropicCacheBlocks(
     const record = isRecord(block) ? block : {};
     const { cache_control: mark, ...content } = record;
     const json = JSON.stringify(content);
-    const key = shortHash(json);
-    prefixKey = shortHash(`${prefixKey}${key}`);
+    // One hash a block: the prefix's key covers the previous prefix's key and this block's JSON.
+    prefixKey = shortHash(`${prefixKey}${json}`);
+    const key = tokensOf !== undefined ? shortHash(json) : '';
     out.push({
       region,
       index,
@@ -70,11 +77,13 @@ export function anthropicCacheBlocks(
       longTtl: isRecord(mark) && mark.ttl === '1h',
     });
   };
-  if (Array.isArray(body.tools))
-    for (const [index, tool] of body.tools.entries()) add('tools', index, 0, tool);
+  const tools = asJson(body.tools);
+  if (Array.isArray(tools)) for (const [index, tool] of tools.entries()) add('tools', index, 0, asJson(tool));
   for (const [index, block] of systemBlocks(body.system).entries()) add('system', index, 0, block);
-  if (Array.isArray(body.messages)) {
-    for (const [index, message] of body.messages.entries()) {
+  const messages = asJson(body.messages);
+  if (Array.isArray(messages)) {
+    for (const [index, item] of messages.entries()) {
+      const message = asJson(item);
       const content = contentBlocks(isRecord(message) ? message.content : undefined);
       for (const [position, block] of content.entries()) add('messages', index, position, block);
     }
@@ -87,16 +96,19 @@ export function anthropicCacheBlocks(
  * message block or a block inside a tool result.
  */
 export function hasAnthropicCacheControl(body: Readonly<Record<string, unknown>>): boolean {
-  if (isMark(body.cache_control)) return true;
-  if (Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && isMark(tool.cache_control)))
-    return true;
-  if (
-    Array.isArray(body.system) &&
-    body.system.some((block) => isRecord(block) && isMark(block.cache_control))
-  )
-    return true;
-  if (!Array.isArray(body.messages)) return false;
-  for (const message of body.messages) {
+  if (isMark(asJson(body.cache_control))) return true;
+  const marked = (value: unknown) => {
+    const record = asJson(value);
+    return isRecord(record) && isMark(record.cache_control);
+  };
+  const tools = asJson(body.tools);
+  if (Array.isArray(tools) && tools.some(marked)) return true;
+  const system = asJson(body.system);
+  if (Array.isArray(system) && system.some(marked)) return true;
+  const messages = asJson(body.messages);
+  if (!Array.isArray(messages)) return false;
+  for (const item of messages) {
+    const message = asJson(item);
     const content = isRecord(message) ? message.content : undefined;
     if (!Array.isArray(content)) continue;
     for (const block of content) {
@@ -134,16 +146,16 @@ export function withCacheMarks(
     const block = blocks[at];
     if (block === undefined) continue;
     if (block.region === 'tools') {
-      tools ??= [...(body.tools as unknown[])];
-      tools[block.index] = marked(tools[block.index]);
+      tools ??= [...(asJson(body.tools) as unknown[])];
+      tools[block.index] = marked(asJson(tools[block.index]));
     } else if (block.region === 'system') {
       system ??= systemBlocks(body.system);
       system[block.index] = marked(system[block.index]);
     } else {
-      messages ??= [...(body.messages as unknown[])];
+      messages ??= [...(asJson(body.messages) as unknown[])];
       let content = contents.get(block.index);
       if (content === undefined) {
-        const message = messages[block.index] as Record<string, unknown>;
+        const message = asJson(messages[block.index]) as Record<string, unknown>;
         content = contentBlocks(message.content);
         contents.set(block.index, content);
         messages[block.index] = { ...message, content };
@@ -157,9 +169,17 @@ export function withCacheMarks(
   return out;
 }
 
-function systemBlocks(system: unknown): unknown[] {
+function systemBlocks(value: unknown): unknown[] {
+  const system = asJson(value);
   if (typeof system === 'string') return system === '' ? [] : [{ type: 'text', text: system }];
-  return Array.isArray(system) ? [...system] : [];
+  return Array.isArray(system) ? system.map(asJson) : [];
+}
+
+/** A value as JSON.stringify sees it: what its `toJSON` gives, when it has one. */
+function asJson(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  return typeof toJSON === 'function' ? toJSON.call(value) : value;
 }
 
 function contentBlocks(content: unknown): unknown[] {
