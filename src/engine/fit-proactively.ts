@@ -60,6 +60,27 @@ export async function fitProactively(compactor: Compactor): Promise<void> {
   }
 }
 
+/** The smallest limit the snip step halves down to. */
+export const SNIP_MIN_LIMIT = 64;
+
+/**
+ * Where halving from `start` can begin: the first limit not certain to leave the entries over `budget`.
+ * A message clipped to a limit keeps more than half of it (the clip aims just under the limit), so a
+ * limit at which the entries would be over even if every clipped one kept only half is passed over
+ * without clipping anything: each round re-clips every message over its limit, and the rounds that
+ * could not have been enough were most of the work on a long turn.
+ */
+export function firstSnipLimit(entryTokens: readonly number[], budget: number, start: number): number {
+  let limit = start;
+  while (limit / 2 >= SNIP_MIN_LIMIT) {
+    let leastLeft = 0;
+    for (const tokens of entryTokens) leastLeft += tokens > limit ? limit / 2 : tokens;
+    if (leastLeft <= budget) return limit;
+    limit = Math.floor(limit / 2);
+  }
+  return limit;
+}
+
 async function takeStep(compactor: Compactor, step: EscalationStep): Promise<boolean> {
   const { policy, budget } = compactor;
   switch (step.kind) {
@@ -100,9 +121,13 @@ async function takeStep(compactor: Compactor, step: EscalationStep): Promise<boo
     }
     case 'snip': {
       // First clip anything over its share of the budget, then halve.
-      let limit = Math.max(64, Math.floor(historyBudget({ ...budget.regions() }) * step.fraction));
+      let limit = firstSnipLimit(
+        budget.input().entryTokens,
+        budget.entryBudget(),
+        Math.max(SNIP_MIN_LIMIT, Math.floor(historyBudget({ ...budget.regions() }) * step.fraction)),
+      );
       let shrunk = false;
-      while (budget.overBudget() && limit >= 64) {
+      while (budget.overBudget() && limit >= SNIP_MIN_LIMIT) {
         const edits = planSnipOversized(budget.input(), {
           maxTokensPerMessage: limit,
           marker: '[… snipped to fit the context window …]',
