@@ -21,7 +21,8 @@ afterEach(async () => {
 
 /** An upstream that reads what it is sent and answers at once. */
 const upstream: typeof fetch = async (_input, init) => {
-  const sent = typeof init?.body === 'string' ? init.body.length : 0;
+  const body = init?.body;
+  const sent = typeof body === 'string' ? body.length : body instanceof Uint8Array ? body.byteLength : 0;
   return new Response(
     JSON.stringify({
       id: 'chatcmpl-1',

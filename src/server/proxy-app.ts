@@ -27,12 +27,13 @@ import {
   DEFAULT_MAX_READ_BACK_ROUNDS,
   DEFAULT_UPSTREAM_TIMEOUT_MS,
   type ProxyOptions,
+  SESSION_HEADER,
 } from './proxy-options.ts';
 import { errorResponse, RESPONSE_HEADERS, refusalOf } from './proxy-responses.ts';
 import { BodyTooLargeError, readBoundedBytes } from './read-body.ts';
-import { readJsonBody } from './read-json-body.ts';
 import { RelayRedaction } from './redact-relay.ts';
 import { rawHeadersOf, repeatedHeader, repeatedHeaderRefusal } from './repeated-headers.ts';
+import { RequestBodies } from './request-bodies.ts';
 import { SessionResolver, storeSessionId } from './resolve-session.ts';
 import { createRestRoutes } from './rest/rest-routes.ts';
 import { sessionIdSchema } from './rest/rest-schemas.ts';
@@ -79,8 +80,10 @@ export function createProxyApp(given: ProxyOptions): Hono {
   const maxLoaded = options.maxLoadedSessions ?? DEFAULT_MAX_LOADED_SESSIONS;
   const calls = new CallHistory(maxLoaded);
   const locks = options.sessionLocks ?? createMemorySessionLocks();
+  const bodies = new RequestBodies(options.keptBodyBytes);
   const deps: ProxyCallDeps = {
     manager: options.manager,
+    bodies,
     resolver: new SessionResolver(options.conversations ?? createMemoryConversationIndex(), locks),
     windows: new UpstreamWindows({
       fetch: fetcher,
@@ -163,10 +166,24 @@ export function createProxyApp(given: ProxyOptions): Hono {
       options.upstreamKeys?.[format.credentials],
     );
     if ('refused' in identified) return errorResponse(format, 401, identified.refused);
-    // Read and parsed in slices: a 32 MiB body held the thread a second in JSON.parse and the depth check.
-    const read = await readJsonBody(c.req.raw, maxBodyBytes);
+    let bytes: Uint8Array;
+    try {
+      bytes = await readBoundedBytes(c.req.raw, maxBodyBytes);
+    } catch (error) {
+      if (BodyTooLargeError.isInstance(error)) return errorResponse(format, 413, error.message);
+      throw error;
+    }
+    // Parsed in slices (a 32 MiB body held the thread a second in JSON.parse and the depth check), and
+    // only from where it differs from a body this client sent before.
+    const bodyKey = bodies.keyOf(
+      identified.identity.owner,
+      format,
+      headers.get(SESSION_HEADER) ?? undefined,
+      bytes,
+    );
+    const read = await bodies.read(bytes, bodyKey, format);
     if (!read.ok) return errorResponse(format, read.status, read.message, read.field);
-    const { body, text } = read;
+    const { body } = read;
     const unmanaged = format === responsesWire ? unmanagedField(body) : undefined;
     if (unmanaged !== undefined) {
       options.logger?.info(
@@ -178,7 +195,7 @@ export function createProxyApp(given: ProxyOptions): Hono {
         c.req.raw,
         `${openAIBase}/responses${url.search}`,
         identified.identity.upstreamAuth,
-        new TextEncoder().encode(text),
+        bytes,
       );
       metrics.upstreamCall(format.name, 'forwarded', answer.status);
       answer.headers.set(RESPONSE_HEADERS.unmanaged, unmanaged);
@@ -188,6 +205,8 @@ export function createProxyApp(given: ProxyOptions): Hono {
       format,
       search: new URL(c.req.url).search,
       body,
+      read,
+      bodyKey,
       headers,
       identity: identified.identity,
       signal: c.req.raw.signal,

@@ -7,12 +7,15 @@ import type { ClientRequestTokens } from './client-request-tokens.ts';
 import type { CallHistory } from './dashboard/call-history.ts';
 import type { LoadedSessions } from './loaded-sessions.ts';
 import type { ProxyMetrics } from './metrics.ts';
+import type { ReadBody, RequestBodies } from './request-bodies.ts';
 import type { SessionResolver } from './resolve-session.ts';
 import type { UpstreamWindows } from './upstream-window.ts';
 import type { WireFormat } from './wire/wire-format.ts';
 
 export interface ProxyCallDeps {
   manager: ContextManager;
+  /** Recent request bodies, so a body is read only where it differs from one before. */
+  bodies: RequestBodies;
   resolver: SessionResolver;
   windows: UpstreamWindows;
   tokens: ClientRequestTokens;
@@ -37,6 +40,10 @@ export interface ProxyCallInput {
   /** The request's query string (`?api-version=…`), passed to the upstream as it came. */
   search: string;
   body: unknown;
+  /** The body as read (its bytes, where its parts lie, the request it continues). */
+  read: Extract<ReadBody, { ok: true }>;
+  /** What the body is kept under for the calls after (`RequestBodies.keyOf`). */
+  bodyKey: string;
   headers: Headers;
   identity: ClientIdentity;
   signal: AbortSignal;

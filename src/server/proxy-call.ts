@@ -35,6 +35,7 @@ import {
   TOO_DEEP,
 } from './proxy-responses.ts';
 import { streamExchange } from './proxy-stream.ts';
+import { readWireRequest } from './request-bodies.ts';
 import { type ResolvedSession, SessionRequestError } from './resolve-session.ts';
 import { forwardedHeaders } from './upstream-http.ts';
 import type { CallWindow } from './upstream-window.ts';
@@ -47,7 +48,8 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
   const started = performance.now();
   let request: WireRequest;
   try {
-    request = await format.parseRequest(input.body);
+    request = await readWireRequest(format, input.read);
+    deps.bodies.keep(input.bodyKey, input.read, request);
     // With no read-back rounds allowed, ctxkit offers no tool of its own (its calls would reach the client).
     if (deps.maxReadBackRounds === 0) request = { ...request, ownTool: undefined };
   } catch (error) {

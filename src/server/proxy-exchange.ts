@@ -20,6 +20,7 @@ import {
   UpstreamUnreachableError,
 } from './upstream-http.ts';
 import type { WindowQuestion } from './upstream-window.ts';
+import { serializeBody } from './wire/raw-json.ts';
 import type { ReadBackRound, ReadReply, WireRequest } from './wire/wire-format.ts';
 
 export interface UpstreamAnswer {
@@ -56,7 +57,9 @@ export async function send(call: CallState, body: Record<string, unknown>): Prom
     return await call.deps.fetch(`${call.upstream.url}${call.input.search}`, {
       method: 'POST',
       headers: call.upstreamHeaders,
-      body: JSON.stringify(body),
+      // The client's bytes where ctxkit kept its values; a Buffer goes as it is (a string body is checked,
+      // measured and encoded again by fetch).
+      body: serializeBody(body),
       signal: call.input.signal,
     });
   } catch (error) {

@@ -63,6 +63,11 @@ export interface ProxyOptions {
   logger?: Logger;
   /** Sessions kept in memory beyond those in use (the rest reload from the store); default 256. */
   maxLoadedSessions?: number;
+  /**
+   * Bytes of recent request bodies kept so a client's next body is read only where it differs (each
+   * counted twice, for what it parsed to); default `DEFAULT_KEPT_BODY_BYTES` (256 MiB).
+   */
+  keptBodyBytes?: number;
   /** Ask the upstream for the model's served window (Ollama, vLLM, llama.cpp); default true. */
   detectWindow?: boolean;
   /** The manager's session store, for the REST API and the health check. */

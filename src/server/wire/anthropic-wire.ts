@@ -33,9 +33,12 @@ import {
 } from '../../providers/anthropic-stream.ts';
 import type { SseEvent } from '../sse.ts';
 import { sseJson } from '../sse.ts';
+import { clientListItem, clientMembers, RawJson } from './raw-json.ts';
 import { renderView } from './render-view.ts';
 import {
   asWireRequestError,
+  continueHistoryInSlices,
+  firstOriginFrom,
   historyWithIdsInSlices,
   isRecord,
   parseBody,
@@ -48,6 +51,7 @@ import {
   type StreamRelayOptions,
   type UpstreamAdditions,
   type WireFormat,
+  type WireRequest,
   WireRequestError,
 } from './wire-format.ts';
 
@@ -71,42 +75,14 @@ export const anthropicWire: WireFormat = {
   credentials: 'anthropic',
   provider: 'anthropic',
 
-  async parseRequest(body) {
-    const slices = new WorkSlices();
-    const request = parseBody(requestSchema, body);
-    const drafts: MessageDraft[] = [];
-    const origin: number[] = [];
-    try {
-      for (const [index, value] of request.messages.entries()) {
-        const item = { value: readable(value), field: `messages[${index}]` };
-        const read = readAnthropicMessage(validateItem(anthropicMessageSchema, item));
-        for (const draft of read) {
-          drafts.push(draft);
-          origin.push(index);
-        }
-        if (slices.due()) await slices.next();
-      }
-    } catch (error) {
-      throw asWireRequestError(error);
-    }
-    recoverToolNames(drafts);
-    const tools = (request.tools ?? []).map(toolDefinitionOf);
-    const maxOutputTokens = positiveIntegerField(request, 'max_tokens');
-    const clientToolNames = new Set(tools.map((tool) => tool.name));
-    return {
-      body: request,
-      model: request.model,
-      stream: request.stream === true,
-      system: systemText(request.system),
-      tools,
-      ...(await historyWithIdsInSlices(drafts, slices)),
-      origin,
-      wire: request.messages,
-      leadingWire: [],
-      ...(maxOutputTokens !== undefined && { maxOutputTokens }),
-      clientToolNames,
-      ownTool: clientToolNames.has(READ_OFFLOADED_TOOL) ? undefined : READ_OFFLOADED_TOOL,
-    };
+  listMember: 'messages',
+
+  parseRequest(body) {
+    return readRequest(body, undefined);
+  },
+
+  parseRequestAfter(body, previous, kept) {
+    return readRequest(body, { previous, kept });
   },
 
   upstreamBody(request, prepared, additions) {
@@ -114,9 +90,10 @@ export const anthropicWire: WireFormat = {
       prepared.messages,
       request,
       (run: Message[]) => toAnthropicMessages({ system: [], messages: run }).messages as unknown[],
+      (wireIndex) => clientListItem(request, wireIndex, request.wire[wireIndex]),
     );
-    const messages = joinSameRole([...history, ...roundMessages(additions)] as AnthropicWireMessage[]);
-    const body: Record<string, unknown> = { ...request.body, messages };
+    const messages = joinSameRole([...history, ...roundMessages(additions)]);
+    const body: Record<string, unknown> = { ...clientMembers(request), messages };
     if (prepared.system !== request.system) {
       if (prepared.system === '') delete body.system;
       else body.system = prepared.system;
@@ -125,6 +102,9 @@ export const anthropicWire: WireFormat = {
       const tools = Array.isArray(request.body.tools) ? request.body.tools : [];
       body.tools = [...tools, toAnthropicTool(readOffloadedTool)];
     }
+    // The Anthropic upstream body is final here, for every call and round. A change to a few messages
+    // (a mark on some blocks) replaces those items with plain objects (`RawJson.value`, copied and
+    // changed); the others stay the client's bytes.
     return body;
   },
 
@@ -177,6 +157,61 @@ export const anthropicWire: WireFormat = {
     return { event: 'error', data: JSON.stringify(anthropicWire.errorBody(status, message)) };
   },
 };
+
+/**
+ * The request read from its body; with `prior`, only the messages after the first `kept` (which are
+ * `previous`'s, byte for byte) are read, and the result is the same (each message is read on its own).
+ */
+async function readRequest(
+  body: unknown,
+  prior: { previous: WireRequest; kept: number } | undefined,
+): Promise<WireRequest> {
+  const slices = new WorkSlices();
+  const request = parseBody(requestSchema, body);
+  const drafts: MessageDraft[] = [];
+  const origin: number[] = [];
+  const keptWire = prior ? Math.min(prior.kept, request.messages.length) : 0;
+  const keptDrafts = prior ? firstOriginFrom(prior.previous.origin, keptWire) : 0;
+  for (let index = 0; index < keptDrafts; index++) {
+    drafts.push(prior?.previous.history[index] as MessageDraft);
+    origin.push(prior?.previous.origin[index] as number);
+  }
+  try {
+    for (let index = keptWire; index < request.messages.length; index++) {
+      const item = { value: readable(request.messages[index]), field: `messages[${index}]` };
+      const read = readAnthropicMessage(validateItem(anthropicMessageSchema, item));
+      for (const draft of read) {
+        drafts.push(draft);
+        origin.push(index);
+      }
+      if (slices.due()) await slices.next();
+    }
+  } catch (error) {
+    throw asWireRequestError(error);
+  }
+  // Over the kept drafts too: a new result's call may be among them (a kept result's name is as it was).
+  recoverToolNames(drafts);
+  const tools = (request.tools ?? []).map(toolDefinitionOf);
+  const maxOutputTokens = positiveIntegerField(request, 'max_tokens');
+  const clientToolNames = new Set(tools.map((tool) => tool.name));
+  const read = prior
+    ? await continueHistoryInSlices(prior.previous, keptDrafts, drafts.slice(keptDrafts), slices)
+    : await historyWithIdsInSlices(drafts, slices);
+  return {
+    body: request,
+    model: request.model,
+    stream: request.stream === true,
+    system: systemText(request.system),
+    tools,
+    ...read,
+    origin,
+    wire: request.messages,
+    leadingWire: [],
+    ...(maxOutputTokens !== undefined && { maxOutputTokens }),
+    clientToolNames,
+    ownTool: clientToolNames.has(READ_OFFLOADED_TOOL) ? undefined : READ_OFFLOADED_TOOL,
+  };
+}
 
 function errorType(status: number): string {
   if (status === 401) return 'authentication_error';
@@ -259,14 +294,17 @@ function roundMessages(additions: UpstreamAdditions): AnthropicWireMessage[] {
  * Consecutive messages of one role made one (the API joins them too, but a converted run next to a
  * client's message would otherwise break the alternation some gateways check).
  */
-function joinSameRole(messages: AnthropicWireMessage[]): AnthropicWireMessage[] {
-  const out: AnthropicWireMessage[] = [];
+function joinSameRole(messages: readonly unknown[]): unknown[] {
+  const out: unknown[] = [];
+  const parsed = (message: unknown) =>
+    (message instanceof RawJson ? message.value : message) as AnthropicWireMessage;
   for (const message of messages) {
-    const last = out.at(-1);
-    if (last && last.role === message.role) {
+    const last = out.length > 0 ? parsed(out.at(-1)) : undefined;
+    const next = parsed(message);
+    if (last && last.role === next.role) {
       out[out.length - 1] = {
         role: last.role,
-        content: [...blocksOf(last.content), ...blocksOf(message.content)],
+        content: [...blocksOf(last.content), ...blocksOf(next.content)],
       };
     } else out.push(message);
   }

@@ -30,9 +30,12 @@ import {
 } from '../../providers/openai-stream.ts';
 import type { SseEvent } from '../sse.ts';
 import { sseJson } from '../sse.ts';
+import { clientListItem, clientMembers } from './raw-json.ts';
 import { renderView } from './render-view.ts';
 import {
   asWireRequestError,
+  continueHistoryInSlices,
+  firstOriginFrom,
   historyWithIdsInSlices,
   isRecord,
   parseBody,
@@ -46,6 +49,7 @@ import {
   type StreamRelayOptions,
   type UpstreamAdditions,
   type WireFormat,
+  type WireRequest,
   WireRequestError,
 } from './wire-format.ts';
 
@@ -63,62 +67,21 @@ export const openAIWire: WireFormat = {
   credentials: 'openai',
   provider: 'openai-compatible',
 
-  async parseRequest(body) {
-    const slices = new WorkSlices();
-    const request = parseBody(requestSchema, body);
-    const all = request.messages;
-    let lead = 0;
-    const system: string[] = [];
-    while (
-      lead < all.length &&
-      isRecord(all[lead]) &&
-      SYSTEM_ROLES.has(String((all[lead] as { role?: unknown }).role))
-    ) {
-      system.push(systemText(all[lead], `messages[${lead}]`));
-      lead += 1;
-    }
-    const reader = new OpenAIChatReader(undefined);
-    const origin: number[] = [];
-    try {
-      for (let index = lead; index < all.length; index++) {
-        const before = reader.drafts.length;
-        reader.read({ value: all[index], field: `messages[${index}]` });
-        for (let added = before; added < reader.drafts.length; added++) origin.push(index - lead);
-        if (slices.due()) await slices.next();
-      }
-    } catch (error) {
-      throw asWireRequestError(error);
-    }
-    const drafts: MessageDraft[] = reader.drafts;
-    recoverToolNames(drafts);
-    const tools = (request.tools ?? []).map(toolDefinitionOf);
-    const maxOutputTokens =
-      positiveIntegerField(request, 'max_completion_tokens') ?? positiveIntegerField(request, 'max_tokens');
-    const clientToolNames = new Set(tools.map((tool) => tool.name));
-    return {
-      body: request,
-      model: request.model,
-      stream: request.stream === true,
-      system: system.join('\n\n'),
-      tools,
-      ...(await historyWithIdsInSlices(drafts, slices)),
-      origin,
-      wire: all.slice(lead),
-      ...(maxOutputTokens !== undefined && { maxOutputTokens }),
-      clientToolNames,
-      // Legacy `functions` cannot go beside `tools`: such a request gets no tool of ctxkit's.
-      ownTool:
-        clientToolNames.has(READ_OFFLOADED_TOOL) || request.functions !== undefined
-          ? undefined
-          : READ_OFFLOADED_TOOL,
-      leadingWire: all.slice(0, lead),
-    };
+  listMember: 'messages',
+
+  parseRequest(body) {
+    return readRequest(body, undefined) as Promise<WireRequest>;
+  },
+
+  parseRequestAfter(body, previous, kept) {
+    return readRequest(body, { previous, kept });
   },
 
   upstreamBody(request, prepared, additions) {
+    const lead = request.leadingWire.length;
     const system =
       prepared.system === request.system
-        ? request.leadingWire
+        ? request.leadingWire.map((message, index) => clientListItem(request, index, message))
         : prepared.system === ''
           ? []
           : [{ role: 'system', content: prepared.system }];
@@ -126,9 +89,10 @@ export const openAIWire: WireFormat = {
       prepared.messages,
       request,
       (run: Message[]) => toOpenAIChat({ system: [], messages: run }) as unknown[],
+      (wireIndex) => clientListItem(request, lead + wireIndex, request.wire[wireIndex]),
     );
     const body: Record<string, unknown> = {
-      ...request.body,
+      ...clientMembers(request),
       messages: [...system, ...history, ...roundMessages(additions)],
     };
     if (additions.readTool && request.ownTool !== undefined) {
@@ -187,6 +151,92 @@ export const openAIWire: WireFormat = {
     return { data: JSON.stringify(openAIWire.errorBody(status, message)) };
   },
 };
+
+/** Requests whose messages hold a legacy function call or result: read again whole (see `readRequest`). */
+const withLegacyCalls = new WeakSet<WireRequest>();
+
+/**
+ * The request read from its body; with `prior`, only the messages after the first `kept` (which are
+ * `previous`'s, byte for byte) are read, and the result is the same. Undefined when `prior` cannot be
+ * used: the kept part does not reach past the system prompt, or it holds legacy function calls (whose
+ * ids the reader pairs by what came before).
+ */
+async function readRequest(
+  body: unknown,
+  prior: { previous: WireRequest; kept: number } | undefined,
+): Promise<WireRequest | undefined> {
+  const slices = new WorkSlices();
+  const request = parseBody(requestSchema, body);
+  const all = request.messages;
+  let lead = 0;
+  const system: string[] = [];
+  if (prior) {
+    lead = prior.previous.leadingWire.length;
+    if (prior.kept <= lead || prior.kept > all.length || withLegacyCalls.has(prior.previous))
+      return undefined;
+  } else
+    while (
+      lead < all.length &&
+      isRecord(all[lead]) &&
+      SYSTEM_ROLES.has(String((all[lead] as { role?: unknown }).role))
+    ) {
+      system.push(systemText(all[lead], `messages[${lead}]`));
+      lead += 1;
+    }
+  const reader = new OpenAIChatReader(undefined);
+  const origin: number[] = [];
+  // The drafts of the kept messages: the previous request's history, as it was read.
+  const keptWire = prior ? prior.kept - lead : 0;
+  const keptDrafts = prior ? firstOriginFrom(prior.previous.origin, keptWire) : 0;
+  const keptHistory = prior ? prior.previous.history.slice(0, keptDrafts) : [];
+  for (let index = 0; index < keptDrafts; index++) {
+    reader.drafts.push(keptHistory[index] as MessageDraft);
+    origin.push(prior?.previous.origin[index] as number);
+  }
+  let legacy = false;
+  try {
+    for (let index = lead + keptWire; index < all.length; index++) {
+      const before = reader.drafts.length;
+      const value = all[index];
+      if (isRecord(value) && (value.role === 'function' || value.function_call != null)) legacy = true;
+      reader.read({ value, field: `messages[${index}]` });
+      for (let added = before; added < reader.drafts.length; added++) origin.push(index - lead);
+      if (slices.due()) await slices.next();
+    }
+  } catch (error) {
+    throw asWireRequestError(error);
+  }
+  const drafts: MessageDraft[] = reader.drafts;
+  // Over the kept drafts too: a new result's call may be among them (a kept result's name is as it was).
+  recoverToolNames(drafts);
+  const tools = (request.tools ?? []).map(toolDefinitionOf);
+  const maxOutputTokens =
+    positiveIntegerField(request, 'max_completion_tokens') ?? positiveIntegerField(request, 'max_tokens');
+  const clientToolNames = new Set(tools.map((tool) => tool.name));
+  const read = prior
+    ? await continueHistoryInSlices(prior.previous, keptDrafts, drafts.slice(keptDrafts), slices)
+    : await historyWithIdsInSlices(drafts, slices);
+  const out: WireRequest = {
+    body: request,
+    model: request.model,
+    stream: request.stream === true,
+    system: prior ? prior.previous.system : system.join('\n\n'),
+    tools,
+    ...read,
+    origin,
+    wire: all.slice(lead),
+    ...(maxOutputTokens !== undefined && { maxOutputTokens }),
+    clientToolNames,
+    // Legacy `functions` cannot go beside `tools`: such a request gets no tool of ctxkit's.
+    ownTool:
+      clientToolNames.has(READ_OFFLOADED_TOOL) || request.functions !== undefined
+        ? undefined
+        : READ_OFFLOADED_TOOL,
+    leadingWire: all.slice(0, lead),
+  };
+  if (legacy) withLegacyCalls.add(out);
+  return out;
+}
 
 /** OpenAI's error `type` for a status (Chat Completions and the Responses API alike). */
 export function openAIErrorType(status: number): string {

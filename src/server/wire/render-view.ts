@@ -20,16 +20,18 @@ export interface ViewSource {
 
 /**
  * `convert` turns a run of changed messages into wire messages; the result is the client's messages
- * where the view kept them whole, converted runs between them.
+ * where the view kept them whole (`verbatim` of the index in `source.wire`, by default the wire message
+ * itself), converted runs between them.
  */
 export function renderView<W>(
   view: readonly Message[],
   source: ViewSource,
   convert: (run: Message[]) => W[],
+  verbatim: (wireIndex: number) => W = (wireIndex) => source.wire[wireIndex] as W,
 ): W[] {
   const indexOfId = idPositions(source.ids);
   /** The history index each view message is, unchanged; -1 when ctxkit changed or added it. */
-  const verbatim = view.map((message) => {
+  const unchanged = view.map((message) => {
     const index = indexOfId.get(message.id);
     if (index === undefined) return -1;
     const original = source.history[index] as MessageInput;
@@ -43,11 +45,11 @@ export function renderView<W>(
     run = [];
   };
   for (let position = 0; position < view.length; ) {
-    const index = verbatim[position] ?? -1;
-    const size = index < 0 ? 0 : wholeGroupAt(source.origin, verbatim, position, index);
+    const index = unchanged[position] ?? -1;
+    const size = index < 0 ? 0 : wholeGroupAt(source.origin, unchanged, position, index);
     if (size > 0) {
       flush();
-      out.push(source.wire[source.origin[index] as number] as W);
+      out.push(verbatim(source.origin[index] as number));
       position += size;
     } else {
       run.push(view[position] as Message);

@@ -32,6 +32,7 @@ import { idPositions } from '../id-positions.ts';
 import type { SseEvent } from '../sse.ts';
 import { sseJson } from '../sse.ts';
 import { openAIErrorType, openAIWire } from './openai-wire.ts';
+import { clientMembers } from './raw-json.ts';
 import { renderView } from './render-view.ts';
 import {
   asWireRequestError,
@@ -92,6 +93,8 @@ export const responsesWire: WireFormat = {
   credentials: 'openai',
   provider: 'openai-compatible',
 
+  listMember: 'input',
+
   async parseRequest(body) {
     const request = parseBody(requestSchema, body);
     const reader = new ResponsesInputReader();
@@ -140,7 +143,7 @@ export const responsesWire: WireFormat = {
     const history = renderView<unknown[]>(prepared.messages, request, (run: Message[]) => [
       toResponsesItems(run, index, ownItems),
     ]).flat();
-    const body: Record<string, unknown> = { ...request.body };
+    const body: Record<string, unknown> = clientMembers(request);
     let lead: readonly unknown[] = request.leadingWire;
     if (prepared.system !== request.system) {
       lead = [];

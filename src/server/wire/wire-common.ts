@@ -6,6 +6,7 @@ import { InvalidInputError } from '../../core/errors/index.ts';
 import type { MessageInput, ToolCallPart } from '../../core/message.ts';
 import { assignStableIdsInSlices, contentId } from '../../core/stable-id.ts';
 import { mapInSlices, WorkSlices } from '../../core/work-slices.ts';
+import { idPositions } from '../id-positions.ts';
 import type { ReadReply } from './wire-format.ts';
 import { WireRequestError } from './wire-format.ts';
 
@@ -92,4 +93,59 @@ export async function historyWithIdsInSlices(
     slices,
   );
   return { history, ids: (await assignStableIdsInSlices(history, slices)).map((message) => message.id) };
+}
+
+/** The first history index whose message came from wire message `wireIndex` or a later one. */
+export function firstOriginFrom(origin: readonly number[], wireIndex: number): number {
+  let low = 0;
+  let high = origin.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((origin[middle] as number) < wireIndex) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
+ * The history of a request that keeps `previous`'s first `kept` messages and adds `drafts`, with the
+ * ids `historyWithIdsInSlices` gives the whole of it: only the added messages are hashed, each numbered
+ * after the kept messages of the same content.
+ */
+export async function continueHistoryInSlices(
+  previous: { history: readonly MessageInput[]; ids: readonly string[] },
+  kept: number,
+  drafts: readonly MessageDraft[],
+  slices: WorkSlices = new WorkSlices(),
+): Promise<{ history: MessageInput[]; ids: string[] }> {
+  const added = await mapInSlices(
+    drafts,
+    (draft) => ({ role: draft.role, parts: draft.parts, meta: draft.meta ?? {} }),
+    slices,
+  );
+  const keptIds = idPositions(previous.ids);
+  const taken = new Set<string>();
+  const isTaken = (id: string) => {
+    const at = keptIds.get(id);
+    return (at !== undefined && at < kept) || taken.has(id);
+  };
+  const addedIds = await mapInSlices(
+    added,
+    (message) => {
+      // Without ids of their own, the n-th message of one content is `base_n`: the first number free.
+      const base = contentId(message);
+      let id = base;
+      for (let occurrence = 2; isTaken(id); occurrence++) id = `${base}_${occurrence}`;
+      taken.add(id);
+      return id;
+    },
+    slices,
+  );
+  const history = previous.history.slice(0, kept);
+  const ids = previous.ids.slice(0, kept);
+  for (let index = 0; index < added.length; index++) {
+    history.push(added[index] as MessageInput);
+    ids.push(addedIds[index] as string);
+  }
+  return { history, ids };
 }

@@ -7,6 +7,7 @@ import { CtxkitError, type ErrorCode } from '../../core/errors/index.ts';
 import type { Message, MessageInput, ToolCallPart, ToolResultPart } from '../../core/message.ts';
 import type { ToolDefinition } from '../../core/tool-definition.ts';
 import type { SseEvent } from '../sse.ts';
+import type { BodyLayout } from './body-layout.ts';
 
 export type WireFormatName = 'openai' | 'anthropic' | 'responses';
 
@@ -40,6 +41,11 @@ export interface WireRequest {
    * name itself: then every call of that name is the client's, and ctxkit offers no tool of its own.
    */
   ownTool: string | undefined;
+  /**
+   * The body's bytes and where its parts lie in them, when known (valid UTF-8, a layout): what ctxkit
+   * leaves as the client sent it goes upstream as these bytes.
+   */
+  raw?: { bytes: Uint8Array; layout: BodyLayout };
 }
 
 /** A bad request body: `field` is the path of what is wrong, as the client wrote it (`messages[2].role`). */
@@ -121,8 +127,20 @@ export interface StreamContinuation {
 export interface WireFormat {
   readonly name: WireFormatName;
   readonly credentials: CredentialFamily;
+  /** The body member that holds the conversation (`messages`, `input`). */
+  readonly listMember: string;
   parseRequest(body: unknown): WireRequest | Promise<WireRequest>;
-  /** The body to send upstream: the client's own, with the prepared system prompt and messages. */
+  /**
+   * `parseRequest` of a body whose list begins with `previous`'s first `kept` items, byte for byte: only
+   * the items after them are read (and their ids made). Undefined when it cannot be done this way (then
+   * `parseRequest`). Its request is the one `parseRequest` gives for the same body.
+   */
+  parseRequestAfter?(body: unknown, previous: WireRequest, kept: number): Promise<WireRequest | undefined>;
+  /**
+   * The body to send upstream: the client's own, with the prepared system prompt and messages. What it
+   * kept as the client sent it is a `RawJson` (a member, or an item of a top-level list): `serializeBody`
+   * writes it as the client's bytes.
+   */
   upstreamBody(
     request: WireRequest,
     prepared: { system: string; messages: readonly Message[] },

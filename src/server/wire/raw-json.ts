@@ -1,0 +1,149 @@
+/**
+ * An upstream body made of the client's own bytes wherever ctxkit left a value as it came: a message
+ * the view kept, a top-level member such as `tools` or `system`. Only what ctxkit wrote is serialized,
+ * so a request costs in proportion to what changed in it, not to its whole history (the whole body's
+ * `JSON.stringify` and its UTF-8 encoding were most of what a request cost).
+ */
+import type { WireRequest } from './wire-format.ts';
+
+/** A value the client sent, as its bytes (`source[start, end)`, valid UTF-8 JSON) and as parsed. */
+export class RawJson {
+  readonly source: Uint8Array;
+  readonly start: number;
+  readonly end: number;
+  readonly value: unknown;
+
+  constructor(source: Uint8Array, start: number, end: number, value: unknown) {
+    this.source = source;
+    this.start = start;
+    this.end = end;
+    this.value = value;
+  }
+
+  get bytes(): Uint8Array {
+    return this.source.subarray(this.start, this.end);
+  }
+
+  /** `JSON.stringify` of a body holding one writes the value (a test, a hook reading the body). */
+  toJSON(): unknown {
+    return this.value;
+  }
+}
+
+/**
+ * The body as UTF-8 JSON: a member or an element of a top-level array that is a `RawJson` is written as
+ * its bytes, anything else as `JSON.stringify` writes it (members whose value is undefined or a function
+ * left out, such elements written `null`). Elements that lie one after the other in the client's bytes
+ * (a run of kept messages) go as one piece, the client's separators between them.
+ */
+export function serializeBody(body: Readonly<Record<string, unknown>>): Buffer {
+  const out = new BodyChunks();
+  out.text('{');
+  let first = true;
+  for (const key of Object.keys(body)) {
+    const value = body[key];
+    if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
+    out.text(`${first ? '' : ','}${JSON.stringify(key)}:`);
+    first = false;
+    if (value instanceof RawJson) out.raw(value, false);
+    else if (Array.isArray(value)) {
+      out.text('[');
+      for (let index = 0; index < value.length; index++) {
+        const item: unknown = value[index];
+        if (item instanceof RawJson) out.raw(item, index > 0);
+        else out.text(`${index > 0 ? ',' : ''}${JSON.stringify(item) ?? 'null'}`);
+      }
+      out.text(']');
+    } else out.text(JSON.stringify(value));
+  }
+  out.text('}');
+  return out.done();
+}
+
+/** The pieces of a body: text to encode, and runs of the client's bytes. */
+class BodyChunks {
+  readonly #chunks: Uint8Array[] = [];
+  #text = '';
+  /** The run of client bytes not yet added: `#runOf[#runStart, #runEnd)`. */
+  #runOf: Uint8Array | undefined;
+  #runStart = 0;
+  #runEnd = 0;
+
+  text(text: string): void {
+    this.#flushRun();
+    this.#text += text;
+  }
+
+  /** Client bytes; `afterComma`: an element after another, so a comma goes between. */
+  raw(value: RawJson, afterComma: boolean): void {
+    const { source, start, end } = value;
+    if (afterComma && this.#runOf === source && onlySeparator(source, this.#runEnd, start)) {
+      this.#runEnd = end;
+      return;
+    }
+    this.#flushRun();
+    if (afterComma) this.#text += ',';
+    if (this.#text !== '') {
+      this.#chunks.push(Buffer.from(this.#text));
+      this.#text = '';
+    }
+    this.#runOf = source;
+    this.#runStart = start;
+    this.#runEnd = end;
+  }
+
+  done(): Buffer {
+    this.#flushRun();
+    if (this.#text !== '') this.#chunks.push(Buffer.from(this.#text));
+    this.#text = '';
+    return Buffer.concat(this.#chunks);
+  }
+
+  #flushRun(): void {
+    if (this.#runOf === undefined) return;
+    this.#chunks.push(this.#runOf.subarray(this.#runStart, this.#runEnd));
+    this.#runOf = undefined;
+  }
+}
+
+/** `bytes[from, to)` is JSON whitespace around exactly one comma. */
+function onlySeparator(bytes: Uint8Array, from: number, to: number): boolean {
+  let commas = 0;
+  for (let at = from; at < to; at++) {
+    const byte = bytes[at];
+    if (byte === 0x2c) commas++;
+    else if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) return false;
+  }
+  return commas === 1;
+}
+
+/**
+ * The client's body members (in the order of its parsed body): each as its bytes when the request has
+ * them (`raw`), else as parsed. A format overrides the members it changes.
+ */
+export function clientMembers(request: WireRequest): Record<string, unknown> {
+  const { raw } = request;
+  if (raw === undefined) return { ...request.body };
+  const ranges = new Map(raw.layout.members.map((member) => [member.key, member]));
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(request.body)) {
+    const range = ranges.get(key);
+    const value = request.body[key];
+    Object.defineProperty(out, key, {
+      value: range ? new RawJson(raw.bytes, range.start, range.end, value) : value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+/** Item `index` of the client's list (its `messages`), as its bytes when the request has them. */
+export function clientListItem(request: WireRequest, index: number, value: unknown): unknown {
+  const items = request.raw?.layout.items;
+  const start = items?.[index * 2];
+  const end = items?.[index * 2 + 1];
+  if (request.raw === undefined || start === undefined || end === undefined) return value;
+  return new RawJson(request.raw.bytes, start, end, value);
+}
