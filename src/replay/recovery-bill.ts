@@ -124,9 +124,6 @@ export class RecoveryPricer {
       cheaper: (a, b) => (this.blobs.get(a)?.length ?? 0) - (this.blobs.get(b)?.length ?? 0),
     })) {
       const answer = this.readBack(ref, tokens, limit);
-        console.error(
-          `RB call@${call.messageIndex} in=${call.inputTokens} ref=${ref} len=${this.blobs.get(ref)?.length} tokens=${tokens.length} [${tokens.slice(0, 3).join(' ')}] trips=${answer.count} ansTok=${answer.tokens}`,
-        );
       recovery.readBacks += answer.count;
       recovery.readBackTokens += answer.tokens;
       // Each round trip carries its own share of the answer; the request is re-read every time.
