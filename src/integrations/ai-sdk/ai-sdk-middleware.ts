@@ -22,10 +22,12 @@
  * every model to a middleware as V4, AI SDK 6 as V3): the prompt is read as it comes and written back in
  * that version, and the reply is logged as that version's AI SDK puts it in its next prompt.
  */
+import { createCachePrefixMemory } from '../../core/cache/cache-prefix-memory.ts';
 import { InvalidInputError, InvalidSessionIdError } from '../../core/errors/index.ts';
 import type { MessageInput } from '../../core/message.ts';
 import type { ContextManager, PrepareRequest, PrepareResult } from '../../engine/context-manager.ts';
 import { READ_OFFLOADED_TOOL } from '../../engine/offload-results.ts';
+import { callHasCacheControl, markAiSdkPromptForAnthropicCache } from './ai-sdk-cache-marks.ts';
 import type { ProviderOptions } from './ai-sdk-meta.ts';
 import { openStream, streamPartOf } from './ai-sdk-open-stream.ts';
 import { fromAiSdkPrompt } from './ai-sdk-prompt.ts';
@@ -70,6 +72,13 @@ export interface CtxkitMiddlewareOptions {
    * its stats, pointers and events. Every event of every session also reaches `manager.on(listener)`.
    */
   onPrepared?: (prepared: PrepareResult, call: CtxkitCallInfo) => void | PromiseLike<void>;
+  /**
+   * Anthropic's prompt cache (default true): for a model of the `anthropic` provider, a call that marks no
+   * `cacheControl` of its own gets ctxkit's breakpoints on its stable prefix (at most four, see
+   * `placeCacheBreakpoints`), so what the previous call wrote is read at a tenth of the price. `false`
+   * sends the prompt unmarked.
+   */
+  promptCache?: boolean;
 }
 
 export interface CtxkitCallInfo {
@@ -129,6 +138,8 @@ interface PreparedCall {
   systemProviderOptions: ProviderOptions | undefined;
   source: AiSdkCallOptions;
   prepared: PrepareResult;
+  /** Records the prompt's cache marks once the call is answered (absent: the call carries none of ctxkit's). */
+  cacheSent?: () => void;
 }
 
 /*
@@ -143,6 +154,7 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): CtxkitMiddle
   const { manager } = options;
   const runAfterTurn = options.afterTurn !== false;
   const calls = new WeakMap<object, PreparedCall>();
+  const cacheMemory = options.promptCache === false ? undefined : createCachePrefixMemory();
   /** Sessions whose last reply made tool calls: `afterTurn` runs once their results are logged. */
   const awaitingResults = new Set<string>();
 
@@ -166,7 +178,7 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): CtxkitMiddle
   ): Promise<P> => {
     prepared ??= await manager.prepare(call.sessionId, call.request);
     await options.onPrepared?.(prepared, { sessionId: call.sessionId, params: call.source, retry });
-    const prompt = toAiSdkPrompt(
+    let prompt = toAiSdkPrompt(
       {
         system: prepared.system,
         messages: prepared.messages,
@@ -176,8 +188,19 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): CtxkitMiddle
       },
       { specificationVersion: call.version, provider: call.provider },
     );
+    let cacheSent: (() => void) | undefined;
+    if (cacheMemory && call.provider === 'anthropic' && !callHasCacheControl(call.source)) {
+      const marked = markAiSdkPromptForAnthropicCache(prompt, {
+        tools: call.source.tools,
+        modelId: call.request.model ?? '',
+        memory: cacheMemory,
+      });
+      prompt = marked.prompt;
+      cacheSent = marked.remember;
+    }
     const params = { ...source, prompt };
-    calls.set(params, { ...call, prepared });
+    const { cacheSent: _previous, ...rest } = call as PreparedCall;
+    calls.set(params, { ...rest, prepared, ...(cacheSent && { cacheSent }) });
     return params;
   };
 
@@ -264,6 +287,7 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): CtxkitMiddle
         sent = calls.get(retried) ?? sent;
         opened = await openStream(() => model.doStream(retried));
       }
+      sent.cacheSent?.();
       return recorded(sent, opened.result, model);
     },
   };
@@ -280,7 +304,9 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): CtxkitMiddle
     // Each overflow goes through the policy's protocol, until a call answers or the error stands.
     for (;;) {
       try {
-        return { result: await send(), sent };
+        const result = await send();
+        sent.cacheSent?.();
+        return { result, sent };
       } catch (error) {
         const retried = await recover(params, sent, error);
         if (!retried) throw error;
