@@ -6,6 +6,7 @@ import {
   RUN_BLOCK_TRIES,
 } from './count-repeated-run.ts';
 import { countByHeap, countByScan, SCAN_MERGE_MAX_BYTES } from './merge-byte-pairs.ts';
+import { ownCopy } from './own-copy.ts';
 
 /**
  * Counts the tokens of a text the way gpt-tokenizer's `countTokens` does with special tokens treated as
@@ -31,6 +32,8 @@ export const MAX_EXACT_PIECE_BYTES = 4 * 1024 * 1024;
 export const PIECE_CACHE_MAX_CHARS = 64;
 /** Counts remembered at once; the memory is cleared when full (a cache of ordinary words refills fast). */
 export const PIECE_CACHE_SIZE = 50_000;
+/** Slots of the table of ASCII pieces (a power of two): one piece each, a newer one taking an older's place. */
+export const ASCII_PIECE_SLOTS = 1 << 15;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 /** Pieces at least this long are checked for being one code point repeated. */
 const RUN_CHECK_MIN_CHARS = 4096;
@@ -84,7 +87,29 @@ export function createBpeTokenCounter(options: BpeTokenCounterOptions): (text: s
     }
     if (piece.length <= PIECE_CACHE_MAX_CHARS) {
       if (cache.size >= PIECE_CACHE_SIZE) cache.clear();
-      cache.set(piece, tokens);
+      // A slice of 13 or more characters points into the text it came from: copied, the text can go.
+      cache.set(ownCopy(piece), tokens);
+    }
+    return tokens;
+  };
+
+  // ASCII pieces are looked up where they lie in the text, without a slice: a direct-mapped table by a
+  // hash of their characters, checked by comparing them in place.
+  const asciiKeys: (string | undefined)[] = new Array(ASCII_PIECE_SLOTS);
+  const asciiCounts = new Int32Array(ASCII_PIECE_SLOTS);
+  const countAsciiPiece = (text: string, start: number, end: number): number => {
+    let hash = 0;
+    for (let index = start; index < end; index++) hash = (Math.imul(hash, 31) + text.charCodeAt(index)) | 0;
+    const slot = (hash ^ (hash >>> 15)) & (ASCII_PIECE_SLOTS - 1);
+    const key = asciiKeys[slot];
+    if (key !== undefined && key.length === end - start && text.startsWith(key, start)) {
+      return asciiCounts[slot] as number;
+    }
+    const piece = text.slice(start, end);
+    const tokens = countPiece(piece);
+    if (piece.length <= PIECE_CACHE_MAX_CHARS) {
+      asciiKeys[slot] = ownCopy(piece);
+      asciiCounts[slot] = tokens;
     }
     return tokens;
   };
@@ -98,7 +123,7 @@ export function createBpeTokenCounter(options: BpeTokenCounterOptions): (text: s
         const end = asciiPieceEnd ? asciiPieceEnd(text, done) : -1;
         if (end > done) {
           // One ASCII character is one byte, and every byte is a token of a byte-level BPE.
-          tokens += end === done + 1 ? 1 : countPiece(text.slice(done, end));
+          tokens += end === done + 1 ? 1 : countAsciiPiece(text, done, end);
           done = end;
           continue;
         }
