@@ -1,3 +1,4 @@
+import { copyPlain } from '../core/copy-plain.ts';
 import type {
   RecentSession,
   SessionListing,
@@ -33,7 +34,7 @@ type HeldSession = StoredSession & {
 
 /**
  * Sessions in process memory: the default for tests and for a library user who persists nothing.
- * Stores copies (structuredClone), so a caller mutating its objects cannot rewrite history. Checks what
+ * Stores copies (`copyPlain`), so a caller mutating its objects cannot rewrite history. Checks what
  * it is given exactly as the durable stores do, so code tested against it behaves the same on disk.
  */
 export function createMemorySessionStore(): SessionStore {
@@ -61,11 +62,11 @@ export function createMemorySessionStore(): SessionStore {
     if (change.messages.length === 0 && change.edits.length === 0) return;
     const target = existing ?? emptySession(sessionId, at);
     change.messages.forEach((message, offset) => {
-      target.log.push(structuredClone(message));
+      target.log.push(copyPlain(message));
       target.contentIds.push(contentIdAt(change, offset));
-      target.tokens.push(structuredClone(change.tokens?.[offset] ?? null));
+      target.tokens.push(copyPlain(change.tokens?.[offset] ?? null));
     });
-    for (const edit of change.edits) target.edits.push(structuredClone(edit));
+    for (const edit of change.edits) target.edits.push(copyPlain(edit));
     target.updatedAt = at;
     sessions.set(sessionId, target);
   };
