@@ -3,10 +3,22 @@
  * `{ type: 'ready', url }`, then every `sampleMs` its memory and CPU; a `{ type: 'gc' }` is answered with
  * the heap after a full collection, `{ type: 'stop' }` runs `stop` (which exits). Leaving with the parent.
  */
+import { constants, PerformanceObserver } from 'node:perf_hooks';
+
 export type ProxyMessage =
   | { type: 'ready'; url: string }
-  | { type: 'sample'; rss: number; heapUsed: number; cpuMs: number }
-  | { type: 'gc'; rss: number; heapUsed: number; cpuMs: number };
+  | { type: 'sample'; rss: number; heapUsed: number; cpuMs: number; gcMs: number; majorGcMs: number }
+  | { type: 'gc'; rss: number; heapUsed: number; cpuMs: number; gcMs: number; majorGcMs: number };
+
+/** Time spent collecting garbage so far, all of it and the full (mark-compact) collections. */
+const collected = { gcMs: 0, majorGcMs: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    collected.gcMs += entry.duration;
+    const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
+    if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) collected.majorGcMs += entry.duration;
+  }
+}).observe({ entryTypes: ['gc'] });
 
 const cpuMs = (): number => {
   const usage = process.cpuUsage();
@@ -21,7 +33,7 @@ const send = (message: ProxyMessage): void => {
 export function answerParent(sampleMs: number, stop: () => void): (url: string) => void {
   const sample = (type: 'sample' | 'gc'): void => {
     const memory = process.memoryUsage();
-    send({ type, rss: memory.rss, heapUsed: memory.heapUsed, cpuMs: cpuMs() });
+    send({ type, rss: memory.rss, heapUsed: memory.heapUsed, cpuMs: cpuMs(), ...collected });
   };
   const timer = setInterval(() => sample('sample'), sampleMs);
   process.on('message', (message: { type: string }) => {

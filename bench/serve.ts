@@ -133,6 +133,9 @@ interface HeapMark {
   rss: number;
   heap: number;
   cpuMs: number;
+  /** Garbage collection so far, and its full collections (a forced one shows in the next mark's). */
+  gcMs: number;
+  majorGcMs: number;
 }
 
 interface CaseResult {
@@ -386,7 +389,13 @@ async function runCase(
     const mark = async (): Promise<HeapMark> => {
       child.send({ type: 'gc' });
       const answer = await child.next('gc');
-      return { rss: answer.rss / MB, heap: answer.heapUsed / MB, cpuMs: answer.cpuMs };
+      return {
+        rss: answer.rss / MB,
+        heap: answer.heapUsed / MB,
+        cpuMs: answer.cpuMs,
+        gcMs: answer.gcMs,
+        majorGcMs: answer.majorGcMs,
+      };
     };
     loadStarted = performance.now();
     const since = () => (performance.now() - (loadStarted as number)) / 1000;
@@ -628,12 +637,17 @@ function report(
       'conversations',
       'KB/conversation',
       'CPU ms/req',
+      'GC ms/req',
+      'full GC ms/req',
     ],
     [...(floor ? [floor] : []), ...results].map((result) => {
       const measured = result.samples.filter((sample) => sample.t >= result.saturatedFrom);
       const saturated = measured.filter((sample) => sample.t <= result.saturatedTo);
       const grown = result.marks.end.heap - result.marks.start.heap;
       const cpu = result.marks.afterSaturated.cpuMs - result.marks.start.cpuMs;
+      const requests = Math.max(1, result.saturated.requests);
+      const gc = result.marks.afterSaturated.gcMs - result.marks.start.gcMs;
+      const majorGc = result.marks.afterSaturated.majorGcMs - result.marks.start.majorGcMs;
       return [
         result.spec.name,
         number(measured[0]?.rss ?? Number.NaN),
@@ -645,7 +659,9 @@ function report(
         number(result.marks.end.heap, 1),
         number(result.conversations),
         result.conversations > 0 ? number((grown * 1024) / result.conversations, 1) : '—',
-        number(cpu / Math.max(1, result.saturated.requests), 2),
+        number(cpu / requests, 2),
+        number(gc / requests, 2),
+        number(majorGc / requests, 2),
       ];
     }),
   );
@@ -660,6 +676,16 @@ function report(
       `${result.spec.name}: mean ${number(result.meanInputTokens)} tokens sent upstream; ${number(result.trimmedShare * 100, 1)} % of requests sent fewer tokens than the client's (compaction, offload); proxy log ${number(log.lines)} lines, ${log.warnings} warnings, ${log.errors} errors${top ? ` (${top})` : ''}`,
     );
   }
+  // The figures a goal is stated in, plainly: CPU per request over the saturated phase, and the paced
+  // latency ctxkit adds over the passthrough floor.
+  const cpuPerRequest = (result: CaseResult) =>
+    (result.marks.afterSaturated.cpuMs - result.marks.start.cpuMs) / Math.max(1, result.saturated.requests);
+  console.log('\nGoal figures:');
+  if (floor) console.log(`  passthrough floor: CPU ${ms(cpuPerRequest(floor))} ms/request`);
+  for (const result of results)
+    console.log(
+      `  ${result.spec.name}: CPU ${ms(cpuPerRequest(result))} ms/request${floor ? ` (floor ${ms(cpuPerRequest(floor))})` : ''}; added latency p50 / p99 ${signed(result.paced.latency.p50 - direct.paced.latency.p50)} / ${signed(result.paced.latency.p99 - direct.paced.latency.p99)} ms${floor ? ` (floor ${signed(floor.paced.latency.p50 - direct.paced.latency.p50)} / ${signed(floor.paced.latency.p99 - direct.paced.latency.p99)}); over the floor p50 / p99 ${signed(result.paced.latency.p50 - floor.paced.latency.p50)} / ${signed(result.paced.latency.p99 - floor.paced.latency.p99)} ms` : ''}`,
+    );
   const recognized = results.filter((result) => result.spec.mode === 'recognized');
   for (const result of recognized) {
     const where = [...result.changesAt]

@@ -65,7 +65,7 @@ export interface ProxyOptions {
   maxLoadedSessions?: number;
   /**
    * Bytes of recent request bodies kept so a client's next body is read only where it differs (each
-   * counted twice, for what it parsed to); default `DEFAULT_KEPT_BODY_BYTES` (256 MiB).
+   * with what it parsed to); default `DEFAULT_KEPT_BODY_BYTES` (64 MiB).
    */
   keptBodyBytes?: number;
   /** Ask the upstream for the model's served window (Ollama, vLLM, llama.cpp); default true. */

@@ -53,6 +53,9 @@ export function createRedactor(secrets: Iterable<string | undefined>): Redactor 
   return {
     active: true,
     text(text) {
+      // Most texts (header values, log fields) hold no key: an ASCII text is walked as its own bytes,
+      // and given back as it is when no key ends anywhere in it.
+      if (automaton.absentFromAscii(text)) return text;
       const redactor = stream();
       const head = redactor.push(encoder.encode(text));
       const tail = redactor.end();
@@ -154,6 +157,18 @@ class KeyAutomaton {
         queue.push(to);
       }
     }
+  }
+
+  /** True when `text` is ASCII (its UTF-8 bytes are its char codes) and no pattern occurs in it. */
+  absentFromAscii(text: string): boolean {
+    let state = 0;
+    for (let index = 0; index < text.length; index++) {
+      const code = text.charCodeAt(index);
+      if (code > 0x7f) return false;
+      state = this.step(state, code);
+      if ((this.longest[state] ?? 0) > 0) return false;
+    }
+    return true;
   }
 
   step(from: number, byte: number): number {

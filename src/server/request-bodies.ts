@@ -18,8 +18,12 @@ import { MAX_JSON_DEPTH } from './read-body.ts';
 import { type BodyLayout, bodyLayout, continueLayout } from './wire/body-layout.ts';
 import type { WireFormat, WireRequest } from './wire/wire-format.ts';
 
-/** Memory kept for the calls after: bodies' bytes and what they parsed to (see `keptSize`). */
-export const DEFAULT_KEPT_BODY_BYTES = 256 * 1024 * 1024;
+/**
+ * Memory kept for the calls after: bodies' bytes and what they parsed to (see `keptSize`). A body is
+ * kept for its conversation's next call; more than the conversations in flight need only holds memory
+ * that the collector walks again and again.
+ */
+export const DEFAULT_KEPT_BODY_BYTES = 64 * 1024 * 1024;
 /** What one kept message costs beyond its bytes (its parsed wire message, its history entry, its id). */
 const KEPT_BYTES_PER_ITEM = 1024;
 /** Kept bodies that begin alike (the same owner, format and session header, the same first bytes). */
