@@ -21,8 +21,7 @@ afterEach(async () => {
 
 /** An upstream that reads what it is sent and answers at once. */
 const upstream: typeof fetch = async (_input, init) => {
-  const body = init?.body;
-  const sent = typeof body === 'string' ? body.length : body instanceof Uint8Array ? body.byteLength : 0;
+  const sent = (await new Response(init?.body).arrayBuffer()).byteLength;
   return new Response(
     JSON.stringify({
       id: 'chatcmpl-1',

@@ -31,12 +31,16 @@ export class RawJson {
 }
 
 /**
- * The body as UTF-8 JSON: a member or an element of a top-level array that is a `RawJson` is written as
- * its bytes, anything else as `JSON.stringify` writes it (members whose value is undefined or a function
- * left out, such elements written `null`). Elements that lie one after the other in the client's bytes
- * (a run of kept messages) go as one piece, the client's separators between them.
+ * The body as UTF-8 JSON, in pieces (`chunks`, `length` bytes in all): a member or an element of a
+ * top-level array that is a `RawJson` is written as its bytes, anything else as `JSON.stringify` writes
+ * it (members whose value is undefined or a function left out, such elements written `null`). Elements
+ * that lie one after the other in the client's bytes (a run of kept messages) are one piece, the client's
+ * separators between them. The pieces are the client's own bytes where they can be: nothing is copied.
  */
-export function serializeBody(body: Readonly<Record<string, unknown>>): Buffer {
+export function bodyChunks(body: Readonly<Record<string, unknown>>): {
+  chunks: Uint8Array[];
+  length: number;
+} {
   const out = new BodyChunks();
   out.text('{');
   let first = true;
@@ -58,6 +62,12 @@ export function serializeBody(body: Readonly<Record<string, unknown>>): Buffer {
   }
   out.text('}');
   return out.done();
+}
+
+/** `bodyChunks` as one buffer. */
+export function serializeBody(body: Readonly<Record<string, unknown>>): Buffer {
+  const { chunks, length } = bodyChunks(body);
+  return Buffer.concat(chunks, length);
 }
 
 /** The pieces of a body: text to encode, and runs of the client's bytes. */
@@ -92,11 +102,13 @@ class BodyChunks {
     this.#runEnd = end;
   }
 
-  done(): Buffer {
+  done(): { chunks: Uint8Array[]; length: number } {
     this.#flushRun();
     if (this.#text !== '') this.#chunks.push(Buffer.from(this.#text));
     this.#text = '';
-    return Buffer.concat(this.#chunks);
+    let length = 0;
+    for (const chunk of this.#chunks) length += chunk.byteLength;
+    return { chunks: this.#chunks, length };
   }
 
   #flushRun(): void {
