@@ -27,6 +27,8 @@ export class ClientRequestTokens {
   readonly #counts: BoundedMap<string, number>;
   /** Per request (the array of its history's ids), each message's count, as `countInSlices` made it. */
   readonly #requestCounts = new WeakMap<readonly string[], Float64Array>();
+  /** The counts of view messages ctxkit changed, by the message (see `#changed`). */
+  readonly #changedCounts = new WeakMap<Message, number>();
 
   /** `maxCounted`: messages whose counts are remembered across requests. */
   constructor(maxCounted = MAX_COUNTED_MESSAGES) {
@@ -119,7 +121,7 @@ export class ClientRequestTokens {
       const original = index === undefined ? undefined : client.history[index];
       if (index !== undefined && original && deepEqual(original.parts, message.parts))
         total += counts?.[index] ?? this.#message(message, message.id);
-      else total += this.#message(message, contentId(message));
+      else total += this.#changed(message);
       yield;
     }
     return total;
@@ -134,6 +136,18 @@ export class ClientRequestTokens {
         estimateToolDefinitionTokens(tools, this.#counter),
       )
     );
+  }
+
+  /**
+   * A message ctxkit changed (a summary, a cleared result), by its content. The view keeps the same
+   * message from call to call: its count is remembered by the message itself, not hashed again.
+   */
+  #changed(message: Message): number {
+    const known = this.#changedCounts.get(message);
+    if (known !== undefined) return known;
+    const tokens = this.#message(message, contentId(message));
+    this.#changedCounts.set(message, tokens);
+    return tokens;
   }
 
   #message(message: MessageInput, id: string | undefined): number {

@@ -79,14 +79,14 @@ export class LoadedSessions {
     }
     const loadedMessages = this.#manager.loadedMessages;
     if (!loadedMessages) return;
-    const idle: { sessionId: string; messages: number }[] = [];
     let messages = 0;
-    for (const [sessionId, busy] of this.#sessions) {
-      if (busy > 0) continue;
-      const held = loadedMessages.call(this.#manager, sessionId);
-      idle.push({ sessionId, messages: held });
-      messages += held;
-    }
+    for (const [sessionId, busy] of this.#sessions)
+      if (busy === 0) messages += loadedMessages.call(this.#manager, sessionId);
+    // Within the bound (nearly every call): nothing to choose, nothing listed or sorted.
+    if (messages <= this.#maxMessages) return;
+    const idle: { sessionId: string; messages: number }[] = [];
+    for (const [sessionId, busy] of this.#sessions)
+      if (busy === 0) idle.push({ sessionId, messages: loadedMessages.call(this.#manager, sessionId) });
     // Past the messages' bound, the largest go first: one huge session, not every small one.
     idle.sort((a, b) => b.messages - a.messages);
     let unloaded = 0;
