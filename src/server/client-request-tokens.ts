@@ -21,12 +21,17 @@ import { deepEqual } from './wire/render-view.ts';
 
 /** Messages whose counts are remembered; the oldest are forgotten first. */
 export const MAX_COUNTED_MESSAGES = 200_000;
+/** System prompts and tool lists remembered by their text (each held as long as it is remembered). */
+const MAX_RECENT_FIXED = 64;
 
 export class ClientRequestTokens {
   readonly #counter = createExactCounter('o200k');
   readonly #counts: BoundedMap<string, number>;
   /** Per request (the array of its history's ids), each message's count, as `countInSlices` made it. */
   readonly #requestCounts = new WeakMap<readonly string[], Float64Array>();
+  /** The last system prompts' and tool lists' counts, by their text. */
+  readonly #recentSystems = new BoundedMap<string, number>(MAX_RECENT_FIXED);
+  readonly #recentTools = new BoundedMap<string, number>(MAX_RECENT_FIXED);
   /** The counts of view messages ctxkit changed, by the message (see `#changed`). */
   readonly #changedCounts = new WeakMap<Message, number>();
 
@@ -131,11 +136,23 @@ export class ClientRequestTokens {
   #fixed(system: string, tools: readonly ToolDefinition[]): number {
     const toolText = JSON.stringify(tools);
     return (
-      this.#remembered(`system:${sha256OfText(system)}`, () => this.#counter.count(system)) +
-      this.#remembered(`tools:${sha256OfText(toolText)}`, () =>
+      this.#fixedPart(this.#recentSystems, 'system', system, () => this.#counter.count(system)) +
+      this.#fixedPart(this.#recentTools, 'tools', toolText, () =>
         estimateToolDefinitionTokens(tools, this.#counter),
       )
     );
+  }
+
+  /**
+   * A system prompt's or tools' count, by the text itself among the last few (a client resends the same
+   * string, whose hash the engine keeps: looked up without digesting it again), else by its digest.
+   */
+  #fixedPart(recent: BoundedMap<string, number>, kind: string, text: string, count: () => number): number {
+    const known = recent.get(text);
+    if (known !== undefined) return known;
+    const tokens = this.#remembered(`${kind}:${sha256OfText(text)}`, count);
+    recent.set(text, tokens);
+    return tokens;
   }
 
   /**

@@ -26,6 +26,9 @@ export class LoadedSessions {
   readonly #maxMessages: number;
   /** Session id → requests in flight; Map order is least recently used first. */
   readonly #sessions = new Map<string, number>();
+  /** Per loaded session, the messages it held when its last call ended; their sum. */
+  readonly #held = new Map<string, number>();
+  #heldMessages = 0;
   readonly #onUnload: (sessionId: string) => void;
   readonly #release: Pick<MemoryRelease, 'request'> | undefined;
 
@@ -65,28 +68,38 @@ export class LoadedSessions {
     const busy = this.#sessions.get(sessionId) ?? 1;
     this.#sessions.delete(sessionId);
     this.#sessions.set(sessionId, busy - 1);
-    this.#evict();
+    this.#evict(sessionId);
   }
 
   get size(): number {
     return this.#sessions.size;
   }
 
-  #evict(): void {
+  /** `left`: the session whose call just ended. */
+  #evict(left?: string): void {
     for (const [sessionId, busy] of this.#sessions) {
       if (this.#sessions.size <= this.#max) break;
       if (busy === 0) this.#unload(sessionId);
     }
     const loadedMessages = this.#manager.loadedMessages;
     if (!loadedMessages) return;
+    // The messages each session held when its last call here ended: a session grows only by its calls
+    // (a write through the REST API shows at its next call). Within the bound (nearly every call), nothing
+    // is asked of the manager; past it, every idle session is counted anew.
+    if (left !== undefined) {
+      const held = loadedMessages.call(this.#manager, left);
+      this.#heldMessages += held - (this.#held.get(left) ?? 0);
+      this.#held.set(left, held);
+    }
+    if (this.#heldMessages <= this.#maxMessages) return;
     let messages = 0;
-    for (const [sessionId, busy] of this.#sessions)
-      if (busy === 0) messages += loadedMessages.call(this.#manager, sessionId);
-    // Within the bound (nearly every call): nothing to choose, nothing listed or sorted.
-    if (messages <= this.#maxMessages) return;
     const idle: { sessionId: string; messages: number }[] = [];
-    for (const [sessionId, busy] of this.#sessions)
-      if (busy === 0) idle.push({ sessionId, messages: loadedMessages.call(this.#manager, sessionId) });
+    for (const [sessionId, busy] of this.#sessions) {
+      if (busy > 0) continue;
+      const held = loadedMessages.call(this.#manager, sessionId);
+      idle.push({ sessionId, messages: held });
+      messages += held;
+    }
     // Past the messages' bound, the largest go first: one huge session, not every small one.
     idle.sort((a, b) => b.messages - a.messages);
     let unloaded = 0;
@@ -102,6 +115,8 @@ export class LoadedSessions {
 
   #unload(sessionId: string): void {
     this.#sessions.delete(sessionId);
+    this.#heldMessages -= this.#held.get(sessionId) ?? 0;
+    this.#held.delete(sessionId);
     this.#manager.unload(sessionId);
     this.#onUnload(sessionId);
   }
