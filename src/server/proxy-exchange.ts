@@ -11,6 +11,7 @@ import { isContextOverflow } from '../providers/is-context-overflow.ts';
 import { modelCallErrorFrom } from '../providers/read-provider-error.ts';
 import { incompleteBody } from './answer-completeness.ts';
 import type { ProxyCallDeps, ProxyCallInput } from './proxy-call-deps.ts';
+import { textResponse } from './redact-relay.ts';
 import type { ResolvedSession } from './resolve-session.ts';
 import {
   readUpstreamText,
@@ -124,7 +125,7 @@ export async function jsonExchange(call: CallState, prepared: PrepareResult): Pr
     await call.finish(withFirstUsage(reply.visible, firstUsage));
     const out = format.clientAnswer(json, call.request.ownTool);
     return {
-      response: new Response(JSON.stringify(out), {
+      response: textResponse(JSON.stringify(out), {
         status: response.status,
         headers: {
           ...responseHeaders(response.headers),
@@ -177,7 +178,7 @@ export function withFirstUsage(reply: MessageInput, first: Usage | undefined): M
 }
 
 export function passThrough(answer: UpstreamAnswer, headers: Record<string, string>): Response {
-  return new Response(answer.body, {
+  return textResponse(answer.body, {
     status: answer.status,
     headers: { ...responseHeaders(answer.headers), ...headers },
   });

@@ -13,6 +13,16 @@ import type { Logger } from 'pino';
 import { TOKEN_HEADER } from './proxy-options.ts';
 import { createRedactor, type Redactor } from './redact-keys.ts';
 
+/** Responses made from a text: their body is redacted as that text, not read again as a stream. */
+const bodyTexts = new WeakMap<Response, string>();
+
+/** A response whose body is `text`, which the redaction takes as it is (see `bodyTexts`). */
+export function textResponse(text: string, init: ResponseInit): Response {
+  const response = new Response(text, init);
+  bodyTexts.set(response, text);
+  return response;
+}
+
 /** Headers a client's key or token arrives in (`api-key`: Azure OpenAI's). */
 const CLIENT_KEY_HEADERS = ['authorization', 'x-api-key', 'api-key', TOKEN_HEADER] as const;
 
@@ -105,6 +115,13 @@ export class RelayRedaction {
     });
     // The body's length changes with each key replaced.
     headers.delete('content-length');
+    const text = bodyTexts.get(response);
+    if (text !== undefined && !response.bodyUsed)
+      return textResponse(redactor.text(text), {
+        status: response.status,
+        statusText: response.statusText,
+        headers,
+      });
     return new Response(response.body === null ? null : this.#redactBody(response.body, redactor), {
       status: response.status,
       statusText: response.statusText,
