@@ -37,6 +37,7 @@ export function createLineCounter(countText: (text: string) => number): (text: s
     const tokens = countText(part);
     memo.set(ownCopy(part), tokens);
     memoChars += part.length;
+    if (memoChars <= MEMO_MAX_CHARS && memo.size <= MEMO_MAX_PARTS) return tokens;
     for (const oldest of memo.keys()) {
       if (memoChars <= MEMO_MAX_CHARS && memo.size <= MEMO_MAX_PARTS) break;
       memo.delete(oldest);
