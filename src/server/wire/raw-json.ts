@@ -70,9 +70,14 @@ export function serializeBody(body: Readonly<Record<string, unknown>>): Buffer {
   return Buffer.concat(chunks, length);
 }
 
-/** The pieces of a body: text to encode, and runs of the client's bytes. */
+/**
+ * The pieces of a body: text to encode, and runs of the client's bytes. Text that is what the client's
+ * bytes hold between two of its values (its keys and commas, written as ctxkit writes them) joins the
+ * run around it, so a body ctxkit left as it was goes as the client's bytes, one piece.
+ */
 class BodyChunks {
   readonly #chunks: Uint8Array[] = [];
+  /** Text written since the last piece (after the pending run, when there is one). */
   #text = '';
   /** The run of client bytes not yet added: `#runOf[#runStart, #runEnd)`. */
   #runOf: Uint8Array | undefined;
@@ -80,29 +85,38 @@ class BodyChunks {
   #runEnd = 0;
 
   text(text: string): void {
-    this.#flushRun();
     this.#text += text;
   }
 
   /** Client bytes; `afterComma`: an element after another, so a comma goes between. */
   raw(value: RawJson, afterComma: boolean): void {
     const { source, start, end } = value;
-    if (afterComma && this.#runOf === source && onlySeparator(source, this.#runEnd, start)) {
+    const between = afterComma ? `${this.#text},` : this.#text;
+    if (
+      this.#runOf === source &&
+      (holds(source, this.#runEnd, start, between) ||
+        (between === ',' && onlySeparator(source, this.#runEnd, start)))
+    ) {
       this.#runEnd = end;
+      this.#text = '';
       return;
     }
     this.#flushRun();
-    if (afterComma) this.#text += ',';
-    if (this.#text !== '') {
-      this.#chunks.push(Buffer.from(this.#text));
-      this.#text = '';
-    }
+    let from = start;
+    if (holds(source, start - between.length, start, between)) from = start - between.length;
+    else if (between !== '') this.#chunks.push(Buffer.from(between));
+    this.#text = '';
     this.#runOf = source;
-    this.#runStart = start;
+    this.#runStart = from;
     this.#runEnd = end;
   }
 
   done(): { chunks: Uint8Array[]; length: number } {
+    const source = this.#runOf;
+    if (source !== undefined && holds(source, this.#runEnd, this.#runEnd + this.#text.length, this.#text)) {
+      this.#runEnd += this.#text.length;
+      this.#text = '';
+    }
     this.#flushRun();
     if (this.#text !== '') this.#chunks.push(Buffer.from(this.#text));
     this.#text = '';
@@ -111,11 +125,26 @@ class BodyChunks {
     return { chunks: this.#chunks, length };
   }
 
+  /** The pending run as a piece (the text written after it is still to come). */
   #flushRun(): void {
     if (this.#runOf === undefined) return;
     this.#chunks.push(this.#runOf.subarray(this.#runStart, this.#runEnd));
     this.#runOf = undefined;
   }
+}
+
+/** Longest text compared with the client's bytes between two values (keys and commas are short). */
+const MAX_JOINED_TEXT = 256;
+
+/** `bytes[from, to)` is `text`, ASCII (so its bytes are its char codes). */
+function holds(bytes: Uint8Array, from: number, to: number, text: string): boolean {
+  if (to - from !== text.length || from < 0 || to > bytes.length || text.length > MAX_JOINED_TEXT)
+    return false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code > 0x7f || bytes[from + index] !== code) return false;
+  }
+  return true;
 }
 
 /** `bytes[from, to)` is JSON whitespace around exactly one comma. */
