@@ -36,6 +36,8 @@ export const DEEPAGENTS_SUMMARY_PREFIX = 'You are in the middle of a conversatio
 
 export const DEEPAGENTS_POLICY = definePreset(DEFAULT_POLICY, {
   budget: {
+    // The seed sends what its window allows: default's cap on input is ctxkit's own.
+    maxContextTokens: 0,
     // "sized from the model profile … the model's real loaded size".
     contextWindow: 0,
     detectWindow: true,

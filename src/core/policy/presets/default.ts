@@ -59,6 +59,19 @@ export const DEFAULT_OFFLOAD_ARGUMENTS = true;
 export const DEFAULT_POINTER_KEYS_MAX_CHARS = 240;
 
 /**
+ * The most input `default` lets a request carry, whatever the window (a fill target for long windows):
+ * past it the proactive path clears and summarizes as it would at the window's edge. A long window
+ * merely allows a long input; every call re-reads it (0.1 × per token with a prompt cache, list price
+ * without) and long inputs answer worse. Measured on the corpus at 128k under the recovery bill (the cache
+ * bill plus the read-backs and tool re-runs that getting forgotten output back costs, `bench:peers`):
+ * no cap 4.90M at 0.988 working-set coverage, 96k 4.88M at 0.995, 80k 4.52M at 0.964, 72k 4.47M at
+ * 0.948, 64k 4.19M at 0.941; 80k is the lowest of these that keeps coverage at 0.95 or more, with 19 % fewer input
+ * tokens. Windows of 80k and less are not affected. (Not exported: the preset carries it as
+ * `budget.maxContextTokens`.)
+ */
+const DEFAULT_MAX_CONTEXT_TOKENS = 80_000;
+
+/**
  * Caps of the indexes in every request (deepagents's skills index and memory index). About 1–2 % of a
  * 128k window each: a skills index of ~40 one-line descriptions, a memory index of ~60 notes (the newest
  * kept when clipped; the rest a `read_memory` call away).
@@ -105,7 +118,7 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     contextWindow: 0,
     maxOutputTokens: 0,
     reserveTokens: 0,
-    maxContextTokens: 0,
+    maxContextTokens: DEFAULT_MAX_CONTEXT_TOKENS,
     maxContextTokensWhen: 'always',
     maxSteps: 0,
     detectWindow: true,

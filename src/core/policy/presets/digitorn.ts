@@ -27,6 +27,8 @@ export const DIGITORN_OVERSIZED_FRACTION = 0.25;
 
 export const DIGITORN_POLICY = definePreset(DEFAULT_POLICY, {
   budget: {
+    // The seed sends what its window allows: default's cap on input is ctxkit's own.
+    maxContextTokens: 0,
     contextWindow: DIGITORN_MAX_TOKENS,
     maxOutputTokens: DIGITORN_OUTPUT_RESERVED,
     // "When max_tokens: 0, the bootstrap pass … reads the provider's known context window".

@@ -35,6 +35,8 @@ export const PICOCLAW_CONTEXT_ERROR_RETRIES = 2;
 
 export const PICOCLAW_POLICY = definePreset(DEFAULT_POLICY, {
   budget: {
+    // The seed sends what its window allows: default's cap on input is ctxkit's own.
+    maxContextTokens: 0,
     contextWindow: 0,
     maxOutputTokens: PICOCLAW_MAX_TOKENS,
     // "Current default when not explicitly configured: ContextWindow = MaxTokens * 4".
