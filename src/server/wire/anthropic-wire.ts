@@ -102,9 +102,10 @@ export const anthropicWire: WireFormat = {
       const tools = Array.isArray(request.body.tools) ? request.body.tools : [];
       body.tools = [...tools, toAnthropicTool(readOffloadedTool)];
     }
-    // The Anthropic upstream body is final here, for every call and round. A change to a few messages
-    // (a mark on some blocks) replaces those items with plain objects (`RawJson.value`, copied and
-    // changed); the others stay the client's bytes.
+    // The Anthropic upstream body is final here, for every call and round (`send` serializes it). Its
+    // members and messages may be the client's bytes (`RawJson`): a step that changes a few messages (a
+    // mark on some blocks) reads them with `parsedValue` and replaces only those with changed copies, so
+    // the others stay bytes; nothing in a `RawJson` is changed in place.
     return body;
   },
 

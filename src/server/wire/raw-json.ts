@@ -188,3 +188,12 @@ export function clientListItem(request: WireRequest, index: number, value: unkno
   if (request.raw === undefined || start === undefined || end === undefined) return value;
   return new RawJson(request.raw.bytes, start, end, value);
 }
+
+/**
+ * A body item as parsed, whether it is the client's bytes (`RawJson`) or a value ctxkit wrote: what a
+ * step that changes a few items of a rendered body reads (it replaces those items with changed copies,
+ * and leaves the others as they are, bytes).
+ */
+export function parsedValue(item: unknown): unknown {
+  return item instanceof RawJson ? item.value : item;
+}
