@@ -64,6 +64,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
       input.headers.get(SESSION_HEADER) ?? undefined,
       `${format.name}\n${request.system}`,
       request.ids,
+      input.read.continues?.previous.ids,
     );
   } catch (error) {
     if (SessionRequestError.isInstance(error)) return errorResponse(format, 400, error.message);

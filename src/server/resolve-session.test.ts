@@ -93,6 +93,33 @@ describe.each(INDEXES)('SessionResolver over the %s index', (_name, open) => {
   };
 
   it(
+    'finds the same sessions when told the ids of the request before (the hashes they share are not made again)',
+    withIndex(async (index) => {
+      const resolver = new SessionResolver(index);
+      const first = ['u1', 'r1', 'u2'];
+      const session = await resolver.resolve(OWNER, undefined, SYSTEM, first);
+      await session.release();
+      const next = [...first, 'r2', 'u3'];
+      const continued = await resolver.resolve(OWNER, undefined, SYSTEM, next, first);
+      await continued.release();
+      expect(continued).toMatchObject({ origin: 'continued', publicId: session.publicId });
+      // Edited in the middle: a fork, as without the earlier ids.
+      const edited = ['u1', 'edited', 'u2', 'r2', 'u3', 'r3', 'u4'];
+      const fork = await resolver.resolve(OWNER, undefined, SYSTEM, edited, next);
+      await fork.release();
+      expect(fork).toMatchObject({ origin: 'forked' });
+      // Another system prompt, the same ids: its own chain, not the earlier one's.
+      const other = await resolver.resolve(OWNER, undefined, 'Another prompt.', [...next, 'r3'], next);
+      await other.release();
+      expect(other.origin).toBe('new');
+      // And the fork continues from its own ids.
+      const afterFork = await resolver.resolve(OWNER, undefined, SYSTEM, [...edited, 'r4', 'u5'], edited);
+      await afterFork.release();
+      expect(afterFork).toMatchObject({ origin: 'continued', publicId: fork.publicId });
+    }),
+  );
+
+  it(
     'starts a new session for an unknown conversation, and continues it when it comes back with the reply',
     withIndex(async (index) => {
       const resolver = new SessionResolver(index);

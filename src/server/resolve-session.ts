@@ -86,6 +86,8 @@ export class SessionResolver {
     named: string | undefined,
     start: string,
     ids: readonly string[],
+    /** The ids of an earlier request this one begins like: the hashes they share are not made again. */
+    previousIds?: readonly string[],
   ): Promise<ResolvedSession> {
     if (named !== undefined) {
       const problem = headerIdProblem(named);
@@ -97,7 +99,7 @@ export class SessionResolver {
       return { sessionId, publicId: named, origin: 'named', release: unlock };
     }
     // In slices: a history of a million messages is a million hashes, and other requests go on meanwhile.
-    const hashes = await continueConversationHashesInSlices(conversationRoot(owner, start), ids);
+    const hashes = await conversationHashesOf(conversationRoot(owner, start), ids, previousIds);
     const heads = await this.#index.heads(owner, hashes);
     let taken: { head: ConversationHead; unlock: ReleaseLock } | undefined;
     for (const head of newestFirst(hashes, heads)) {
@@ -169,6 +171,35 @@ export class SessionResolver {
     this.#inFlight.delete(sessionId);
     throw new Error(`session ${sessionId} is claimed already`);
   }
+}
+
+/** The chain of hashes made for a request's ids, from its root: the next request continues it. */
+const chains = new WeakMap<readonly string[], { root: string; hashes: readonly string[] }>();
+
+/**
+ * The chain of `ids` from `root`, made only from the first id that differs from `previousIds` (whose
+ * chain from the same root is known), else whole.
+ */
+async function conversationHashesOf(
+  root: string,
+  ids: readonly string[],
+  previousIds: readonly string[] | undefined,
+): Promise<string[]> {
+  const previous = previousIds === undefined ? undefined : chains.get(previousIds);
+  let shared = 0;
+  let hashes: string[];
+  if (previous !== undefined && previousIds !== undefined && previous.root === root) {
+    const most = Math.min(ids.length, previous.hashes.length);
+    while (shared < most && ids[shared] === previousIds[shared]) shared++;
+  }
+  if (previous === undefined || shared === 0) hashes = await continueConversationHashesInSlices(root, ids);
+  else {
+    const from = previous.hashes[shared - 1] as string;
+    hashes = previous.hashes.slice(0, shared);
+    for (const hash of await continueConversationHashesInSlices(from, ids.slice(shared))) hashes.push(hash);
+  }
+  chains.set(ids, { root, hashes });
+  return hashes;
 }
 
 /**
