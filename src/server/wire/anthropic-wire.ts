@@ -43,6 +43,7 @@ import {
   isRecord,
   parseBody,
   positiveIntegerField,
+  recoverToolNamesFrom,
   splitReadCalls,
 } from './wire-common.ts';
 import {
@@ -190,8 +191,9 @@ async function readRequest(
   } catch (error) {
     throw asWireRequestError(error);
   }
-  // Over the kept drafts too: a new result's call may be among them (a kept result's name is as it was).
-  recoverToolNames(drafts);
+  // The kept drafts' names are as they were recovered; a new result's call may be among them.
+  if (prior) recoverToolNamesFrom(drafts, keptDrafts);
+  else recoverToolNames(drafts);
   const tools = (request.tools ?? []).map(toolDefinitionOf);
   const maxOutputTokens = positiveIntegerField(request, 'max_tokens');
   const clientToolNames = new Set(tools.map((tool) => tool.name));

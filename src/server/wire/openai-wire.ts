@@ -40,6 +40,7 @@ import {
   isRecord,
   parseBody,
   positiveIntegerField,
+  recoverToolNamesFrom,
   splitReadCalls,
 } from './wire-common.ts';
 import {
@@ -207,8 +208,9 @@ async function readRequest(
     throw asWireRequestError(error);
   }
   const drafts: MessageDraft[] = reader.drafts;
-  // Over the kept drafts too: a new result's call may be among them (a kept result's name is as it was).
-  recoverToolNames(drafts);
+  // The kept drafts' names are as they were recovered; a new result's call may be among them.
+  if (prior) recoverToolNamesFrom(drafts, keptDrafts);
+  else recoverToolNames(drafts);
   const tools = (request.tools ?? []).map(toolDefinitionOf);
   const maxOutputTokens =
     positiveIntegerField(request, 'max_completion_tokens') ?? positiveIntegerField(request, 'max_tokens');

@@ -3,7 +3,7 @@
 import type { z } from 'zod';
 import type { MessageDraft } from '../../adapters/finish-transcript.ts';
 import { InvalidInputError } from '../../core/errors/index.ts';
-import type { MessageInput, ToolCallPart } from '../../core/message.ts';
+import type { MessageInput, Part, ToolCallPart } from '../../core/message.ts';
 import { assignStableIdsInSlices, contentId } from '../../core/stable-id.ts';
 import { mapInSlices, WorkSlices } from '../../core/work-slices.ts';
 import { idPositions } from '../id-positions.ts';
@@ -148,4 +148,50 @@ export async function continueHistoryInSlices(
     ids.push(addedIds[index] as string);
   }
   return { history, ids };
+}
+
+/**
+ * `recoverToolNames` for the drafts from `from` on, the ones before already recovered: each result
+ * without a name takes the name of the call it answers, found walking back from it. Walking back, a
+ * result with the same call id met first took the nearest call before it (calls are answered newest
+ * first), so each such result passes over one call, as `pairToolCalls` pairs them going forward.
+ */
+export function recoverToolNamesFrom(drafts: readonly MessageDraft[], from: number): void {
+  for (let index = from; index < drafts.length; index++) {
+    const parts = (drafts[index] as MessageDraft).parts;
+    for (let partIndex = 0; partIndex < parts.length; partIndex++) {
+      const part = parts[partIndex] as Part;
+      if (part.type !== 'tool-result' || part.name !== '') continue;
+      const name = answeredCallName(drafts, index, partIndex, part.callId);
+      if (name !== undefined) part.name = name;
+    }
+  }
+}
+
+/** The name of the call the result at `drafts[index].parts[partIndex]` answers, or undefined. */
+function answeredCallName(
+  drafts: readonly MessageDraft[],
+  index: number,
+  partIndex: number,
+  callId: string,
+): string | undefined {
+  let passed = 0;
+  for (let message = index; message >= 0; message--) {
+    const parts = (drafts[message] as MessageDraft).parts;
+    for (let at = message === index ? partIndex - 1 : parts.length - 1; at >= 0; at--) {
+      const part = parts[at] as Part;
+      if (part.type === 'tool-result' && part.callId === callId) passed++;
+      else if (part.type === 'tool-call' && part.callId === callId) {
+        if (passed > 0) passed--;
+        // `recoverToolNames` names a result after the first call of that id in the call's message.
+        else return firstCallName(parts, callId);
+      }
+    }
+  }
+  return undefined;
+}
+
+function firstCallName(parts: readonly Part[], callId: string): string | undefined {
+  for (const part of parts) if (part.type === 'tool-call' && part.callId === callId) return part.name;
+  return undefined;
 }
