@@ -263,6 +263,45 @@ describe('RequestBodies', () => {
     );
   });
 
+  it('converts a run of messages ctxkit changed once, and again when the run is another', async () => {
+    const text = JSON.stringify({
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: 'b' },
+        { role: 'user', content: 'c' },
+      ],
+    });
+    const read = await new RequestBodies().read(bytesOf(text), KEY, openAIWire);
+    if (!read.ok) throw new Error('not read');
+    const request = await readWireRequest(openAIWire, read);
+    const [, edited] = views(request) as [unknown, { system: string; messages: Message[] }];
+    const additions = { readTool: false, rounds: [], includeUsage: false };
+    const first = openAIWire.upstreamBody(request, edited, additions);
+    const again = openAIWire.upstreamBody(request, { ...edited, messages: [...edited.messages] }, additions);
+    const summary = (first.messages as unknown[])[1];
+    expect((again.messages as unknown[])[1]).toBe(summary);
+    expect(jsonOf(serializeBody(again))).toEqual(jsonOf(serializeBody(first)));
+    expect(jsonOf(serializeBody(first))).toMatchObject({
+      messages: [
+        { role: 'system' },
+        { role: 'user', content: 'summary' },
+        { role: 'assistant', content: 'b' },
+      ],
+    });
+    const [changed] = edited.messages as [Message];
+    const other = openAIWire.upstreamBody(
+      request,
+      {
+        ...edited,
+        messages: [{ ...changed, parts: [{ type: 'text', text: 'other' }] }, ...edited.messages.slice(1)],
+      },
+      additions,
+    );
+    expect((other.messages as unknown[])[1]).not.toBe(summary);
+    expect(jsonOf(serializeBody(other))).toMatchObject({ messages: [{}, { content: 'other' }, {}] });
+  });
+
   it('reads every edit of a Chat Completions history as the whole way does (edits, reorders, shorter, same bytes, a byte changed)', async () => {
     await checkEdits(
       openAIWire,

@@ -34,7 +34,7 @@ import {
 import type { SseEvent } from '../sse.ts';
 import { sseJson } from '../sse.ts';
 import { clientListItem, clientMembers, RawJson } from './raw-json.ts';
-import { renderView } from './render-view.ts';
+import { rememberedRuns, renderView } from './render-view.ts';
 import {
   asWireRequestError,
   continueHistoryInSlices,
@@ -87,11 +87,8 @@ export const anthropicWire: WireFormat = {
   },
 
   upstreamBody(request, prepared, additions) {
-    const history = renderView(
-      prepared.messages,
-      request,
-      (run: Message[]) => toAnthropicMessages({ system: [], messages: run }).messages as unknown[],
-      (wireIndex) => clientListItem(request, wireIndex, request.wire[wireIndex]),
+    const history = renderView<unknown>(prepared.messages, request, convertedRuns, (wireIndex) =>
+      clientListItem(request, wireIndex, request.wire[wireIndex]),
     );
     const messages = joinSameRole([...history, ...roundMessages(additions)]);
     const body: Record<string, unknown> = { ...clientMembers(request), messages };
@@ -159,6 +156,12 @@ export const anthropicWire: WireFormat = {
     return { event: 'error', data: JSON.stringify(anthropicWire.errorBody(status, message)) };
   },
 };
+
+/** Runs of changed view messages as Anthropic messages, remembered (see `rememberedRuns`). */
+const convertedRuns = rememberedRuns(
+  new WeakMap(),
+  (run: Message[]) => toAnthropicMessages({ system: [], messages: run }).messages as unknown[],
+);
 
 /**
  * The request read from its body; with `prior`, only the messages after the first `kept` (which are

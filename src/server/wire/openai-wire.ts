@@ -31,7 +31,7 @@ import {
 import type { SseEvent } from '../sse.ts';
 import { sseJson } from '../sse.ts';
 import { clientListItem, clientMembers } from './raw-json.ts';
-import { renderView } from './render-view.ts';
+import { rememberedRuns, renderView } from './render-view.ts';
 import {
   asWireRequestError,
   continueHistoryInSlices,
@@ -86,11 +86,8 @@ export const openAIWire: WireFormat = {
         : prepared.system === ''
           ? []
           : [{ role: 'system', content: prepared.system }];
-    const history = renderView(
-      prepared.messages,
-      request,
-      (run: Message[]) => toOpenAIChat({ system: [], messages: run }) as unknown[],
-      (wireIndex) => clientListItem(request, lead + wireIndex, request.wire[wireIndex]),
+    const history = renderView<unknown>(prepared.messages, request, convertedRuns, (wireIndex) =>
+      clientListItem(request, lead + wireIndex, request.wire[wireIndex]),
     );
     const body: Record<string, unknown> = {
       ...clientMembers(request),
@@ -152,6 +149,12 @@ export const openAIWire: WireFormat = {
     return { data: JSON.stringify(openAIWire.errorBody(status, message)) };
   },
 };
+
+/** Runs of changed view messages as Chat Completions messages, remembered (see `rememberedRuns`). */
+const convertedRuns = rememberedRuns(
+  new WeakMap(),
+  (run: Message[]) => toOpenAIChat({ system: [], messages: run }) as unknown[],
+);
 
 /** Requests whose messages hold a legacy function call or result: read again whole (see `readRequest`). */
 const withLegacyCalls = new WeakSet<WireRequest>();

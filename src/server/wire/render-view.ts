@@ -9,6 +9,7 @@
  */
 import type { Message, MessageInput } from '../../core/message.ts';
 import { idPositions } from '../id-positions.ts';
+import { RawJson } from './raw-json.ts';
 
 export interface ViewSource {
   history: readonly MessageInput[];
@@ -41,7 +42,7 @@ export function renderView<W>(
   const out: W[] = [];
   let run: Message[] = [];
   const flush = () => {
-    if (run.length > 0) out.push(...convert(run));
+    if (run.length > 0) for (const message of convert(run)) out.push(message);
     run = [];
   };
   for (let position = 0; position < view.length; ) {
@@ -58,6 +59,34 @@ export function renderView<W>(
   }
   flush();
   return out;
+}
+
+/**
+ * `convert` remembered per run of view messages (the view keeps its changed messages from call to call:
+ * a summary, a cleared result), each output kept as its JSON bytes too, so a run converted before is
+ * neither converted nor serialized again. `memo` is the format's own (a run converts alike every time).
+ * What it gives must not be changed in place: a step that changes one replaces it with a changed copy.
+ */
+export function rememberedRuns(
+  memo: WeakMap<Message, { run: readonly Message[]; out: RawJson[] }>,
+  convert: (run: Message[]) => unknown[],
+): (run: Message[]) => RawJson[] {
+  return (run) => {
+    const first = run[0] as Message;
+    const known = memo.get(first);
+    if (
+      known &&
+      known.run.length === run.length &&
+      known.run.every((message, index) => message === run[index])
+    )
+      return known.out;
+    const out = convert(run).map((value) => {
+      const bytes = Buffer.from(JSON.stringify(value));
+      return new RawJson(bytes, 0, bytes.byteLength, value);
+    });
+    memo.set(first, { run: [...run], out });
+    return out;
+  };
 }
 
 /**
