@@ -243,6 +243,24 @@ describe('RequestBodies', () => {
     expect(withoutContinued(result.continued)).toEqual(withoutContinued(result.whole));
   });
 
+  it('reads a large body edited early or late as the whole way does, reusing what comes before the edit', async () => {
+    const messages = Array.from({ length: 300 }, (_, index) => ({
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content: `message ${index} ${'x'.repeat(1000)}`,
+    }));
+    const before = JSON.stringify({ model: 'm', messages });
+    const late = JSON.stringify({ model: 'm', messages: [...messages, { role: 'user', content: 'more' }] });
+    const early = JSON.stringify({
+      model: 'm',
+      messages: [messages[0], { role: 'assistant', content: 'edited' }, ...messages.slice(2)],
+    });
+    for (const after of [late, early, before]) {
+      const result = await both(openAIWire, before, after);
+      expect(withoutContinued(result.continued)).toEqual(withoutContinued(result.whole));
+      expect(result.continued).toMatchObject({ continued: true });
+    }
+  });
+
   it('sends the messages it kept as the client wrote them, byte for byte', async () => {
     const text =
       '{"model":"m","messages":[ {"role":"user","content":"caf\\u00e9"} ,{"role": "assistant","content":"x"}],"max_tokens":5}';

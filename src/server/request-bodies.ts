@@ -221,25 +221,42 @@ async function parsePart(
 /** How many of `kept`'s list items `bytes` begins with, byte for byte (through the item's last byte). */
 function keptItems(bytes: Uint8Array, kept: Kept): number {
   const { items } = kept.layout;
-  const count = items.length / 2;
-  const same = (item: number) => {
-    if (item === 0) return true;
-    const end = items[item * 2 - 1] as number;
-    return (
-      end <= bytes.byteLength &&
-      Buffer.from(bytes.buffer, bytes.byteOffset, end).equals(kept.bytes.subarray(0, end))
-    );
-  };
-  if (same(count)) return count;
-  // Begins-with is monotone in the item: the largest that holds, by halving.
+  const same = commonPrefix(bytes, kept.bytes);
+  // The items whose last byte lies within what both share: the largest count whose end fits, by halving.
   let low = 0;
-  let high = count;
-  while (high - low > 1) {
-    const middle = (low + high) >> 1;
-    if (same(middle)) low = middle;
-    else high = middle;
+  let high = items.length / 2;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if ((items[middle * 2 - 1] as number) <= same) low = middle;
+    else high = middle - 1;
   }
   return low;
+}
+
+/** Bytes compared at once while two bodies are the same. */
+const COMPARED_AT_ONCE = 1 << 16;
+
+/**
+ * How many bytes `a` and `b` share from their start: compared a block at a time up to the first block
+ * that differs, then within it by halving, so the work is in proportion to what they share.
+ */
+function commonPrefix(a: Uint8Array, b: Uint8Array): number {
+  const limit = Math.min(a.byteLength, b.byteLength);
+  const equal = (from: number, to: number) =>
+    Buffer.compare(a.subarray(from, to), b.subarray(from, to)) === 0;
+  for (let at = 0; at < limit; at += COMPARED_AT_ONCE) {
+    let high = Math.min(limit, at + COMPARED_AT_ONCE);
+    if (equal(at, high)) continue;
+    let low = at;
+    while (high - low > 64) {
+      const middle = (low + high) >> 1;
+      if (equal(low, middle)) low = middle;
+      else high = middle;
+    }
+    while (low < high && a[low] === b[low]) low++;
+    return low;
+  }
+  return limit;
 }
 
 /** The layout agrees with what the body parsed to (its members in order, its list's length). */
