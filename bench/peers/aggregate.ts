@@ -55,6 +55,11 @@ export interface SystemSummary {
   recoveryReRuns: number;
   /** billedWithCache plus those round trips: forgetting priced as reading back or running again. */
   recoveryBill: number;
+  /**
+   * Anthropic's prompt cache priced by its rules (replay/anthropic-cache-bill.ts): with no breakpoint,
+   * with one at each request's end, and (ctxkit) with the breakpoints its Anthropic client places.
+   */
+  anthropicBills: { none: number; end: number; ctxkit?: number };
   /** Per-call time over every call of every session. */
   timeMsP50: number;
   timeMsP99: number;
@@ -159,6 +164,22 @@ export function summarizeSystem(
       sum((totals) => totals.recoveryBill ?? totals.billedWithCache),
       0,
     ),
+    anthropicBills: {
+      none: round(
+        sum((totals) => totals.anthropicBills?.none ?? 0),
+        0,
+      ),
+      end: round(
+        sum((totals) => totals.anthropicBills?.end ?? 0),
+        0,
+      ),
+      ...(done.some((run) => run.result.totals?.anthropicBills?.ctxkit !== undefined) && {
+        ctxkit: round(
+          sum((totals) => totals.anthropicBills?.ctxkit ?? 0),
+          0,
+        ),
+      }),
+    },
     timeMsP50: round(percentile(times, 0.5)),
     timeMsP99: round(percentile(times, 0.99)),
     ...(long?.result.totals

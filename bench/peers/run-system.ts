@@ -48,6 +48,8 @@ export const WARM_UP_MAX_PASSES = 5;
  * them: one pass of sub-millisecond calls on a shared machine moves by a third from run to run.
  */
 export const LONG_SESSION_TIMED_PASSES = 3;
+/** The model whose minimum cacheable prefix the Anthropic bill uses (1,024 tokens). */
+export const ANTHROPIC_BILLED_MODEL = 'claude-sonnet-4-5';
 
 /**
  * A full garbage collection before each replay, so one replay's leftovers are not collected inside the
@@ -118,7 +120,16 @@ export async function runSystem(request: SystemRunRequest): Promise<SystemRunRep
           transcript.messages,
           replay.requests,
           replay.finalMemory,
-          { contextWindow: window, maxOutputTokens },
+          {
+            contextWindow: window,
+            maxOutputTokens,
+            // Anthropic's cache, priced by its rules: every system with one breakpoint at each request's
+            // end (as agents mark), ctxkit also with the breakpoints its Anthropic client places.
+            anthropicCache: {
+              markings: system.peer ? ['none', 'end'] : ['none', 'end', 'ctxkit'],
+              model: ANTHROPIC_BILLED_MODEL,
+            },
+          },
         );
         const result = sessionResult(scored, replay.notes, performance.now() - started, {
           input: replayOptions.summaryModel.inputTokens,

@@ -27,6 +27,7 @@ export function renderTable(
     'effective bill',
     'recovery trips (read-backs + re-runs)',
     'recovery bill',
+    'Anthropic bill: none / end / ctxkit marks',
     'summary calls',
     'with summaries',
     'ms/call p50',
@@ -52,6 +53,9 @@ export function renderTable(
     thousands(summary.effectiveBill),
     `${thousands(summary.recoveryReadBacks + summary.recoveryReRuns)} (${thousands(summary.recoveryReadBacks)} + ${thousands(summary.recoveryReRuns)})`,
     thousands(summary.recoveryBill),
+    [summary.anthropicBills.none, summary.anthropicBills.end, summary.anthropicBills.ctxkit]
+      .map((bill) => (bill === undefined ? '–' : thousands(bill)))
+      .join(' / '),
     thousands(summary.summaryCalls),
     thousands(summary.billedWithSummaries),
     ms(summary.timeMsP50),

@@ -176,3 +176,58 @@ describe('computeReplayMetrics', () => {
     expect(withThresholds.thresholds).toEqual({ clearing: 5_000, summarize: 8_000 });
   });
 });
+
+describe('computeReplayMetrics: the Anthropic cache bill', () => {
+  // A system prompt past the 1,024-token minimum, and a history that grows by a call each time.
+  const system = 'You are a careful coding agent. Read before you write. '.repeat(150);
+  const growing = [1, 3, 5].map((messageIndex) => request(messageIndex, { system }));
+  const priced = (markings: ('none' | 'end' | 'ctxkit')[]) =>
+    computeReplayMetrics(
+      's.jsonl',
+      'ctxkit:default',
+      transcript,
+      growing,
+      { summary: '', pointers: [] },
+      {
+        contextWindow: 10_000,
+        maxOutputTokens: 100,
+        anthropicCache: { markings, model: 'claude-sonnet-4-5' },
+      },
+    ).totals.anthropicBills;
+
+  it('bills every token at list price without a breakpoint, and less where the cache reads', () => {
+    const bills = priced(['none', 'end', 'ctxkit']);
+    const input = computeReplayMetrics(
+      's.jsonl',
+      'x',
+      transcript,
+      growing,
+      { summary: '', pointers: [] },
+      {
+        contextWindow: 10_000,
+        maxOutputTokens: 100,
+      },
+    ).totals.inputTokens;
+    // Rendered as Anthropic's body, the requests are about what the o200k measure counts.
+    expect(bills?.none).toBeGreaterThan(0.9 * input);
+    expect(bills?.none).toBeLessThan(1.2 * input);
+    expect(bills?.end).toBeLessThan(bills?.none ?? 0);
+    expect(bills?.ctxkit).toBeLessThanOrEqual(bills?.end ?? 0);
+  });
+
+  it('prices only the markings asked for, and none unless asked', () => {
+    expect(Object.keys(priced(['end']) ?? {})).toEqual(['end']);
+    const unpriced = computeReplayMetrics(
+      's.jsonl',
+      'x',
+      transcript,
+      growing,
+      { summary: '', pointers: [] },
+      {
+        contextWindow: 10_000,
+        maxOutputTokens: 100,
+      },
+    );
+    expect(unpriced.totals.anthropicBills).toBeUndefined();
+  });
+});

@@ -8,6 +8,7 @@ import type { Message } from '../core/message.ts';
 import { createExactCounter } from '../core/tokens/exact-counter.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
 import { findPairingViolations } from '../core/view/tool-pairing-repair.ts';
+import { anthropicCacheBillOfReplay, type CacheMarking } from './anthropic-cache-bill.ts';
 import { billCall } from './bill.ts';
 import { extractFacts } from './extract-facts.ts';
 import { locateFacts, requestText } from './locate-facts.ts';
@@ -57,6 +58,13 @@ export interface ReplayMetricsOptions {
    * {@link DEFAULT_READ_BACK_PRICING}.
    */
   readBack?: ReadBackPricing;
+  /**
+   * Anthropic's prompt cache, priced by its rules (anthropic-cache-bill.ts), for each marking listed:
+   * `none` (no breakpoint: every token at list price), `end` (one at each request's end, as agents
+   * commonly mark) and `ctxkit` (what ctxkit's Anthropic client places). Unset: not priced (each request
+   * is rendered as an Anthropic body to price it). `model` chooses the minimum cacheable prefix.
+   */
+  anthropicCache?: { markings: readonly CacheMarking[]; model?: string };
 }
 
 /** Layers whose edits rewrite the conversation's prefix: what "a compaction" means in the totals. */
@@ -283,6 +291,9 @@ export function computeReplayMetrics(
         sum((call) => call.billedWithCache + (call.recovery?.cost ?? 0)),
         2,
       ),
+      ...(options.anthropicCache && {
+        anthropicBills: anthropicBills(requests, options.anthropicCache, counter),
+      }),
       overflows: sum((call) => (call.overflow ? 1 : 0)),
       orphans: sum((call) => call.orphans),
       compactions: sum((call) => call.compactions),
@@ -292,4 +303,22 @@ export function computeReplayMetrics(
     },
     retention,
   };
+}
+
+/** The session's Anthropic cache bill under each marking asked for, in list-price input tokens. */
+function anthropicBills(
+  requests: readonly ReplayedRequest[],
+  asked: NonNullable<ReplayMetricsOptions['anthropicCache']>,
+  counter: TokenCounter,
+): Partial<Record<CacheMarking, number>> {
+  const bills: Partial<Record<CacheMarking, number>> = {};
+  for (const marking of asked.markings) {
+    const bill = anthropicCacheBillOfReplay(requests, {
+      marking,
+      countTokens: (json) => counter.count(json),
+      ...(asked.model !== undefined && { model: asked.model }),
+    });
+    bills[marking] = round(bill.totals.billed, 2);
+  }
+  return bills;
 }

@@ -188,6 +188,11 @@ export interface SessionReplay {
      * what reading it back costs and a forgotten result a tool run again.
      */
     recoveryBill: number;
+    /**
+     * Anthropic's prompt cache priced by its rules, per marking (`none`, `end`, `ctxkit`), when the
+     * replay asked for it (see `ReplayMetricsOptions.anthropicCache`).
+     */
+    anthropicBills?: { none?: number; end?: number; ctxkit?: number };
     overflows: number;
     orphans: number;
     compactions: number;

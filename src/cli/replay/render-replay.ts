@@ -41,6 +41,8 @@ export interface ReplayAggregate {
   effectiveBill: number;
   /** The recovery bill (replay/recovery-bill.ts): read-backs of pointed-to blobs, tools run again, and the bill with them. */
   recovery: { readBacks: number; reRuns: number; bill: number };
+  /** Anthropic's prompt cache priced by its rules: no breakpoint, one at each request's end, ctxkit's. */
+  anthropic: { none: number; end: number; ctxkit: number };
   timeMsP50: number;
   timeMsP99: number;
 }
@@ -74,6 +76,11 @@ export function aggregate(replays: readonly SessionReplay[]): ReplayAggregate {
       readBacks: sum((replay) => replay.totals.recoveryReadBacks ?? 0),
       reRuns: sum((replay) => replay.totals.recoveryReRuns ?? 0),
       bill: sum((replay) => replay.totals.recoveryBill ?? replay.totals.billedWithCache),
+    },
+    anthropic: {
+      none: sum((replay) => replay.totals.anthropicBills?.none ?? 0),
+      end: sum((replay) => replay.totals.anthropicBills?.end ?? 0),
+      ctxkit: sum((replay) => replay.totals.anthropicBills?.ctxkit ?? 0),
     },
     timeMsP50: percentile(times, 0.5),
     timeMsP99: percentile(times, 0.99),
@@ -164,6 +171,16 @@ export function renderRecovery(figures: ReplayAggregate): string {
   return `${trips} · recovery bill ${pc.bold(number(bill))} ${pc.dim(`(${percent(figures.billedWithCache > 0 ? bill / figures.billedWithCache - 1 : 0)} over the cache bill)`)}`;
 }
 
+/**
+ * On Anthropic, whose cache reads only where a request marks a breakpoint: the bill with none, with one at
+ * each request's end, and with the breakpoints ctxkit's Anthropic client places.
+ */
+export function renderAnthropicBill(figures: ReplayAggregate): string {
+  const { none, end, ctxkit } = figures.anthropic;
+  if (none === 0) return pc.dim('not priced');
+  return `${number(none)} without breakpoints · ${number(end)} with one at each request's end · ${pc.bold(number(ctxkit))} with ctxkit's (${percent(saving(none, ctxkit))} saved)`;
+}
+
 /** The totals of one session under one system: what a user reads first. */
 export function renderTotals(figures: ReplayAggregate, pricing: CachePricing): string {
   const label = (text: string) => `  ${text.padEnd(14)}`;
@@ -178,6 +195,7 @@ export function renderTotals(figures: ReplayAggregate, pricing: CachePricing): s
     `${label('retention')}${renderRetention(figures.retention, indent)}`,
     `${label('working set')}${renderWorkingSet(figures)}`,
     `${label('recovery')}${renderRecovery(figures)}`,
+    `${label('on Anthropic')}${renderAnthropicBill(figures)}`,
     `${label('ctxkit time')}p50 ${millis(figures.timeMsP50)} ms · p99 ${millis(figures.timeMsP99)} ms per call`,
   ].join('\n');
 }
@@ -248,6 +266,8 @@ export function renderSideBySide(bySystem: ReadonlyMap<string, readonly SessionR
     line('recovery read-backs', (f) => number(f.recovery.readBacks)),
     line('tools run again', (f) => number(f.recovery.reRuns)),
     line('recovery bill', (f) => number(f.recovery.bill)),
+    line('Anthropic, no breakpoints', (f) => number(f.anthropic.none)),
+    line("Anthropic, ctxkit's breakpoints", (f) => number(f.anthropic.ctxkit)),
     line('retention', (f) => percent(f.retention.share)),
     line('  in view', (f) => number(f.retention.byPlace.view)),
     line('  in summary', (f) => number(f.retention.byPlace.summary)),

@@ -106,6 +106,7 @@ export async function replayCommand(paths: string[], flags: ReplayFlags): Promis
           maxOutputTokens: window.maxOutputTokens,
           pressureOf: policy.budget.pressureOf,
           pricing,
+          anthropicCache: { markings: ['none', 'end', 'ctxkit'] },
         },
       );
       runs.push({
