@@ -107,6 +107,15 @@ export class RelayRedaction {
   /** The response with its headers and its body (as it streams) redacted. */
   #redactResponse(response: Response, redactor: Redactor): Response {
     if (!redactor.active) return response;
+    const text = bodyTexts.get(response);
+    // A response made from a text holding no key, and whose headers hold none: the same response.
+    if (text !== undefined && !response.bodyUsed && redactor.text(text) === text) {
+      let clean = true;
+      response.headers.forEach((value, name) => {
+        if (clean && (redactor.text(name) !== name || redactor.text(value) !== value)) clean = false;
+      });
+      if (clean) return response;
+    }
     const headers = new Headers();
     response.headers.forEach((value, name) => {
       // A header whose name quotes a key is dropped: `[redacted]` is no header name.
@@ -115,7 +124,6 @@ export class RelayRedaction {
     });
     // The body's length changes with each key replaced.
     headers.delete('content-length');
-    const text = bodyTexts.get(response);
     if (text !== undefined && !response.bodyUsed)
       return textResponse(redactor.text(text), {
         status: response.status,
