@@ -66,10 +66,9 @@ export const DEFAULT_POINTER_KEYS_MAX_CHARS = 240;
  * bill plus the read-backs and tool re-runs that getting forgotten output back costs, `bench:peers`):
  * no cap 4.90M at 0.988 working-set coverage, 96k 4.88M at 0.995, 80k 4.52M at 0.964, 72k 4.47M at
  * 0.948, 64k 4.19M at 0.941; 80k is the lowest of these that keeps coverage at 0.95 or more, with 19 % fewer input
- * tokens. Windows of 80k and less are not affected. (Not exported: the preset carries it as
- * `budget.maxContextTokens`.)
+ * tokens. Windows of 80k and less are not affected. The preset carries it as `budget.maxContextTokens`.
  */
-const DEFAULT_MAX_CONTEXT_TOKENS = 80_000;
+export const DEFAULT_MAX_CONTEXT_TOKENS = 80_000;
 
 /**
  * Caps of the indexes in every request (deepagents's skills index and memory index). About 1–2 % of a
