@@ -212,6 +212,10 @@ export function buildProgram(setExitStatus: (status: number) => void = () => {})
         'read-backs the proxy answers itself per request (default 4; 0: none)',
       )
       .option(
+        '--no-prompt-cache',
+        "send Anthropic requests without ctxkit's prompt-cache breakpoints (placed by default on a request whose client marked none)",
+      )
+      .option(
         '--upstream-timeout <seconds>',
         'seconds the upstream may send nothing (before its answer, or between two pieces of it) before the client gets a 504 (default 300, also the most)',
       )

@@ -54,6 +54,8 @@ export interface ServeFlags extends PolicyFlags {
   readBackRounds?: string;
   maxHeldSessions?: string;
   upstreamTimeout?: string;
+  /** `--no-prompt-cache` sets it false: Anthropic requests go upstream without ctxkit's breakpoints. */
+  promptCache?: boolean;
 }
 
 export const DEFAULT_SERVE_PORT = 8787;
@@ -166,6 +168,7 @@ export async function serveCommand(flags: ServeFlags, io: ServeIo = defaultIo())
       trace: stores.trace,
       maxBodyBytes: maxBodyMb === undefined ? DEFAULT_MAX_BODY_BYTES : maxBodyMb * 1024 * 1024,
       maxReadBackRounds: readBackRounds,
+      ...(flags.promptCache === false && { promptCache: false }),
       ...(upstreamTimeout !== undefined && { upstreamTimeoutMs: upstreamTimeout * 1000 }),
       logger,
       port,

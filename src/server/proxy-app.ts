@@ -10,6 +10,7 @@
 
 import type { Context, MiddlewareHandler } from 'hono';
 import { Hono } from 'hono';
+import { createCachePrefixMemory } from '../core/cache/cache-prefix-memory.ts';
 import { BoundedMap } from './bounded-map.ts';
 import { identifyClient } from './client-identity.ts';
 import { ClientRequestTokens } from './client-request-tokens.ts';
@@ -106,6 +107,7 @@ export function createProxyApp(given: ProxyOptions): Hono {
     loaded: new LoadedSessions(options.manager, maxLoaded),
     metrics,
     calls,
+    ...(options.promptCache !== false && { promptCacheMemory: createCachePrefixMemory() }),
   };
 
   const app = new Hono();

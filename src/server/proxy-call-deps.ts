@@ -1,5 +1,6 @@
 /** What a model call through the proxy is given: the server's parts, and the client's request. */
 import type { Logger } from 'pino';
+import type { CachePrefixMemory } from '../core/cache/cache-prefix-memory.ts';
 import type { Usage } from '../core/message.ts';
 import type { ContextManager } from '../engine/context-manager.ts';
 import type { ClientIdentity } from './client-identity.ts';
@@ -33,6 +34,11 @@ export interface ProxyCallDeps {
   metrics?: ProxyMetrics;
   /** The recent calls per session the dashboard shows. */
   calls?: CallHistory;
+  /**
+   * What this proxy sent Anthropic before, for placing prompt-cache breakpoints where earlier requests
+   * wrote (see `withAnthropicCacheMarks`); absent with `promptCache: false`.
+   */
+  promptCacheMemory?: CachePrefixMemory;
 }
 
 export interface ProxyCallInput {

@@ -21,6 +21,7 @@ import {
   UpstreamUnreachableError,
 } from './upstream-http.ts';
 import type { WindowQuestion } from './upstream-window.ts';
+import { type MarkedUpstreamBody, withAnthropicCacheMarks } from './wire/anthropic-cache-marks.ts';
 import { bodyChunks } from './wire/raw-json.ts';
 import type { ReadBackRound, ReadReply, WireRequest } from './wire/wire-format.ts';
 
@@ -53,25 +54,45 @@ export interface CallState {
   finish(reply: MessageInput | undefined): Promise<void>;
 }
 
-export async function send(call: CallState, body: Record<string, unknown>): Promise<Response> {
+export async function send(call: CallState, rendered: Record<string, unknown>): Promise<Response> {
+  const marked = withCacheMarks(call, rendered);
   // The client's bytes where ctxkit kept its values, streamed as they lie, with their length said (no
   // chunked encoding): a string body is checked, measured and encoded again by fetch, a buffer copied,
   // each costing more than the rest of the sending.
-  const { chunks, length } = bodyChunks(body);
+  const { chunks, length } = bodyChunks(marked?.body ?? rendered);
   call.upstreamHeaders.set('content-length', String(length));
   try {
-    return await call.deps.fetch(`${call.upstream.url}${call.input.search}`, {
+    const response = await call.deps.fetch(`${call.upstream.url}${call.input.search}`, {
       method: 'POST',
       headers: call.upstreamHeaders,
       body: streamOf(chunks),
       duplex: 'half',
       signal: call.input.signal,
     } as RequestInit);
+    // An entry exists once the upstream took the request: the next request reads where this one wrote.
+    if (response.ok) marked?.sent();
+    return response;
   } catch (error) {
     // An UpstreamError (the upstream went silent) is not one that could not be reached.
     if (call.input.signal.aborted || UpstreamError.isInstance(error)) throw error;
     throw new UpstreamUnreachableError(call.upstream.url, error);
   }
+}
+
+const CACHE_CONTROL_BYTES = Buffer.from('"cache_control"');
+
+/**
+ * ctxkit's prompt-cache breakpoints on an Anthropic body whose client marked none (`withAnthropicCacheMarks`).
+ * Whether the client marked any is read from its bytes: a body that holds the key anywhere, even in a
+ * message's text, is taken as marked and sent as rendered, without reading the whole body again.
+ */
+function withCacheMarks(call: CallState, rendered: Record<string, unknown>): MarkedUpstreamBody | undefined {
+  const memory = call.deps.promptCacheMemory;
+  if (memory === undefined || call.input.format.name !== 'anthropic') return undefined;
+  const { bytes } = call.input.read;
+  if (Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(CACHE_CONTROL_BYTES))
+    return undefined;
+  return withAnthropicCacheMarks(rendered, { clientBody: undefined, memory });
 }
 
 function streamOf(chunks: readonly Uint8Array[]): ReadableStream<Uint8Array> {

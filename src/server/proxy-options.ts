@@ -68,6 +68,12 @@ export interface ProxyOptions {
    * with what it parsed to); default `DEFAULT_KEPT_BODY_BYTES` (64 MiB).
    */
   keptBodyBytes?: number;
+  /**
+   * Anthropic's prompt cache (default true): an Anthropic Messages request whose client marked no
+   * `cache_control` goes upstream with ctxkit's breakpoints on its stable prefix (at most four);
+   * `false` (`serve --no-prompt-cache`) sends it as rendered.
+   */
+  promptCache?: boolean;
   /** Ask the upstream for the model's served window (Ollama, vLLM, llama.cpp); default true. */
   detectWindow?: boolean;
   /** The manager's session store, for the REST API and the health check. */
