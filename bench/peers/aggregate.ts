@@ -247,16 +247,24 @@ export interface WindowGoals {
     /** ctxkit:default's cache-priced bill over each peer's, with both retentions. */
     byPeer: { peer: string; ratio: number; peerRetention: number }[];
   } | null;
-  /** Per-call time on the 979-message session at least 20× lower than LangChain.js, at p50 and at p99. */
+  /**
+   * The 979-message session, in one run: ctxkit:default's per-call p99 at most `SPEED_P99_GOAL_MS`, and its
+   * session total (the sum of its calls) at least `SPEED_RATIO_GOAL` × under LangChain.js's. The p50 and
+   * p99 ratios are reported beside them.
+   */
   speed: {
     langchainP50: number;
     langchainP99: number;
+    langchainTotal: number;
     ctxkitP50: number;
     ctxkitP99: number;
+    ctxkitTotal: number;
     ratioP50: number;
     ratioP99: number;
-    metP50: boolean;
+    ratioTotal: number;
     metP99: boolean;
+    metTotal: boolean;
+    met: boolean;
   } | null;
 }
 
@@ -273,6 +281,8 @@ export const EFFECTIVE_BILL_GOALS: Readonly<Record<string, number>> = { deepagen
 /** Output tokens cost this many input tokens (gpt-4o's list prices: $10 and $2.50 per million). */
 export const OUTPUT_PRICE_MULTIPLIER = 4;
 export const SPEED_RATIO_GOAL = 20;
+/** Every call fast, not only the median: ctxkit:default's per-call p99 on the long session, in ms. */
+export const SPEED_P99_GOAL_MS = 5;
 /** The peer whose recovery bill ctxkit default's must not exceed, at every window. */
 export const RECOVERY_REFERENCE_PEER = 'deepagents';
 /** Least working-set coverage of `default` under the recovery goal, by window (none past the last). */
@@ -388,19 +398,25 @@ function recoveryGoal(
 }
 
 function speedGoal(
-  langchain: { timeMsP50: number; timeMsP99: number },
-  ctxkit: { timeMsP50: number; timeMsP99: number },
+  langchain: { timeMsP50: number; timeMsP99: number; timeMsTotal: number },
+  ctxkit: { timeMsP50: number; timeMsP99: number; timeMsTotal: number },
 ): NonNullable<WindowGoals['speed']> {
-  const ratioP50 = ctxkit.timeMsP50 > 0 ? langchain.timeMsP50 / ctxkit.timeMsP50 : Number.POSITIVE_INFINITY;
-  const ratioP99 = ctxkit.timeMsP99 > 0 ? langchain.timeMsP99 / ctxkit.timeMsP99 : Number.POSITIVE_INFINITY;
+  const ratio = (a: number, b: number) => (b > 0 ? a / b : Number.POSITIVE_INFINITY);
+  const ratioTotal = ratio(langchain.timeMsTotal, ctxkit.timeMsTotal);
+  const metP99 = ctxkit.timeMsP99 <= SPEED_P99_GOAL_MS;
+  const metTotal = ratioTotal >= SPEED_RATIO_GOAL;
   return {
     langchainP50: langchain.timeMsP50,
     langchainP99: langchain.timeMsP99,
+    langchainTotal: langchain.timeMsTotal,
     ctxkitP50: ctxkit.timeMsP50,
     ctxkitP99: ctxkit.timeMsP99,
-    ratioP50: round(ratioP50, 1),
-    ratioP99: round(ratioP99, 1),
-    metP50: ratioP50 >= SPEED_RATIO_GOAL,
-    metP99: ratioP99 >= SPEED_RATIO_GOAL,
+    ctxkitTotal: ctxkit.timeMsTotal,
+    ratioP50: round(ratio(langchain.timeMsP50, ctxkit.timeMsP50), 1),
+    ratioP99: round(ratio(langchain.timeMsP99, ctxkit.timeMsP99), 1),
+    ratioTotal: round(ratioTotal, 1),
+    metP99,
+    metTotal,
+    met: metP99 && metTotal,
   };
 }

@@ -133,3 +133,43 @@ describe('the recovery goal of bench:peers', () => {
     expect(goal({ workingSetCoverage: 0.59 }, 128_000, low)?.met).toBe(true);
   });
 });
+
+describe('the speed goal of bench:peers', () => {
+  const long = (p50: number, p99: number, total: number) => ({
+    longSession: {
+      calls: 471,
+      timeMsP50: p50,
+      timeMsP99: p99,
+      timeMsMax: p99,
+      timeMsTotal: total,
+      overflows: 0,
+      retention: 1,
+    },
+  });
+  const speed = (ctxkit: ReturnType<typeof long>, langchain: ReturnType<typeof long>) =>
+    evaluateGoals(
+      [summary('ctxkit:default', false, ctxkit), summary('langchain', true, langchain)],
+      'ctxkit:default',
+      'langchain',
+      16_000,
+    ).speed;
+
+  it('holds when the long session’s p99 is at most 5 ms and its total at least 20 × under LangChain.js’s', () => {
+    expect(speed(long(0.2, 4.9, 150), long(6, 30, 3_500))).toMatchObject({
+      ratioTotal: 23.3,
+      ratioP50: 30,
+      metP99: true,
+      metTotal: true,
+      met: true,
+    });
+  });
+
+  it('fails on a p99 over 5 ms, or a total less than 20 × under, whatever the medians', () => {
+    expect(speed(long(0.2, 5.1, 150), long(6, 30, 3_500))).toMatchObject({ metP99: false, met: false });
+    expect(speed(long(0.2, 4, 200), long(6, 30, 3_500))).toMatchObject({
+      ratioTotal: 17.5,
+      metTotal: false,
+      met: false,
+    });
+  });
+});
