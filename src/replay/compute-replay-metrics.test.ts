@@ -181,7 +181,7 @@ describe('computeReplayMetrics: the Anthropic cache bill', () => {
   // A system prompt past the 1,024-token minimum, and a history that grows by a call each time.
   const system = 'You are a careful coding agent. Read before you write. '.repeat(150);
   const growing = [1, 3, 5].map((messageIndex) => request(messageIndex, { system }));
-  const priced = (markings: ('none' | 'end' | 'ctxkit')[]) =>
+  const scored = (markings?: ('none' | 'end' | 'ctxkit')[]) =>
     computeReplayMetrics(
       's.jsonl',
       'ctxkit:default',
@@ -191,23 +191,13 @@ describe('computeReplayMetrics: the Anthropic cache bill', () => {
       {
         contextWindow: 10_000,
         maxOutputTokens: 100,
-        anthropicCache: { markings, model: 'claude-sonnet-4-5' },
+        ...(markings && { anthropicCache: { markings, model: 'claude-sonnet-4-5' } }),
       },
-    ).totals.anthropicBills;
+    ).totals;
 
   it('bills every token at list price without a breakpoint, and less where the cache reads', () => {
-    const bills = priced(['none', 'end', 'ctxkit']);
-    const input = computeReplayMetrics(
-      's.jsonl',
-      'x',
-      transcript,
-      growing,
-      { summary: '', pointers: [] },
-      {
-        contextWindow: 10_000,
-        maxOutputTokens: 100,
-      },
-    ).totals.inputTokens;
+    const bills = scored(['none', 'end', 'ctxkit']).anthropicBills;
+    const input = scored().inputTokens;
     // Rendered as Anthropic's body, the requests are about what the o200k measure counts.
     expect(bills?.none).toBeGreaterThan(0.9 * input);
     expect(bills?.none).toBeLessThan(1.2 * input);
@@ -216,18 +206,7 @@ describe('computeReplayMetrics: the Anthropic cache bill', () => {
   });
 
   it('prices only the markings asked for, and none unless asked', () => {
-    expect(Object.keys(priced(['end']) ?? {})).toEqual(['end']);
-    const unpriced = computeReplayMetrics(
-      's.jsonl',
-      'x',
-      transcript,
-      growing,
-      { summary: '', pointers: [] },
-      {
-        contextWindow: 10_000,
-        maxOutputTokens: 100,
-      },
-    );
-    expect(unpriced.totals.anthropicBills).toBeUndefined();
+    expect(Object.keys(scored(['end']).anthropicBills ?? {})).toEqual(['end']);
+    expect(scored().anthropicBills).toBeUndefined();
   });
 });
