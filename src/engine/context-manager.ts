@@ -12,6 +12,7 @@ import { historyAsShown } from '../core/view/history-as-shown.ts';
 import { WorkSlices } from '../core/work-slices.ts';
 import { isContextOverflow } from '../providers/is-context-overflow.ts';
 import { reserveDoesNotFitWindow } from '../providers/reserve-does-not-fit.ts';
+import type { WindowPolicy } from '../providers/resolve-context-window.ts';
 import type { BlobStore } from '../store/blob-store.ts';
 import { createMemoryBlobStore } from '../store/memory-blob-store.ts';
 import { createMemoryMemorySink } from '../store/memory-memory-sink.ts';
@@ -395,6 +396,26 @@ export class ContextManager {
   /** The budget settings the session runs under (its override's, else the manager's): `policyOf`'s, cheaper. */
   budgetOf(sessionId: string): Promise<Policy['budget']> {
     return this.#residency.exclusive(sessionId, async (runtime) => structuredClone(runtime.policy.budget));
+  }
+
+  /**
+   * What the window rule (`chooseContextWindow`) reads of the session's policy: `policyOf`'s, without
+   * copying the rest of it (a proxy asks on every request).
+   */
+  windowPolicyOf(sessionId: string): Promise<WindowPolicy> {
+    return this.#residency.exclusive(sessionId, async (runtime) => {
+      const { budget, summarize } = runtime.policy;
+      return {
+        budget: {
+          contextWindow: budget.contextWindow,
+          maxOutputTokens: budget.maxOutputTokens,
+          detectWindow: budget.detectWindow,
+          maxContextTokens: budget.maxContextTokens,
+          maxContextTokensWhen: budget.maxContextTokensWhen,
+        },
+        summarize: { maxMessages: summarize.maxMessages, maxMessagesWhen: summarize.maxMessagesWhen },
+      };
+    });
   }
 
   /**

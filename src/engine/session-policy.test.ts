@@ -126,6 +126,27 @@ describe('resolveSessionPolicy', () => {
 });
 
 describe('ContextManager: a session policy override', () => {
+  it("gives the window rule the session's own settings, as policyOf has them", async () => {
+    const manager = createContextManager({ policy, clock: clock() });
+    await manager.append('s', conversation());
+    await manager.setPolicyOverride('s', { budget: { contextWindow: 50_000, maxContextTokens: 30_000 } });
+    const read = await manager.windowPolicyOf('s');
+    const { policy: full } = await manager.policyOf('s');
+    expect(read).toEqual({
+      budget: {
+        contextWindow: 50_000,
+        maxOutputTokens: full.budget.maxOutputTokens,
+        detectWindow: full.budget.detectWindow,
+        maxContextTokens: 30_000,
+        maxContextTokensWhen: full.budget.maxContextTokensWhen,
+      },
+      summarize: { maxMessages: full.summarize.maxMessages, maxMessagesWhen: full.summarize.maxMessagesWhen },
+    });
+    // A copy: changing it changes nothing the session runs under.
+    read.budget.contextWindow = 1;
+    expect((await manager.windowPolicyOf('s')).budget.contextWindow).toBe(50_000);
+  });
+
   it('changes what prepare does for that session only: a lower trigger compacts it, not its twin', async () => {
     const manager = createContextManager({ policy, clock: clock() });
     await manager.append('eager', conversation());

@@ -99,7 +99,7 @@ export async function proxyModelCall(deps: ProxyCallDeps, input: ProxyCallInput)
     let window: CallWindow;
     try {
       // The session's own policy: its override may set the window, the reply reserve or the window rule.
-      window = await deps.windows.windowFor(windowQuestion, (await manager.policyOf(sessionId)).policy);
+      window = await deps.windows.windowFor(windowQuestion, await manager.windowPolicyOf(sessionId));
     } catch (error) {
       const refusal = requestRefusal(error, request);
       if (refusal !== undefined) return errorResponse(format, 400, refusal);
