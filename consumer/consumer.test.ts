@@ -244,13 +244,15 @@ describe('the ctxkit command, installed', () => {
   describe('serve', () => {
     let child: ChildProcess | undefined;
     afterAll(() => {
-      child?.kill('SIGTERM');
+      // npx does not pass SIGTERM on to the server it started: the whole process group is stopped.
+      if (child?.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
     });
 
     it('answers /healthz', async () => {
       const spawned = spawn('npx', ['--no-install', 'ctxkit', 'serve', '--port', '0'], {
         cwd: bare,
         env: { ...process.env, NO_COLOR: '1', CTXKIT_CONFIG: '' },
+        detached: true,
       });
       child = spawned;
       let stderr = '';
