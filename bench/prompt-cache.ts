@@ -21,16 +21,13 @@ import { createExactCounter } from '../src/core/tokens/exact-counter.ts';
 import { anthropicCacheBillOfReplay, type CacheMarking } from '../src/replay/anthropic-cache-bill.ts';
 import { replayWithCtxkit } from '../src/replay/replay-with-ctxkit.ts';
 import { corpusFiles, loadCorpusSession } from '../src/testing/corpus.ts';
+import { parseFlags, windowsFlag } from './parse-flags.ts';
 import { RecordedSession } from './peers/recorded-session.ts';
 import { printTable } from './token-bench-support.ts';
 
 const BILLED_MODEL = 'claude-sonnet-4-5';
 const MAX_OUTPUT_TOKENS = 4_096;
-const windowsArg = process.argv.indexOf('--windows');
-const WINDOWS = (windowsArg >= 0 ? (process.argv[windowsArg + 1] ?? '') : '16000,32000,128000')
-  .split(',')
-  .map(Number)
-  .filter((window) => window > 0);
+const WINDOWS = windowsFlag(parseFlags(process.argv.slice(2)));
 const MARKINGS: readonly CacheMarking[] = ['none', 'end', 'ctxkit'];
 
 interface WindowTotals {

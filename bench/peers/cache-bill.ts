@@ -31,6 +31,7 @@ import { createExactCounter } from '../../src/core/tokens/exact-counter.ts';
 import { computeReplayMetrics } from '../../src/replay/compute-replay-metrics.ts';
 import { DEFAULT_CACHE_PRICING } from '../../src/replay/replay-types.ts';
 import { corpusFiles, loadCorpusSession } from '../../src/testing/corpus.ts';
+import { parseFlags, windowsFlag } from '../parse-flags.ts';
 import { Progress, printTable } from '../token-bench-support.ts';
 import { BILL_RATIO_GOAL } from './aggregate.ts';
 import { replayWithCtxkitPreset } from './ctxkit-peer.ts';
@@ -38,11 +39,7 @@ import { createSummaryModel } from './summary-model.ts';
 import { workingCarry } from './working-carry.ts';
 
 const MAX_OUTPUT_TOKENS = 4_096;
-const windowsArg = process.argv.indexOf('--windows');
-const WINDOWS = (windowsArg >= 0 ? (process.argv[windowsArg + 1] ?? '') : '16000,32000,128000')
-  .split(',')
-  .map(Number)
-  .filter((window) => window > 0);
+const WINDOWS = windowsFlag(parseFlags(process.argv.slice(2)));
 
 interface Split {
   bill: number;
