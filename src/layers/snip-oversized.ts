@@ -76,7 +76,7 @@ export function planSnipOversized(input: LayerInput, options: SnipOversizedOptio
     for (const { call, tokens: argsTokens } of calls) {
       if (tokens <= options.maxTokensPerMessage) break;
       const budget = Math.max(16, options.maxTokensPerMessage - (tokens - argsTokens));
-      const args = clipArgs(input, call.args, budget, notice);
+      const args = clipArgs(input, call.args, budget, notice, argsTokens);
       if (args === undefined) continue;
       const after = input.countTokens(args);
       argsEdits.push({
@@ -107,6 +107,7 @@ function clipArgs(
   args: string,
   budget: number,
   notice: (omitted: number, total: number) => string,
+  argsTokens: number,
 ): string | undefined {
   const originalChars = runeLength(args);
   const wrap = (inner: string) =>
@@ -114,14 +115,14 @@ function clipArgs(
   let room = Math.max(8, budget - input.countTokens(wrap('')));
   // Escaping (quotes, backslashes, newlines) grows the text once wrapped: shrink until the wrapped form fits.
   for (let round = 0; round < FIT_ROUNDS; round++) {
-    const clipped = clipToTokens(input, args, room, notice);
+    const clipped = clipToTokens(input, args, room, notice, argsTokens);
     if (clipped === undefined) return undefined;
     const wrapped = wrap(clipped);
     const excess = input.countTokens(wrapped) - budget;
     if (excess <= 0 || room <= 8) return wrapped;
     room = Math.max(8, room - excess - 1);
   }
-  return wrap(clipToTokens(input, args, 8, notice) ?? '');
+  return wrap(clipToTokens(input, args, 8, notice, argsTokens) ?? '');
 }
 
 /** cowagent's emergency caps: tool results and user text over 10K characters keep head + tail. */
