@@ -5,6 +5,7 @@ import {
   toolDefinitionText,
 } from '../core/tokens/estimate-tool-definition-tokens.ts';
 import { measuredDenseBytes, measuredUnits } from '../core/tokens/measure-message.ts';
+import { rememberedTokenUnits } from '../core/tokens/remembered-token-units.ts';
 import { DEFAULT_MESSAGE_OVERHEAD_TOKENS, TOOL_CALL_TYPE } from '../core/tokens/token-estimate-options.ts';
 import { countDenseBytes, tokensForDenseBytes } from '../core/tokens/token-floor.ts';
 import { countTokenUnits } from '../core/tokens/token-units.ts';
@@ -283,7 +284,7 @@ function systemFigures(counting: RequestCounting, text: string): MessageFigures 
     return { fixed: counting.counter.count(text) + DEFAULT_MESSAGE_OVERHEAD_TOKENS, units: 0, denseBytes: 0 };
   return {
     fixed: DEFAULT_MESSAGE_OVERHEAD_TOKENS,
-    units: countTokenUnits(text),
+    units: rememberedTokenUnits(text),
     denseBytes: countDenseBytes(text),
   };
 }
@@ -294,7 +295,7 @@ function toolFigures(counting: RequestCounting, tools: readonly ToolDefinition[]
   let units = 0;
   let denseBytes = 0;
   for (const piece of toolDefinitionText(tools)) {
-    units += countTokenUnits(piece);
+    units += rememberedTokenUnits(piece);
     denseBytes += countDenseBytes(piece);
   }
   return { fixed: tools.length * DEFAULT_TOOL_DEFINITION_OVERHEAD_TOKENS, units, denseBytes };

@@ -1,8 +1,8 @@
 import { InvalidTokenCounterError } from '../errors/index.ts';
 import { assertCharsPerToken } from './heuristic-counter.ts';
+import { rememberedTokenUnits } from './remembered-token-units.ts';
 import { type TokenCounter, tokensForUnits } from './token-counter.ts';
 import { atLeastFloor } from './token-floor.ts';
-import { countTokenUnits } from './token-units.ts';
 
 /**
  * The chars-per-token figure that stands for "one token per token unit". Units are built to match the
@@ -147,7 +147,7 @@ export class CalibratedTokenCounter implements TokenCounter {
 
   /** Units × the multiplier, never below the text's byte floor (`token-floor.ts`). */
   count(text: string): number {
-    return atLeastFloor(tokensForUnits(countTokenUnits(text), this.#tokensPerUnit), text);
+    return atLeastFloor(tokensForUnits(rememberedTokenUnits(text), this.#tokensPerUnit), text);
   }
 
   /** Learns from one request's reported usage; refuses (and says why) figures that cannot be right. */

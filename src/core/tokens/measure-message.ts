@@ -1,11 +1,11 @@
 import type { Message } from '../message.ts';
 import { countRunes } from './count-runes.ts';
 import { forEachCountedText, forEachMedia, mediaItemTokens } from './counted-text.ts';
+import { rememberedTokenUnits } from './remembered-token-units.ts';
 import { TEXT_CATEGORIES, type TextCategory, type TokenBreakdown } from './token-breakdown.ts';
 import { type TokenCounter, tokensForRunes, tokensForUnits } from './token-counter.ts';
 import type { ResolvedTokenEstimateOptions } from './token-estimate-options.ts';
 import { countDenseBytes, tokensForDenseBytes } from './token-floor.ts';
-import { countTokenUnits } from './token-units.ts';
 
 /**
  * What a message costs independent of any counter's ratio: runes and token units of counted text per
@@ -40,7 +40,7 @@ export function measureMessage(
     message,
     (category, text) => {
       if (only !== 'units') runes[category] += countRunes(text);
-      if (only !== 'runes') units[category] += countTokenUnits(text);
+      if (only !== 'runes') units[category] += rememberedTokenUnits(text);
       denseBytes[category] += countDenseBytes(text);
     },
     options.countToolCallType,
