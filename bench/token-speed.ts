@@ -19,6 +19,7 @@ import {
   MessageTokenCache,
   type TokenCounter,
 } from '../src/core/tokens/index.ts';
+import { DEFAULT_TEXT_UNITS_MEMO_MIN_CHARS } from '../src/core/tokens/text-units-memo.ts';
 import {
   CORPUS_DIR,
   median,
@@ -195,6 +196,11 @@ function main(): void {
   printTable(
     ['counter', 'tokens', 'MB/s first run', `MB/s median of runs 2–${THROUGHPUT_RUNS}`],
     throughputRows,
+  );
+  console.log(
+    `\nRuns 2–${THROUGHPUT_RUNS} count the same text again: what a counter remembers shows there (o200k's piece ` +
+      `cache; the calibrated counter's units of texts of ${DEFAULT_TEXT_UNITS_MEMO_MIN_CHARS} characters or more). ` +
+      'The first run counts every text for the first time.',
   );
   const sizes = messages.map((message) => {
     let runes = 0;

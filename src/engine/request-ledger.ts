@@ -5,7 +5,6 @@ import {
   toolDefinitionText,
 } from '../core/tokens/estimate-tool-definition-tokens.ts';
 import { measuredDenseBytes, measuredUnits } from '../core/tokens/measure-message.ts';
-import { rememberedTokenUnits } from '../core/tokens/remembered-token-units.ts';
 import { DEFAULT_MESSAGE_OVERHEAD_TOKENS, TOOL_CALL_TYPE } from '../core/tokens/token-estimate-options.ts';
 import { countDenseBytes, tokensForDenseBytes } from '../core/tokens/token-floor.ts';
 import { countTokenUnits } from '../core/tokens/token-units.ts';
@@ -271,7 +270,7 @@ function messageFigures(
     const counted = runtime.tokenCache.estimate(message, counting.counter).total;
     return { fixed: counted - typeTokens + framingGap, units: 0, denseBytes: 0 };
   }
-  const measure = runtime.tokenCache.measure(message);
+  const measure = runtime.tokenCache.measure(message, counting.counter);
   return {
     fixed: measure.media + measure.overhead + framingGap,
     units: measuredUnits(measure) - calls * countTokenUnits(TOOL_CALL_TYPE),
@@ -284,7 +283,7 @@ function systemFigures(counting: RequestCounting, text: string): MessageFigures 
     return { fixed: counting.counter.count(text) + DEFAULT_MESSAGE_OVERHEAD_TOKENS, units: 0, denseBytes: 0 };
   return {
     fixed: DEFAULT_MESSAGE_OVERHEAD_TOKENS,
-    units: rememberedTokenUnits(text),
+    units: counting.counter.tokenUnits(text),
     denseBytes: countDenseBytes(text),
   };
 }
@@ -295,7 +294,7 @@ function toolFigures(counting: RequestCounting, tools: readonly ToolDefinition[]
   let units = 0;
   let denseBytes = 0;
   for (const piece of toolDefinitionText(tools)) {
-    units += rememberedTokenUnits(piece);
+    units += counting.counter.tokenUnits(piece);
     denseBytes += countDenseBytes(piece);
   }
   return { fixed: tools.length * DEFAULT_TOOL_DEFINITION_OVERHEAD_TOKENS, units, denseBytes };

@@ -1,6 +1,6 @@
 import { InvalidTokenCounterError } from '../errors/index.ts';
 import { assertCharsPerToken } from './heuristic-counter.ts';
-import { rememberedTokenUnits } from './remembered-token-units.ts';
+import { TextUnitsMemo } from './text-units-memo.ts';
 import { type TokenCounter, tokensForUnits } from './token-counter.ts';
 import { atLeastFloor } from './token-floor.ts';
 
@@ -103,6 +103,7 @@ export class CalibratedTokenCounter implements TokenCounter {
   #tokens: number;
   #anchors: number;
   #tokensPerUnit: number;
+  readonly #memo = new TextUnitsMemo();
 
   constructor(options: CalibratedCounterOptions = {}) {
     this.model = options.model ?? 'default';
@@ -147,7 +148,12 @@ export class CalibratedTokenCounter implements TokenCounter {
 
   /** Units × the multiplier, never below the text's byte floor (`token-floor.ts`). */
   count(text: string): number {
-    return atLeastFloor(tokensForUnits(rememberedTokenUnits(text), this.#tokensPerUnit), text);
+    return atLeastFloor(tokensForUnits(this.#memo.units(text), this.#tokensPerUnit), text);
+  }
+
+  /** `countTokenUnits(text)`, from this counter's memo of recent texts when it has seen the text. */
+  tokenUnits(text: string): number {
+    return this.#memo.units(text);
   }
 
   /** Learns from one request's reported usage; refuses (and says why) figures that cannot be right. */

@@ -30,7 +30,10 @@ export function estimateMessageTokensResolved(
   options: ResolvedTokenEstimateOptions,
 ): TokenBreakdown {
   if (counter.tokensPerUnit !== undefined) {
-    return breakdownFromUnits(measureMessage(message, options, 'units'), counter.tokensPerUnit);
+    return breakdownFromUnits(
+      measureMessage(message, options, 'units', counter.tokenUnits?.bind(counter)),
+      counter.tokensPerUnit,
+    );
   }
   if (counter.charsPerToken !== undefined) {
     return breakdownFromMeasure(measureMessage(message, options, 'runes'), counter.charsPerToken);

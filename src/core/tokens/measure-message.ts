@@ -1,11 +1,11 @@
 import type { Message } from '../message.ts';
 import { countRunes } from './count-runes.ts';
 import { forEachCountedText, forEachMedia, mediaItemTokens } from './counted-text.ts';
-import { rememberedTokenUnits } from './remembered-token-units.ts';
 import { TEXT_CATEGORIES, type TextCategory, type TokenBreakdown } from './token-breakdown.ts';
 import { type TokenCounter, tokensForRunes, tokensForUnits } from './token-counter.ts';
 import type { ResolvedTokenEstimateOptions } from './token-estimate-options.ts';
 import { countDenseBytes, tokensForDenseBytes } from './token-floor.ts';
+import { countTokenUnits } from './token-units.ts';
 
 /**
  * What a message costs independent of any counter's ratio: runes and token units of counted text per
@@ -26,12 +26,14 @@ export interface MessageMeasure {
 /**
  * `only` skips the half a one-off estimate does not need (a heuristic needs no units, a calibrated counter
  * no runes); the skipped half reads 0, so such a measure must not be cached. Dense bytes are always
- * measured: both kinds of counter floor on them.
+ * measured: both kinds of counter floor on them. `unitsOf` is how text is turned into units: a counter's
+ * `tokenUnits` when it remembers what it scanned.
  */
 export function measureMessage(
   message: Pick<Message, 'parts'>,
   options: ResolvedTokenEstimateOptions,
   only?: 'runes' | 'units',
+  unitsOf: (text: string) => number = countTokenUnits,
 ): MessageMeasure {
   const runes = { text: 0, reasoning: 0, toolCalls: 0, toolResults: 0 };
   const units = { text: 0, reasoning: 0, toolCalls: 0, toolResults: 0 };
@@ -40,7 +42,7 @@ export function measureMessage(
     message,
     (category, text) => {
       if (only !== 'units') runes[category] += countRunes(text);
-      if (only !== 'runes') units[category] += rememberedTokenUnits(text);
+      if (only !== 'runes') units[category] += unitsOf(text);
       denseBytes[category] += countDenseBytes(text);
     },
     options.countToolCallType,

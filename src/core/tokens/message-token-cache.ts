@@ -10,6 +10,7 @@ import {
   resolveTokenEstimateOptions,
   type TokenEstimateOptions,
 } from './token-estimate-options.ts';
+import { countTokenUnits } from './token-units.ts';
 
 /** Part of every count key: bumped when how a message is counted (or a breakdown's shape) changes. */
 const COUNT_KEY_VERSION = 'v1';
@@ -94,7 +95,7 @@ export class MessageTokenCache {
         return this.#hit(linear.breakdown);
       }
       const hadMeasure = entry.measure !== undefined;
-      entry.measure ??= measureMessage(message, this.options);
+      entry.measure ??= measureMessage(message, this.options, undefined, unitsOf(counter));
       // Defined: the counter is linear.
       const breakdown = linearBreakdown(entry.measure, counter) as TokenBreakdown;
       entry.linear = { tokensPerUnit, charsPerToken, breakdown };
@@ -114,11 +115,14 @@ export class MessageTokenCache {
     return this.#miss(breakdown);
   }
 
-  /** Runes and units per category and flat figures (for calibration anchors). Shared: do not mutate. */
-  measure(message: Message): Readonly<MessageMeasure> {
+  /**
+   * Runes and units per category and flat figures (for calibration anchors). Shared: do not mutate.
+   * `counter`: whose memo of scanned texts to measure through (`TokenCounter.tokenUnits`), if any.
+   */
+  measure(message: Message, counter?: TokenCounter): Readonly<MessageMeasure> {
     const entry = this.#entryFor(message);
     if (entry.measure !== undefined) return this.#hit(entry.measure);
-    entry.measure = measureMessage(message, this.options);
+    entry.measure = measureMessage(message, this.options, undefined, counter && unitsOf(counter));
     return this.#miss(entry.measure);
   }
 
@@ -210,4 +214,9 @@ export function assertCacheOptions(cache: MessageTokenCache, given: TokenEstimat
       );
     }
   }
+}
+
+/** How a measure turns text into units under `counter`: through its memo when it keeps one. */
+function unitsOf(counter: TokenCounter): ((text: string) => number) | undefined {
+  return counter.tokenUnits ? (text) => counter.tokenUnits?.(text) ?? countTokenUnits(text) : undefined;
 }

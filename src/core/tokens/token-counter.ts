@@ -29,6 +29,12 @@ export interface TokenCounter {
    */
   readonly tokensPerUnit?: number;
   /**
+   * Unit-linear counters may remember what they scanned: `tokenUnits(text) === countTokenUnits(text)`,
+   * answered from their memo when they have seen the text. Measures of messages go through it, so a
+   * text counted once is not scanned again when its message is measured.
+   */
+  tokenUnits?(text: string): number;
+  /**
    * Set by counters that promise `count(text) <= utf8Bytes(text) * maxTokensPerByte` (exact BPE counters:
    * 1). Lets a caller that only needs to know whether text is under a token limit skip counting it.
    */

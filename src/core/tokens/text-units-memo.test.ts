@@ -2,11 +2,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  REMEMBERED_UNITS_MAX_CHARS,
-  REMEMBERED_UNITS_MIN_CHARS,
-  rememberedTokenUnits,
-} from './remembered-token-units.ts';
+import { CalibratedTokenCounter } from './calibrated-counter.ts';
+import { TextUnitsMemo } from './text-units-memo.ts';
 import { countTokenUnits } from './token-units.ts';
 
 setFlagsFromString('--expose-gc');
@@ -14,15 +11,17 @@ const collectGarbage = runInNewContext('gc') as () => void;
 
 const PIECES = ['word ', 'Identifier', '  ', '\n', '{"k":1}', '12345', '日本語', '🙂', '-->', 'x'];
 
-describe('rememberedTokenUnits', () => {
+describe('TextUnitsMemo', () => {
   it('counts what countTokenUnits counts, asked once or again, short or long', () => {
     const text = fc
       .array(fc.constantFrom(...PIECES), { minLength: 0, maxLength: 1_200 })
       .map((parts) => parts.join(''));
     fc.assert(
       fc.property(fc.array(text, { minLength: 1, maxLength: 8 }), (texts) => {
-        for (const sample of [...texts, ...texts])
-          expect(rememberedTokenUnits(sample)).toBe(countTokenUnits(sample));
+        const memo = new TextUnitsMemo({ maxChars: 20_000 });
+        for (const sample of [...texts, ...texts, ...[...texts].reverse()])
+          expect(memo.units(sample)).toBe(countTokenUnits(sample));
+        expect(memo.heldChars).toBeLessThanOrEqual(20_000);
       }),
       { numRuns: 60 },
     );
@@ -34,25 +33,44 @@ describe('rememberedTokenUnits', () => {
     const words = 'lorem '.repeat(length / 6);
     const other = `${words.slice(0, 20_000)}{}{}{}${words.slice(20_006)}`;
     expect(words.length).toBe(other.length);
-    expect(rememberedTokenUnits(words)).toBe(countTokenUnits(words));
-    expect(rememberedTokenUnits(other)).toBe(countTokenUnits(other));
-    expect(rememberedTokenUnits(other)).not.toBe(rememberedTokenUnits(words));
+    const memo = new TextUnitsMemo();
+    expect(memo.units(words)).toBe(countTokenUnits(words));
+    expect(memo.units(other)).toBe(countTokenUnits(other));
+    expect(memo.units(other)).not.toBe(memo.units(words));
   });
 
   it('holds at most its bound of characters, and copies, not the strings they were cut from', () => {
-    expect(REMEMBERED_UNITS_MIN_CHARS).toBeLessThan(100_000);
+    const memo = new TextUnitsMemo({ maxChars: 2_000_000 });
     collectGarbage();
     const before = process.memoryUsage().heapUsed;
     let sum = 0;
     for (let index = 0; index < 60; index++) {
       // Each slice is new text (its index in front), cut from a 2.1 MB string.
       const parent = `${index}:${'ab '.repeat(700_000)}`;
-      sum += rememberedTokenUnits(parent.slice(0, 300_000));
+      sum += memo.units(parent.slice(0, 300_000));
     }
     collectGarbage();
     const retained = process.memoryUsage().heapUsed - before;
     expect(sum).toBeGreaterThan(0);
-    // 60 parents are 126 MB and the 60 slices 18 MB; the bound is 2 M one-byte characters.
-    expect(retained).toBeLessThan(REMEMBERED_UNITS_MAX_CHARS + 6_000_000);
+    expect(memo.heldChars).toBeLessThanOrEqual(2_000_000);
+    // 60 parents are 126 MB and the 60 slices 18 MB; the memo holds 2 M one-byte characters at most.
+    expect(retained).toBeLessThan(8_000_000);
+  });
+});
+
+describe('a calibrated counter', () => {
+  it('counts a text the same the first time and from its memo', () => {
+    const text = 'counted once, then remembered '.repeat(100);
+    const counter = new CalibratedTokenCounter();
+    const fresh = new CalibratedTokenCounter();
+    const first = counter.count(text);
+    expect(counter.tokenUnits(text)).toBe(countTokenUnits(text));
+    expect(counter.count(text)).toBe(first);
+    expect(fresh.count(text)).toBe(first);
+  });
+
+  it('refuses a memo bound that is not a count of characters', () => {
+    expect(() => new TextUnitsMemo({ maxChars: -1 })).toThrow(/maxChars/);
+    expect(() => new TextUnitsMemo({ minChars: 1.5 })).toThrow(/minChars/);
   });
 });
