@@ -401,9 +401,11 @@ function scanWhitespace(text: string, start: number): number {
  */
 function scanPunctuation(text: string, start: number): number {
   const n = text.length;
-  const w = TOKEN_UNIT_WEIGHTS;
+  const w = PUNCTUATION_SIXTEENTHS;
   let j = start;
   let chars = 0;
+  // In sixteenths of a unit: an integer all along, so optimized code never meets a fraction it did not
+  // expect (a cost that turned fractional mid-run sent V8's Maglev tier into a loop of deoptimizations).
   let cost = 0;
   let previous = -1;
   while (j < n) {
@@ -415,13 +417,13 @@ function scanPunctuation(text: string, start: number): number {
       j += 2;
     } else {
       if (c < 32 || (c >= 127 && c < 160)) cost += w.controlCharacter;
-      else if (chars === 0) cost += 1;
+      else if (chars === 0) cost += SIXTEENTHS;
       else if (c === previous) {
-        if (chars >= w.punctuationFreeChars)
+        if (chars >= TOKEN_UNIT_WEIGHTS.punctuationFreeChars)
           cost += c >= 128 || SEPARATOR[c] === 1 ? w.separatorRepeat : w.punctuationRepeat;
       } else if (c >= 128) cost += w.otherSymbol;
-      else if (chars >= w.punctuationFreeChars)
-        cost += chars < w.punctuationShortChars ? w.punctuationChar : w.punctuationLongChar;
+      else if (chars >= TOKEN_UNIT_WEIGHTS.punctuationFreeChars)
+        cost += chars < TOKEN_UNIT_WEIGHTS.punctuationShortChars ? w.punctuationChar : w.punctuationLongChar;
       previous = c;
       j++;
     }
@@ -433,8 +435,21 @@ function scanPunctuation(text: string, start: number): number {
     j++;
   }
   scanEnd = j;
-  return Math.max(1, cost);
+  return Math.max(SIXTEENTHS, cost) / SIXTEENTHS;
 }
+
+/** Every weight is a multiple of 1/16 (see `countTokenUnits`). */
+const SIXTEENTHS = 16;
+/** The punctuation weights of `TOKEN_UNIT_WEIGHTS`, in sixteenths of a unit. */
+const PUNCTUATION_SIXTEENTHS = {
+  astralSymbol: TOKEN_UNIT_WEIGHTS.astralSymbol * SIXTEENTHS,
+  controlCharacter: TOKEN_UNIT_WEIGHTS.controlCharacter * SIXTEENTHS,
+  separatorRepeat: TOKEN_UNIT_WEIGHTS.separatorRepeat * SIXTEENTHS,
+  punctuationRepeat: TOKEN_UNIT_WEIGHTS.punctuationRepeat * SIXTEENTHS,
+  otherSymbol: TOKEN_UNIT_WEIGHTS.otherSymbol * SIXTEENTHS,
+  punctuationChar: TOKEN_UNIT_WEIGHTS.punctuationChar * SIXTEENTHS,
+  punctuationLongChar: TOKEN_UNIT_WEIGHTS.punctuationLongChar * SIXTEENTHS,
+};
 
 /** ASCII punctuation whose runs every measured vocabulary merges by the dozen (`----`, `====`, `....`). */
 const SEPARATOR = new Uint8Array(128);
