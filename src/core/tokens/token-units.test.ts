@@ -233,6 +233,29 @@ describe('countTokenUnits', () => {
     );
   });
 
+  it('counts a text the same whatever it was built from, before and after longer and shorter texts', () => {
+    const flat = 'const reservationId = "NM1VX1"; // 中文 😀\n\tnext_line();\n'.repeat(40);
+    const expected = referenceUnits(flat);
+    const parent = `«${flat}»`;
+    const sliced = parent.slice(1, -1);
+    const joined = `${flat.slice(0, 777)}${flat.slice(777)}`;
+    expect(countTokenUnits(flat)).toBe(expected);
+    expect(countTokenUnits('x'.repeat(50_000))).toBe(referenceUnits('x'.repeat(50_000)));
+    expect(countTokenUnits(sliced)).toBe(expected);
+    expect(countTokenUnits(joined)).toBe(expected);
+    expect(countTokenUnits('ab')).toBe(referenceUnits('ab'));
+    expect(countTokenUnits('\uD83D')).toBe(referenceUnits('\uD83D'));
+    expect(countTokenUnits(`${flat}\uD83D`)).toBe(referenceUnits(`${flat}\uD83D`));
+  });
+
+  it('counts texts of over a million characters like any other', () => {
+    const unit = 'word, Identifier_2 ';
+    const per = countTokenUnits(unit.repeat(2_000)) - countTokenUnits(unit.repeat(1_000));
+    const long = unit.repeat(100_000);
+    expect(long.length).toBeGreaterThan(1 << 20);
+    expect(countTokenUnits(long)).toBe(countTokenUnits(unit.repeat(1_000)) + 99 * per);
+  });
+
   it('adds up exactly: a text’s units are the sum of its pieces’ (all weights are multiples of 1/16)', () => {
     const pieces = ['first line\n', '  const reservationId = "NM1VX1";\n', '中文 ', '😀', ' done'];
     const whole = countTokenUnits(pieces.join(''));
