@@ -56,10 +56,14 @@ export function countTokenUnits(text: string): number {
 
 /** Texts up to this many UTF-16 units are copied into one buffer kept for the next; longer, into their own. */
 const SCRATCH_MAX_UNITS = 1 << 20;
-/** `utf16le` bytes read as the machine's own 16-bit units only where the machine is little-endian. */
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+/**
+ * `utf16le` bytes read as the machine's own 16-bit units only where the machine is little-endian, and
+ * where Node's Buffer is there to write them; elsewhere the units are copied one by one.
+ */
+const NATIVE_COPY =
+  new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 && typeof globalThis.Buffer === 'function';
 let scratch = new Uint16Array(1 << 12);
-let scratchBytes = Buffer.from(scratch.buffer);
+let scratchBytes = NATIVE_COPY ? Buffer.from(scratch.buffer) : undefined;
 
 /**
  * The text's UTF-16 code units as an array: one native copy (lone surrogates kept as they are). Reading a
@@ -69,9 +73,9 @@ let scratchBytes = Buffer.from(scratch.buffer);
  */
 function codeUnitsOf(text: string): Uint16Array {
   const n = text.length;
-  if (n > SCRATCH_MAX_UNITS || !LITTLE_ENDIAN) {
+  if (n > SCRATCH_MAX_UNITS || !scratchBytes) {
     const own = new Uint16Array(n);
-    if (LITTLE_ENDIAN) Buffer.from(own.buffer).write(text, 'utf16le');
+    if (NATIVE_COPY) Buffer.from(own.buffer).write(text, 'utf16le');
     else for (let i = 0; i < n; i++) own[i] = text.charCodeAt(i);
     return own;
   }
