@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { type RenderedIndex, renderMemoryIndex } from '../core/context-index/render-memory-index.ts';
 import { renderSkillsIndex } from '../core/context-index/render-skills-index.ts';
 import { systemWithIndexes } from '../core/context-index/system-with-indexes.ts';
@@ -183,6 +184,17 @@ export function resolveCallContext(
   adopted?: AdoptedWindow,
 ): CallContext {
   const effective: PrepareRequest = { ...memo.request, ...definedOnly(request) };
+  // A caller that builds its tools anew each call (a proxy parses them from every body) gets the array
+  // the session already holds when they are the same, so what is kept per tools array (their count,
+  // the request's tally, the stored last request) is looked up by identity, not worked out again.
+  const heldTools = memo.request?.tools;
+  if (
+    effective.tools !== undefined &&
+    heldTools !== undefined &&
+    effective.tools !== heldTools &&
+    isDeepStrictEqual(effective.tools, heldTools)
+  )
+    effective.tools = heldTools;
   memo.request = effective;
   const model = effective.model ?? policy.model;
   // The window an overflow error named for this model caps the one the rule gives (never the request
