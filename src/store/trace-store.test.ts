@@ -87,6 +87,37 @@ describe('trace', () => {
     }
   });
 
+  it('writes the events emitted together in one append, in order, and keeps order across writes', async () => {
+    const trace = createMemoryTraceStore();
+    const writes: number[] = [];
+    const appendMany = trace.appendMany.bind(trace);
+    trace.appendMany = async (events) => {
+      writes.push(events.length);
+      await appendMany(events);
+    };
+    const recorder = createTraceRecorder(trace);
+    const events = sampleEvents('s');
+    expect(events.length).toBeGreaterThan(3);
+    for (const event of events.slice(0, 3)) recorder.listener(event);
+    await Promise.resolve();
+    for (const event of events.slice(3)) recorder.listener(event);
+    await recorder.flush();
+    expect(writes[0]).toBe(3);
+    expect(writes.reduce((sum, count) => sum + count, 0)).toBe(events.length);
+    expect(await trace.list('s')).toEqual(events);
+  });
+
+  it('tells onError of every event a failed write held', async () => {
+    const trace = createMemoryTraceStore();
+    const failed: string[] = [];
+    const recorder = createTraceRecorder(trace, { onError: (_error, event) => failed.push(event.type) });
+    await trace.close();
+    const events = sampleEvents('s').slice(0, 3);
+    for (const event of events) recorder.listener(event);
+    await recorder.flush();
+    expect(failed).toEqual(events.map((event) => event.type));
+  });
+
   it('reports a failed append from flush, without throwing into the emitter', async () => {
     const trace = createMemoryTraceStore();
     const recorder = createTraceRecorder(trace);

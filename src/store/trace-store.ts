@@ -253,23 +253,33 @@ export interface TraceRecorder {
 
 /**
  * Records the manager's events into a trace, in the order they were emitted. Listeners are synchronous,
- * so appends are queued; a failed append goes to `onError` (default: rethrown from the next `flush()`)
- * and never into the agent's turn.
+ * so appends are queued: the events that arrive while a write is under way (one call's several) go in
+ * the next write together, one transaction for all of them. A failed append goes to `onError` (default:
+ * rethrown from the next `flush()`), once for each event it held, and never into the agent's turn.
  */
 export function createTraceRecorder(
   trace: TraceStore,
   options: { onError?: (error: unknown, event: ContextEvent) => void } = {},
 ): TraceRecorder {
   let queue: Promise<void> = Promise.resolve();
+  let pending: ContextEvent[] = [];
   let failure: unknown;
+  const write = async (): Promise<void> => {
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    try {
+      await trace.appendMany(batch);
+    } catch (error) {
+      if (options.onError) for (const event of batch) options.onError(error, event);
+      else failure ??= error;
+    }
+  };
   return {
     listener(event) {
-      queue = queue.then(() =>
-        trace.append(event).catch((error: unknown) => {
-          if (options.onError) options.onError(error, event);
-          else failure ??= error;
-        }),
-      );
+      pending.push(event);
+      // The first event of a batch queues its write; those after it join the batch until it starts.
+      if (pending.length === 1) queue = queue.then(write);
     },
     async flush() {
       await queue;
