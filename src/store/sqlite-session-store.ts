@@ -63,6 +63,7 @@ import {
   toListing,
   type WriteRows,
 } from './session-store-rows.ts';
+import { DEFAULT_SQLITE_SYNCHRONOUS, type SqliteSynchronous } from './sqlite-source.ts';
 import { enableWal } from './sqlite-wal.ts';
 import { decodeLastRequest, encodeLastRequest, type StoredLastRequest } from './stored-last-request.ts';
 import { decodePolicyOverride, encodePolicyOverride } from './stored-policy-override.ts';
@@ -72,13 +73,7 @@ export const DEFAULT_DATA_DIR = '.ctxkit';
 export const DEFAULT_SQLITE_FILE = 'ctxkit.db';
 /** How long a writer waits for another process's write lock before `StoreBusyError`. */
 export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 10_000;
-/**
- * `normal` in WAL mode: a commit survives the process crashing; the last commits may be lost if the
- * machine loses power. `full` syncs every commit (slower single appends).
- */
-export const DEFAULT_SQLITE_SYNCHRONOUS: SqliteSynchronous = 'normal';
-
-export type SqliteSynchronous = 'off' | 'normal' | 'full' | 'extra';
+export { DEFAULT_SQLITE_SYNCHRONOUS, type SqliteSynchronous } from './sqlite-source.ts';
 
 export interface SqliteSessionStoreOptions {
   /** The database file (wins over `dataDir`); `:memory:` for a private, unshared database. */

@@ -11,6 +11,14 @@ export interface SqliteConnection {
   close(): void;
 }
 
+/**
+ * `normal` in WAL mode: a commit survives the process crashing; the last commits may be lost if the
+ * machine loses power. `full` syncs every commit (slower single appends).
+ */
+export const DEFAULT_SQLITE_SYNCHRONOUS: SqliteSynchronous = 'normal';
+
+export type SqliteSynchronous = 'off' | 'normal' | 'full' | 'extra';
+
 /** How long a writer waits for another process's lock before SQLITE_BUSY. */
 export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
@@ -19,6 +27,9 @@ export function openSqlite(source: SqliteSource): SqliteConnection {
   const db = new (betterSqlite3())(source.filename);
   db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   if (source.filename !== ':memory:') enableWal(db, SQLITE_BUSY_TIMEOUT_MS);
+  // As the session store's connection: SQLite's own default (`full`) syncs the log on every commit, and
+  // a trace or index written on every call paid for that on every call.
+  db.pragma(`synchronous = ${DEFAULT_SQLITE_SYNCHRONOUS}`);
   return {
     db,
     close: () => {
