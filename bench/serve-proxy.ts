@@ -1,6 +1,6 @@
 /**
- * The proxy under test, in a process of its own (so its memory and CPU are its own), built as
- * `ctxkit serve` builds it (src/cli/serve-command.ts): `startProxyServer` over a ContextManager with the
+ * The proxy under test, in a process of its own (so its memory and CPU are its own), from the compiled
+ * package, built as `ctxkit serve` builds it (src/cli/serve-command.ts): `startProxyServer` over a ContextManager with the
  * default policy and the stores serve opens (`openServeStores`), either the embedded SQLite ones in a temp
  * dir, or PostgreSQL as a fleet runs on it (sessions, trace, conversation index, blobs, session locks);
  * the pino log (one line a request) goes to a file there.
@@ -8,13 +8,33 @@
  * Run as a child of `bench/serve.ts` (argv[2]: JSON `ProxySpec`, with `--expose-gc`); what it says to the
  * parent over IPC is in `serve-child.ts`.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { openServeStores } from '../src/cli/serve-command.ts';
-import { PRESETS } from '../src/core/policy/presets/index.ts';
-import { createContextManager } from '../src/engine/context-manager.ts';
-import { startProxyServer } from '../src/server/start-proxy-server.ts';
 import { answerParent } from './serve-child.ts';
+
+/**
+ * What is measured is what `ctxkit serve` runs: the compiled package in `dist/` (`npm run bench:serve`
+ * builds it first), not the sources through a TypeScript loader, whose output costs more per call.
+ */
+const PRODUCT = new URL('../dist/', import.meta.url);
+async function fromProduct<T>(path: string): Promise<T> {
+  const url = new URL(path, PRODUCT);
+  if (!existsSync(fileURLToPath(url)))
+    throw new Error(`${fileURLToPath(url)} is missing: build the package first (npm run build)`);
+  return (await import(url.href)) as T;
+}
+const { openServeStores } =
+  await fromProduct<typeof import('../src/cli/serve-command.ts')>('cli/serve-command.js');
+const { PRESETS } = await fromProduct<typeof import('../src/core/policy/presets/index.ts')>(
+  'core/policy/presets/index.js',
+);
+const { createContextManager } =
+  await fromProduct<typeof import('../src/engine/context-manager.ts')>('engine/context-manager.js');
+const { startProxyServer } = await fromProduct<typeof import('../src/server/start-proxy-server.ts')>(
+  'server/start-proxy-server.js',
+);
 
 export interface ProxySpec {
   store: 'sqlite' | 'postgres';
