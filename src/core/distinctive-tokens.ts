@@ -114,20 +114,15 @@ export function pointerKeys(content: string, maxChars: number): string {
  * never run over a large result.
  */
 function* keyCandidates(content: string): Generator<string> {
-  const pieces = content
-    .split(SEPARATORS)
-    .filter((piece) => piece.length >= 4 && piece.length <= MAX_TOKEN_CHARS + 8);
+  const pieces = content.split(SEPARATORS);
   const seen = new Set<string>();
-  const kinds: [RegExp, (match: string) => boolean][] = [
-    [LINE_REF, () => true],
-    [PATH, (match) => /[A-Za-z]/.test(match)],
-    [HASH, () => true],
-    [IDENTIFIER, isDistinctiveIdentifier],
-    [CODE, () => true],
-  ];
-  for (const [pattern, accept] of kinds) {
+  for (const [pattern, mayHold, accept] of KEY_KINDS) {
     for (const piece of pieces) {
-      for (const match of piece.matchAll(pattern)) {
+      if (piece.length < 4 || piece.length > MAX_TOKEN_CHARS + 8 || !mayHold.test(piece)) continue;
+      // One shared global pattern, restarted per piece: `matchAll` would copy the pattern every time.
+      pattern.lastIndex = 0;
+      for (let match = pattern.exec(piece); match !== null; match = pattern.exec(piece)) {
+        if (match[0].length === 0) pattern.lastIndex++;
         if (!accept(match[0])) continue;
         const token = trimToken(match[0]);
         if (token === undefined || seen.has(token)) continue;
@@ -137,3 +132,15 @@ function* keyCandidates(content: string): Generator<string> {
     }
   }
 }
+
+/**
+ * Each kind of key: its pattern (global), a quick test a piece must pass to hold one (a character every
+ * match has), and what a match must be besides. In the order keys are taken.
+ */
+const KEY_KINDS: readonly [RegExp, RegExp, (match: string) => boolean][] = [
+  [new RegExp(LINE_REF.source, 'g'), /:\d/, () => true],
+  [new RegExp(PATH.source, 'g'), /[./]/, (match) => /[A-Za-z]/.test(match)],
+  [new RegExp(HASH.source, 'g'), /\d/, () => true],
+  [new RegExp(IDENTIFIER.source, 'g'), /[A-Za-z_]/, isDistinctiveIdentifier],
+  [new RegExp(CODE.source, 'g'), /\d/, () => true],
+];
