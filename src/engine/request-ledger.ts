@@ -284,7 +284,7 @@ function systemFigures(counting: RequestCounting, text: string): MessageFigures 
   return {
     fixed: DEFAULT_MESSAGE_OVERHEAD_TOKENS,
     units: counting.counter.tokenUnits(text),
-    denseBytes: countDenseBytes(text),
+    denseBytes: counting.counter.denseBytes(text),
   };
 }
 
@@ -295,7 +295,7 @@ function toolFigures(counting: RequestCounting, tools: readonly ToolDefinition[]
   let denseBytes = 0;
   for (const piece of toolDefinitionText(tools)) {
     units += counting.counter.tokenUnits(piece);
-    denseBytes += countDenseBytes(piece);
+    denseBytes += counting.counter.denseBytes(piece);
   }
   return { fixed: tools.length * DEFAULT_TOOL_DEFINITION_OVERHEAD_TOKENS, units, denseBytes };
 }

@@ -2,7 +2,8 @@ import { InvalidTokenCounterError } from '../errors/index.ts';
 import { assertCharsPerToken } from './heuristic-counter.ts';
 import { TextUnitsMemo } from './text-units-memo.ts';
 import { type TokenCounter, tokensForUnits } from './token-counter.ts';
-import { atLeastFloor } from './token-floor.ts';
+import { atLeastFloor, tokensForDenseBytes } from './token-floor.ts';
+import { countTokenUnits } from './token-units.ts';
 
 /**
  * The chars-per-token figure that stands for "one token per token unit". Units are built to match the
@@ -148,7 +149,18 @@ export class CalibratedTokenCounter implements TokenCounter {
 
   /** Units × the multiplier, never below the text's byte floor (`token-floor.ts`). */
   count(text: string): number {
-    return atLeastFloor(tokensForUnits(this.#memo.units(text), this.#tokensPerUnit), text);
+    const memo = this.#memo;
+    if (text.length < memo.minChars)
+      return atLeastFloor(tokensForUnits(countTokenUnits(text), this.#tokensPerUnit), text);
+    return Math.max(
+      tokensForUnits(memo.units(text), this.#tokensPerUnit),
+      tokensForDenseBytes(memo.denseBytes(text)),
+    );
+  }
+
+  /** `countDenseBytes(text)` (`token-floor.ts`), from the same memo. */
+  denseBytes(text: string): number {
+    return this.#memo.denseBytes(text);
   }
 
   /** `countTokenUnits(text)`, from this counter's memo of recent texts when it has seen the text. */

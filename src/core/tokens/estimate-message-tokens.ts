@@ -31,7 +31,13 @@ export function estimateMessageTokensResolved(
 ): TokenBreakdown {
   if (counter.tokensPerUnit !== undefined) {
     return breakdownFromUnits(
-      measureMessage(message, options, 'units', counter.tokenUnits?.bind(counter)),
+      measureMessage(
+        message,
+        options,
+        'units',
+        counter.tokenUnits?.bind(counter),
+        counter.denseBytes?.bind(counter),
+      ),
       counter.tokensPerUnit,
     );
   }

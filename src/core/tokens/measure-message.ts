@@ -26,14 +26,15 @@ export interface MessageMeasure {
 /**
  * `only` skips the half a one-off estimate does not need (a heuristic needs no units, a calibrated counter
  * no runes); the skipped half reads 0, so such a measure must not be cached. Dense bytes are always
- * measured: both kinds of counter floor on them. `unitsOf` is how text is turned into units: a counter's
- * `tokenUnits` when it remembers what it scanned.
+ * measured: both kinds of counter floor on them. `unitsOf` and `denseBytesOf` are how text is measured: a
+ * counter's `tokenUnits` and `denseBytes` when it remembers what it scanned.
  */
 export function measureMessage(
   message: Pick<Message, 'parts'>,
   options: ResolvedTokenEstimateOptions,
   only?: 'runes' | 'units',
   unitsOf: (text: string) => number = countTokenUnits,
+  denseBytesOf: (text: string) => number = countDenseBytes,
 ): MessageMeasure {
   const runes = { text: 0, reasoning: 0, toolCalls: 0, toolResults: 0 };
   const units = { text: 0, reasoning: 0, toolCalls: 0, toolResults: 0 };
@@ -43,7 +44,7 @@ export function measureMessage(
     (category, text) => {
       if (only !== 'units') runes[category] += countRunes(text);
       if (only !== 'runes') units[category] += unitsOf(text);
-      denseBytes[category] += countDenseBytes(text);
+      denseBytes[category] += denseBytesOf(text);
     },
     options.countToolCallType,
   );

@@ -10,7 +10,6 @@ import {
   resolveTokenEstimateOptions,
   type TokenEstimateOptions,
 } from './token-estimate-options.ts';
-import { countTokenUnits } from './token-units.ts';
 
 /** Part of every count key: bumped when how a message is counted (or a breakdown's shape) changes. */
 const COUNT_KEY_VERSION = 'v1';
@@ -95,7 +94,7 @@ export class MessageTokenCache {
         return this.#hit(linear.breakdown);
       }
       const hadMeasure = entry.measure !== undefined;
-      entry.measure ??= measureMessage(message, this.options, undefined, unitsOf(counter));
+      entry.measure ??= measureThrough(message, this.options, counter);
       // Defined: the counter is linear.
       const breakdown = linearBreakdown(entry.measure, counter) as TokenBreakdown;
       entry.linear = { tokensPerUnit, charsPerToken, breakdown };
@@ -122,7 +121,9 @@ export class MessageTokenCache {
   measure(message: Message, counter?: TokenCounter): Readonly<MessageMeasure> {
     const entry = this.#entryFor(message);
     if (entry.measure !== undefined) return this.#hit(entry.measure);
-    entry.measure = measureMessage(message, this.options, undefined, counter && unitsOf(counter));
+    entry.measure = counter
+      ? measureThrough(message, this.options, counter)
+      : measureMessage(message, this.options);
     return this.#miss(entry.measure);
   }
 
@@ -216,7 +217,19 @@ export function assertCacheOptions(cache: MessageTokenCache, given: TokenEstimat
   }
 }
 
-/** How a measure turns text into units under `counter`: through its memo when it keeps one. */
-function unitsOf(counter: TokenCounter): ((text: string) => number) | undefined {
-  return counter.tokenUnits ? (text) => counter.tokenUnits?.(text) ?? countTokenUnits(text) : undefined;
+/** The message's measure, through `counter`'s memo of scanned texts when it keeps one. */
+function measureThrough(
+  message: Message,
+  options: ResolvedTokenEstimateOptions,
+  counter: TokenCounter,
+): MessageMeasure {
+  const { tokenUnits, denseBytes } = counter;
+  if (!tokenUnits || !denseBytes) return measureMessage(message, options);
+  return measureMessage(
+    message,
+    options,
+    undefined,
+    (text) => tokenUnits.call(counter, text),
+    (text) => denseBytes.call(counter, text),
+  );
 }

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CalibratedTokenCounter } from './calibrated-counter.ts';
 import { TextUnitsMemo } from './text-units-memo.ts';
+import { countDenseBytes, tokenFloor } from './token-floor.ts';
 import { countTokenUnits } from './token-units.ts';
 
 setFlagsFromString('--expose-gc');
@@ -19,8 +20,10 @@ describe('TextUnitsMemo', () => {
     fc.assert(
       fc.property(fc.array(text, { minLength: 1, maxLength: 8 }), (texts) => {
         const memo = new TextUnitsMemo({ maxChars: 20_000 });
-        for (const sample of [...texts, ...texts, ...[...texts].reverse()])
+        for (const sample of [...texts, ...texts, ...[...texts].reverse()]) {
           expect(memo.units(sample)).toBe(countTokenUnits(sample));
+          expect(memo.denseBytes(sample)).toBe(countDenseBytes(sample));
+        }
         expect(memo.heldChars).toBeLessThanOrEqual(20_000);
       }),
       { numRuns: 60 },
@@ -67,6 +70,24 @@ describe('a calibrated counter', () => {
     expect(counter.tokenUnits(text)).toBe(countTokenUnits(text));
     expect(counter.count(text)).toBe(first);
     expect(fresh.count(text)).toBe(first);
+  });
+
+  it('counts long texts as its definition says, the byte floor included where it binds', () => {
+    const counter = new CalibratedTokenCounter();
+    const texts = [
+      'plain words and code(); '.repeat(200),
+      'ẞ̶̢͎𝕏🙂中'.repeat(400),
+      '\u0001\u0002'.repeat(2_000),
+      '-'.repeat(10_000),
+    ];
+    const separators = '-'.repeat(10_000);
+    expect(tokenFloor(separators)).toBeGreaterThan(
+      Math.ceil(countTokenUnits(separators) * counter.tokensPerUnit),
+    );
+    for (const text of [...texts, ...texts]) {
+      const expected = Math.max(Math.ceil(countTokenUnits(text) * counter.tokensPerUnit), tokenFloor(text));
+      expect(counter.count(text)).toBe(expected);
+    }
   });
 
   it('refuses a memo bound that is not a count of characters', () => {

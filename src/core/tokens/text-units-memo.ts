@@ -1,6 +1,7 @@
 import { InvalidTokenCounterError } from '../errors/index.ts';
 import { ownCopy } from './own-copy.ts';
-import { countTokenUnits } from './token-units.ts';
+import { countDenseBytes } from './token-floor.ts';
+import { countTokenUnits, measureTokenUnits } from './token-units.ts';
 
 /** Texts shorter than this are scanned every time: a lookup would cost about as much. */
 export const DEFAULT_TEXT_UNITS_MEMO_MIN_CHARS = 256;
@@ -13,7 +14,7 @@ export interface TextUnitsMemoOptions {
 }
 
 /**
- * The token units of recent texts. One text is counted many times over: as it is appended (is it
+ * The token units (and dense bytes) of recent texts. One text is counted many times over: as it is appended (is it
  * large enough to spill?), as its message is measured, again by every layer that plans a clip of it
  * (each halving of a snip recounts what it clips) and by the summarizer that bounds its prompt. Units
  * depend on the text alone, not on any multiplier, so a repeat costs a lookup (a string compare at
@@ -26,7 +27,7 @@ export interface TextUnitsMemoOptions {
 export class TextUnitsMemo {
   readonly minChars: number;
   readonly maxChars: number;
-  readonly #entries = new Map<string, { key: string; units: number }>();
+  readonly #entries = new Map<string, { key: string; units: number; denseBytes: number }>();
   #heldChars = 0;
 
   constructor(options: TextUnitsMemoOptions = {}) {
@@ -48,24 +49,32 @@ export class TextUnitsMemo {
 
   /** `countTokenUnits(text)`, remembered for texts of `minChars` or more. */
   units(text: string): number {
-    if (text.length < this.minChars) return countTokenUnits(text);
+    return text.length < this.minChars ? countTokenUnits(text) : this.#measure(text).units;
+  }
+
+  /** `countDenseBytes(text)` (`token-floor.ts`), remembered with the units. */
+  denseBytes(text: string): number {
+    return text.length < this.minChars ? countDenseBytes(text) : this.#measure(text).denseBytes;
+  }
+
+  #measure(text: string): { units: number; denseBytes: number } {
     const known = this.#entries.get(text);
     if (known !== undefined) {
       // Most recently asked last (the Map's order is the order of forgetting), under the copy it kept.
       this.#entries.delete(known.key);
       this.#entries.set(known.key, known);
-      return known.units;
+      return known;
     }
-    const units = countTokenUnits(text);
-    if (text.length > this.maxChars / 4) return units;
+    const measured = measureTokenUnits(text);
+    if (text.length > this.maxChars / 4) return measured;
     const key = ownCopy(text);
-    this.#entries.set(key, { key, units });
+    this.#entries.set(key, { key, ...measured });
     this.#heldChars += key.length;
     for (const oldest of this.#entries.keys()) {
       if (this.#heldChars <= this.maxChars) break;
       this.#entries.delete(oldest);
       this.#heldChars -= oldest.length;
     }
-    return units;
+    return measured;
   }
 }

@@ -34,6 +34,8 @@ export interface TokenCounter {
    * text counted once is not scanned again when its message is measured.
    */
   tokenUnits?(text: string): number;
+  /** With `tokenUnits`: `countDenseBytes(text)` (`token-floor.ts`), from the same memo. */
+  denseBytes?(text: string): number;
   /**
    * Set by counters that promise `count(text) <= utf8Bytes(text) * maxTokensPerByte` (exact BPE counters:
    * 1). Lets a caller that only needs to know whether text is under a token limit skip counting it.

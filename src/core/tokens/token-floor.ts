@@ -53,6 +53,17 @@ export function countDenseBytes(text: string): number {
   return bytes;
 }
 
+/** `countDenseBytes` over a text's UTF-16 code units. */
+export function countDenseBytesOfCodes(codes: Uint16Array): number {
+  const n = codes.length;
+  let bytes = 0;
+  for (let i = 0; i < n; i++) {
+    const c = codes[i] as number;
+    bytes += c < 0x80 ? (ASCII_DENSE_BYTES[c] as number) : c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 2 : 3;
+  }
+  return bytes;
+}
+
 /** The floor, in tokens, for a count of dense bytes; the one place that division and rounding live. */
 export function tokensForDenseBytes(bytes: number): number {
   return bytes <= FLOOR_FREE_BYTES ? 0 : Math.floor((bytes - FLOOR_FREE_BYTES) / FLOOR_BYTES_PER_TOKEN);

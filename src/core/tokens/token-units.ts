@@ -1,4 +1,5 @@
 import { COMMON_WORDS } from './common-words.ts';
+import { countDenseBytesOfCodes } from './token-floor.ts';
 
 /**
  * Token units: what a text would cost under a generic modern BPE tokenizer, estimated without one. The
@@ -52,6 +53,12 @@ import { COMMON_WORDS } from './common-words.ts';
  */
 export function countTokenUnits(text: string): number {
   return unitsOfCodes(codeUnitsOf(text));
+}
+
+/** A text's token units and its dense bytes (`token-floor.ts`), from one copy of its code units. */
+export function measureTokenUnits(text: string): { units: number; denseBytes: number } {
+  const codes = codeUnitsOf(text);
+  return { units: unitsOfCodes(codes), denseBytes: countDenseBytesOfCodes(codes) };
 }
 
 /** Texts up to this many UTF-16 units are copied into one buffer kept for the next; longer, into their own. */
