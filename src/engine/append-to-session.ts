@@ -2,7 +2,7 @@ import type { ContextEvent } from '../core/events.ts';
 import type { Message, MessageInput } from '../core/message.ts';
 import { appendMessages } from './append-messages.ts';
 import type { CallSetup } from './call-setup.ts';
-import { recognizeRetries, turnInProgress } from './recognize-retries.ts';
+import { recognizeRetries, turnNewestFirst } from './recognize-retries.ts';
 import type { SessionResidency } from './session-residency.ts';
 import type { SessionRuntime } from './session-runtime.ts';
 
@@ -19,7 +19,7 @@ export async function appendToSession(
 ): Promise<Message[]> {
   const recognized = await recognizeRetries(messages, {
     sessionId: runtime.id,
-    turn: turnInProgress(runtime),
+    turnNewestFirst: () => turnNewestFirst(runtime),
     hasId: (id) => runtime.hasId(id),
     findById: async (id) => (await residency.whole(runtime)).log.find((message) => message.id === id),
   });

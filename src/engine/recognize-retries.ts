@@ -11,24 +11,30 @@ export const RETRY_LOOKBACK_MESSAGES = 512;
 /** What retry recognition reads of a session: its turn in progress and its messages by id. */
 export interface RetryContext {
   sessionId: string;
-  /** The caller's history since its newest turn start (`turnInProgress`). */
-  turn: readonly Message[];
+  /**
+   * The caller's history since its newest turn start, newest first (`turnNewestFirst`): read as far back
+   * as a question needs, which is nearly always a message or two.
+   */
+  turnNewestFirst(): Iterable<Message>;
   hasId(id: string): boolean;
   /** A logged message by id, looked up beyond the turn only when `hasId` says it is there. */
   findById(id: string): Promise<Message | undefined>;
 }
 
-/** The caller's history since its newest turn start, held in memory, at most `RETRY_LOOKBACK_MESSAGES`. */
-export function turnInProgress(runtime: SessionRuntime): Message[] {
+/**
+ * The caller's history since its newest turn start, held in memory, newest first, at most
+ * `RETRY_LOOKBACK_MESSAGES`.
+ */
+export function* turnNewestFirst(runtime: SessionRuntime): Generator<Message> {
   const seqs = runtime.branch.seqs;
-  const turn: Message[] = [];
-  for (let at = seqs.length - 1; at >= 0 && turn.length < RETRY_LOOKBACK_MESSAGES; at--) {
+  let read = 0;
+  for (let at = seqs.length - 1; at >= 0 && read < RETRY_LOOKBACK_MESSAGES; at--) {
     const message = runtime.messageAt(seqs[at] as number);
-    if (message === undefined) break;
-    turn.push(message);
-    if (startsTurn(message)) break;
+    if (message === undefined) return;
+    read++;
+    yield message;
+    if (startsTurn(message)) return;
   }
-  return turn.reverse();
 }
 
 const contentKey = (message: Pick<Message, 'role' | 'parts'>) =>
@@ -53,21 +59,26 @@ export async function recognizeRetries(
   context: RetryContext,
 ): Promise<(Message | undefined)[]> {
   const recognized: (Message | undefined)[] = inputs.map(() => undefined);
-  const { turn } = context;
   if (inputs.length === 0) return recognized;
-  const newestAssistantAt = turn.findLastIndex((message) => message.role === 'assistant');
-  const newestAssistant = turn[newestAssistantAt];
+  let newestAssistant: Message | undefined;
+  let answeredSince = false;
+  for (const message of context.turnNewestFirst()) {
+    if (message.role === 'assistant') {
+      newestAssistant = message;
+      break;
+    }
+    if (message.role === 'tool') answeredSince = true;
+  }
   const newestAssistantOpen =
-    newestAssistant !== undefined &&
-    toolCallsOf(newestAssistant).length > 0 &&
-    !turn.slice(newestAssistantAt + 1).some((message) => message.role === 'tool');
+    newestAssistant !== undefined && toolCallsOf(newestAssistant).length > 0 && !answeredSince;
   let newestAssistantKey: string | undefined;
   const calledHere = new Set<string>();
   let newTurn = false;
   const storedCopy = async (input: MessageInput, index: number): Promise<Message | undefined> => {
     if (input.id !== undefined) {
       if (!context.hasId(input.id)) return undefined;
-      const stored = turn.find((message) => message.id === input.id) ?? (await context.findById(input.id));
+      const stored =
+        inTurn(context, (message) => message.id === input.id) ?? (await context.findById(input.id));
       if (stored !== undefined && contentKey(stored) !== contentKey(input)) {
         throw new MessageIdConflictError(context.sessionId, input.id, index, stored.seq);
       }
@@ -85,8 +96,7 @@ export async function recognizeRetries(
     if (!result || result.callId === '' || calledHere.has(result.callId)) return undefined;
     const wanted = contentKey(input);
     // Back to the newest call with this id: a result after it with the same content answered it already.
-    for (let at = turn.length - 1; at >= 0; at--) {
-      const message = turn[at] as Message;
+    for (const message of context.turnNewestFirst()) {
       if (message.role === 'tool' && toolResultOf(message)?.callId === result.callId) {
         if (contentKey(message) === wanted) return message;
         continue;
@@ -110,4 +120,9 @@ export async function recognizeRetries(
     for (const part of input.parts) if (part.type === 'tool-call') calledHere.add(part.callId);
   }
   return recognized;
+}
+
+function inTurn(context: RetryContext, wanted: (message: Message) => boolean): Message | undefined {
+  for (const message of context.turnNewestFirst()) if (wanted(message)) return message;
+  return undefined;
 }
