@@ -107,6 +107,20 @@ describe('trace', () => {
     expect(await trace.list('s')).toEqual(events);
   });
 
+  it('keeps the events written together with one the store refuses', async () => {
+    const trace = createMemoryTraceStore();
+    const failed: string[] = [];
+    const recorder = createTraceRecorder(trace, { onError: (_error, event) => failed.push(event.type) });
+    const [first, second] = sampleEvents('s');
+    const broken = { ...first, at: Number.NaN } as never;
+    recorder.listener(first as never);
+    recorder.listener(broken);
+    recorder.listener(second as never);
+    await recorder.flush();
+    expect(await trace.list('s')).toEqual([first, second]);
+    expect(failed).toEqual([(first as { type: string }).type]);
+  });
+
   it('tells onError of every event a failed write held', async () => {
     const trace = createMemoryTraceStore();
     const failed: string[] = [];

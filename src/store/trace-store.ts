@@ -254,8 +254,9 @@ export interface TraceRecorder {
 /**
  * Records the manager's events into a trace, in the order they were emitted. Listeners are synchronous,
  * so appends are queued: the events that arrive while a write is under way (one call's several) go in
- * the next write together, one transaction for all of them. A failed append goes to `onError` (default:
- * rethrown from the next `flush()`), once for each event it held, and never into the agent's turn.
+ * the next write together, one transaction for all of them (and each on its own if the store refuses
+ * them together). A failed append goes to `onError` (default: rethrown from the next `flush()`), once for
+ * each event it could not write, and never into the agent's turn.
  */
 export function createTraceRecorder(
   trace: TraceStore,
@@ -268,11 +269,16 @@ export function createTraceRecorder(
     const batch = pending;
     pending = [];
     if (batch.length === 0) return;
+    const report = (error: unknown, event: ContextEvent): void => {
+      if (options.onError) options.onError(error, event);
+      else failure ??= error;
+    };
     try {
       await trace.appendMany(batch);
     } catch (error) {
-      if (options.onError) for (const event of batch) options.onError(error, event);
-      else failure ??= error;
+      if (batch.length === 1) return report(error, batch[0] as ContextEvent);
+      // One event the store refuses must not take the others down with it: each is tried on its own.
+      for (const event of batch) await trace.append(event).catch((each: unknown) => report(each, event));
     }
   };
   return {

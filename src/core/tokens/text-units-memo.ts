@@ -14,11 +14,11 @@ export interface TextUnitsMemoOptions {
 }
 
 /**
- * The token units (and dense bytes) of recent texts. One text is counted many times over: as it is appended (is it
- * large enough to spill?), as its message is measured, again by every layer that plans a clip of it
- * (each halving of a snip recounts what it clips) and by the summarizer that bounds its prompt. Units
- * depend on the text alone, not on any multiplier, so a repeat costs a lookup (a string compare at
- * worst) instead of a scan.
+ * The token units (and dense bytes) of recent texts. One text is counted many times over: as it is
+ * appended (is it large enough to spill?), as its message is measured, again by every layer that plans a
+ * clip of it (each halving of a snip recounts what it clips) and by the summarizer that bounds its prompt.
+ * Units and bytes depend on the text alone, not on any multiplier, so a repeat costs a lookup (a string
+ * compare at worst) instead of a scan.
  *
  * A memo belongs to the counter that owns it (one per manager and model), so what one manager counted
  * never makes another's counting look cheaper. Keys are copies (`ownCopy`): a remembered slice must not
