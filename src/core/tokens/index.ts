@@ -18,5 +18,12 @@ export * from './message-token-cache.ts';
 export * from './token-breakdown.ts';
 export * from './token-counter.ts';
 export * from './token-estimate-options.ts';
-export * from './token-floor.ts';
-export * from './token-units.ts';
+export {
+  atLeastFloor,
+  countDenseBytes,
+  FLOOR_BYTES_PER_TOKEN,
+  FLOOR_FREE_BYTES,
+  tokenFloor,
+  tokensForDenseBytes,
+} from './token-floor.ts';
+export { countTokenUnits, TOKEN_UNIT_WEIGHTS } from './token-units.ts';
