@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +57,31 @@ describe('ctxkit replay (child process)', () => {
     expect(await readFile(report, 'utf8')).toContain('demo (seed 42)');
     // The main job runs on the embedded defaults: the session and its edits are in SQLite.
     expect(existsSync(join(await scratch, '.ctxkit', 'ctxkit.db'))).toBe(true);
+  });
+
+  it('--demo counts the same on every run, each run kept as a session of its own', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ctxkit-replay-runs-'));
+    try {
+      const again = async () => {
+        const { stdout } = await run(process.execPath, [BIN, 'replay', '--demo', '--json'], {
+          cwd: dir,
+          env,
+          maxBuffer: 64 * 1024 * 1024,
+        });
+        const [replay] = JSON.parse(stdout) as SessionReplay[];
+        // Everything but the time taken, which is the machine's.
+        const { timeMsP50: _p50, timeMsP99: _p99, ...counted } = replay?.totals ?? ({} as never);
+        return counted;
+      };
+      const first = await again();
+      const second = await again();
+      expect(first.inputTokens).toBeGreaterThan(0);
+      expect(second).toEqual(first);
+      const sessions = await readdir(join(dir, '.ctxkit', 'sessions'));
+      expect(sessions.filter((name) => /-run000[12]$/.test(name)).sort()).toHaveLength(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('prints per-call and total tables, and policies side by side', async () => {

@@ -52,6 +52,23 @@ async function openReplayStores(flags: ReplayFlags): Promise<EmbeddedStores | un
   return openEmbeddedStores(flags.data !== undefined ? { dataDir: flags.data } : {});
 }
 
+/**
+ * The run's place among the replays kept in the data directory, zero-padded: `run0001` in a fresh one.
+ * Not a time stamp: a session's id is part of what its requests carry (the summarized transcript's path),
+ * and ids of varying length and digits made the same replay count differently from one run to the next.
+ */
+async function nextRunId(stores: EmbeddedStores): Promise<string> {
+  let last = 0;
+  for (const { id } of await stores.store.list()) {
+    const run = RUN_ID.exec(id)?.[1];
+    if (run !== undefined) last = Math.max(last, Number(run));
+  }
+  return `run${String(last + 1).padStart(RUN_DIGITS, '0')}`;
+}
+
+const RUN_DIGITS = 4;
+const RUN_ID = /^replay-.*-run(\d+)$/;
+
 /** A session id the blob store accepts: letters, digits, dot, dash, underscore. */
 function replaySessionId(session: string, system: string, runId: string): string {
   const slug = (text: string) =>
@@ -82,7 +99,7 @@ export async function replayCommand(paths: string[], flags: ReplayFlags): Promis
   if (first) await warmUpReplay(first.policy);
   const stores = await openReplayStores(flags);
   // One run's sessions stay apart from earlier runs' in a shared data directory.
-  const runId = Date.now().toString(36);
+  const runId = stores ? await nextRunId(stores) : '';
   const progress = createProgress('replaying', sessions.length * policies.length);
   const runs: ReplayRun[] = [];
   for (const session of sessions) {
