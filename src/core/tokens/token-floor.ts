@@ -1,3 +1,5 @@
+import { codeUnitsOf } from './code-units.ts';
+
 /**
  * The fewest tokens a text can cost a model whose tokenizer ctxkit does not have: every count of the
  * heuristic and calibrated counters (and every cached or running figure built from them) is at least
@@ -40,17 +42,10 @@ for (const c of [9, 10, 11, 12, 13, 32]) ASCII_DENSE_BYTES[c] = 0;
 
 /**
  * UTF-8 bytes of `text` outside whitespace (ASCII whitespace; other spaces are rare enough to count).
- * One table lookup per ASCII character, no allocation: it runs beside `countTokenUnits` on every text.
+ * One table lookup per code unit: it runs beside `countTokenUnits` on every text.
  */
 export function countDenseBytes(text: string): number {
-  const n = text.length;
-  let bytes = 0;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    // Each half of a surrogate pair adds 2 (4 for the pair; a lone half, 3 in UTF-8, counts 2: a floor).
-    bytes += c < 0x80 ? (ASCII_DENSE_BYTES[c] as number) : c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 2 : 3;
-  }
-  return bytes;
+  return countDenseBytesOfCodes(codeUnitsOf(text));
 }
 
 /** `countDenseBytes` over a text's UTF-16 code units. */
