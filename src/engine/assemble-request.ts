@@ -33,8 +33,20 @@ export function reminderPlacementFor(placement: SummaryPlacement): AssembleInput
 /** The synthetic first message when a cut leaves history starting with an assistant message. */
 const CONTINUATION_TEXT = '[Earlier conversation was compacted; continue from here.]';
 
+/**
+ * The block each request carries until the next summary: one string per summary and prefix, so every
+ * request holds the same string, and what reads it (counting, pointer scans) hashes and flattens it once
+ * instead of once per call.
+ */
+const blocks = new WeakMap<Summary, { prefix: string; block: string }>();
+
 export function summaryBlock(summary: Summary, prefix: string): string {
-  return prefix ? `${prefix}\n${summary.text}` : summary.text;
+  if (!prefix) return summary.text;
+  const known = blocks.get(summary);
+  if (known?.prefix === prefix) return known.block;
+  const block = `${prefix}\n${summary.text}`;
+  blocks.set(summary, { prefix, block });
+  return block;
 }
 
 /**

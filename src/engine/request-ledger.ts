@@ -87,8 +87,12 @@ interface Ledger {
   placed: RequestPointer[];
   placedAfter: number;
   system: { text: string; figures: MessageFigures } | undefined;
-  /** Pointers quoted by the injected messages and the system prompt, by what was scanned. */
-  quoted: Map<string, QuotedPointer[]>;
+  /**
+   * Pointers quoted by the injected messages and the system prompt, by message id (`system` for the
+   * prompt), with the text that was scanned: a text equal to the last one asked under its id is not
+   * scanned again (the same string, usually: an unchanged summary is one string from call to call).
+   */
+  quoted: Map<string, { text: string; found: QuotedPointer[] }>;
   tools: { tools: readonly ToolDefinition[]; key: string; figures: MessageFigures } | undefined;
 }
 
@@ -376,11 +380,11 @@ function quotedIn(text: string): QuotedPointer[] {
  */
 function quotedPointers(ledger: Ledger, request: AssembledRequest): RequestPointer[] {
   const out: RequestPointer[] = [];
-  const seen = new Map<string, QuotedPointer[]>();
+  const seen: Ledger['quoted'] = new Map();
   const scan = (key: string, text: string): QuotedPointer[] => {
     const cached = ledger.quoted.get(key);
-    const found = cached ?? quotedIn(text);
-    seen.set(key, found);
+    const found = cached?.text === text ? cached.found : quotedIn(text);
+    seen.set(key, { text, found });
     return found;
   };
   const add = (text: string, key: string, at: PointerLocation) => {
@@ -393,15 +397,14 @@ function quotedPointers(ledger: Ledger, request: AssembledRequest): RequestPoint
     const message = request.messages[index];
     const part = message?.parts[0];
     if (!message || part?.type !== 'text') continue;
-    add(part.text, `${message.id}#${part.text}`, {
+    add(part.text, `#${message.id}`, {
       in: 'message',
       messageIndex: index,
       messageId: message.id,
       partIndex: 0,
     });
   }
-  if (request.system.includes('read_offloaded'))
-    add(request.system, `system#${request.system}`, { in: 'system' });
+  if (request.system.includes('read_offloaded')) add(request.system, 'system', { in: 'system' });
   ledger.quoted = seen;
   return out;
 }
