@@ -3,6 +3,7 @@ import { historyBudget, isOverContextBudget } from '../core/budget/context-budge
 import { measurePressure } from '../core/budget/pressure-measure.ts';
 import type { DecisionWindow, TriggerState } from '../core/compaction/decide-compaction.ts';
 import type { Policy } from '../core/policy/policy-schema.ts';
+import { countSplice } from '../core/tokens/spliced-units.ts';
 import type { LayerInput } from '../layers/layer-input.ts';
 import { continuationNote, needsContinuation, reminderPlacementFor } from './assemble-request.ts';
 import type { CallContext } from './call-context.ts';
@@ -228,6 +229,7 @@ export class SessionBudget {
       entryTokens: runtime.entryTokens,
       regions: this.regions(),
       countTokens: (text) => runtime.shortCounts.count(text, this.#call.counter),
+      countSplice: (source, splice) => countSplice(this.#call.counter, source, splice),
       now: this.#clock(),
       newId: this.#newId,
     };

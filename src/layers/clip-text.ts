@@ -1,4 +1,6 @@
 import { countRunes } from '../core/tokens/count-runes.ts';
+import { joinSplice, spliceLength } from '../core/tokens/spliced-units.ts';
+import type { Splice } from '../core/tokens/token-counter.ts';
 
 /**
  * Head + tail clipping, in runes (the seeds' limits are characters / Go runes, and a cut must never
@@ -58,6 +60,12 @@ function indexBeforeLastRunes(text: string, runes: number): number {
  * when clipping would not make it shorter: a notice longer than the limit must not re-clip forever).
  */
 export function clipHeadTail(text: string, options: ClipOptions): string | undefined {
+  const splice = headTailSplice(text, options);
+  return splice === undefined ? undefined : joinSplice(text, splice);
+}
+
+/** `clipHeadTail` as a splice of `text` (head range, notice, tail range): countable without joining. */
+export function headTailSplice(text: string, options: ClipOptions): Splice | undefined {
   if (text.length <= options.maxChars) return undefined;
   const total = options.totalRunes ?? countRunes(text);
   if (total <= options.maxChars) return undefined;
@@ -76,10 +84,14 @@ export function clipHeadTail(text: string, options: ClipOptions): string | undef
     head = scaledHead;
   }
   const omitted = total - head - tail;
-  const clipped = `${text.slice(0, indexAfterRunes(text, head))}${options.notice(omitted, total)}${text.slice(
-    indexBeforeLastRunes(text, tail),
-  )}`;
-  return clipped.length < text.length ? clipped : undefined;
+  // As many runes as code units: no surrogate pair to step over, a rune count is an index.
+  const plain = total === text.length;
+  const splice: Splice = [
+    { from: 0, to: plain ? head : indexAfterRunes(text, head) },
+    options.notice(omitted, total),
+    { from: plain ? text.length - tail : indexBeforeLastRunes(text, tail), to: text.length },
+  ];
+  return spliceLength(splice) < text.length ? splice : undefined;
 }
 
 /** One line, clipped to `maxChars` runes with an ellipsis: for digests and reminders. */

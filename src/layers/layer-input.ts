@@ -1,4 +1,5 @@
 import type { BudgetRegions } from '../core/budget/context-budget.ts';
+import type { Splice, SplicedCount } from '../core/tokens/token-counter.ts';
 import type { ReadonlyView, ViewEntry } from '../core/view/project-view.ts';
 
 /**
@@ -15,6 +16,11 @@ export interface LayerInput {
   regions: BudgetRegions;
   /** The session's token counter, as a function. */
   countTokens: (text: string) => number;
+  /**
+   * The count of a splice of `source` (a clip of it), equal to `countTokens` of the joined text; a
+   * counter that can counts it around the cuts only. Without it, layers join and count.
+   */
+  countSplice?: (source: string, splice: Splice) => SplicedCount;
   /** Epoch ms, from the manager's clock. */
   now: number;
   /** A fresh edit id each call. */

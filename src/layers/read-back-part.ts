@@ -1,4 +1,6 @@
 import type { Message, ToolResultPart } from '../core/message.ts';
+import { joinSplice, spliceLength } from '../core/tokens/spliced-units.ts';
+import type { Splice } from '../core/tokens/token-counter.ts';
 import { callAnsweredAt } from './tool-call-lookup.ts';
 
 /**
@@ -102,23 +104,29 @@ export function readBackPartOf(
  * are shown and name the call that reads on from the first one left out.
  */
 export function clipReadBackPart(content: string, part: ReadBackPart, maxChars: number): string | undefined {
+  const splice = readBackSplice(content, part, maxChars);
+  return splice === undefined ? undefined : joinSplice(content, splice);
+}
+
+/** `clipReadBackPart` as a splice of `content` (header, the kept start of the body, notice). */
+export function readBackSplice(content: string, part: ReadBackPart, maxChars: number): Splice | undefined {
   if (content.length <= maxChars) return undefined;
   const body = content.slice(part.bodyStart, part.bodyEnd);
-  const build = (keep: number): string => {
+  const build = (keep: number): Splice => {
     const cut = cutIndex(body, keep);
     const stop = part.start + cut;
     const next = `${part.tool}(${JSON.stringify({ ref: part.ref, offset: stop, limit: part.limit })})`;
     const header = `[${part.ref}: characters ${part.start}–${stop} of ${part.total}${CLIPPED}. Next: ${next}.]\n`;
     const notice = `\n[… characters ${stop}–${part.end} of ${part.ref} (${part.end - stop}) clipped to fit the context window; read on with ${next} …]`;
-    return `${header}${body.slice(0, cut)}${notice}`;
+    return [header, { from: part.bodyStart, to: part.bodyStart + cut }, notice];
   };
-  let keep = Math.max(0, maxChars - build(0).length);
+  let keep = Math.max(0, maxChars - spliceLength(build(0)));
   let clipped = build(keep);
-  for (let round = 0; round < 3 && clipped.length > maxChars && keep > 0; round++) {
-    keep = Math.max(0, keep - (clipped.length - maxChars));
+  for (let round = 0; round < 3 && spliceLength(clipped) > maxChars && keep > 0; round++) {
+    keep = Math.max(0, keep - (spliceLength(clipped) - maxChars));
     clipped = build(keep);
   }
-  return clipped.length < content.length ? clipped : undefined;
+  return spliceLength(clipped) < content.length ? clipped : undefined;
 }
 
 /** Where to stop keeping `keep` characters: at a line end when one is in the kept half, never inside a surrogate pair. */

@@ -1,11 +1,13 @@
 import type { Edit, ReplaceArgsEdit } from '../core/edit.ts';
 import { type Message, type ToolCallPart, textOf, toolResultOf } from '../core/message.ts';
+import { joinSplice } from '../core/tokens/spliced-units.ts';
+import type { Splice, SplicedCount } from '../core/tokens/token-counter.ts';
 import type { ViewEntry } from '../core/view/project-view.ts';
-import { clipHeadTail, exceedsRunes, runeLength } from './clip-text.ts';
+import { exceedsRunes, headTailSplice, runeLength } from './clip-text.ts';
 import { EditChain } from './edit-chain.ts';
 import { type EditOptions, editMeta } from './edit-meta.ts';
 import type { LayerInput } from './layer-input.ts';
-import { clipReadBackPart, readBackPartOf } from './read-back-part.ts';
+import { readBackPartOf, readBackSplice } from './read-back-part.ts';
 
 /**
  * Clipping single messages too big for any budget. digitorn's `truncate_oversized_messages` /
@@ -64,8 +66,8 @@ export function planSnipOversized(input: LayerInput, options: SnipOversizedOptio
         textTokens,
       );
       if (clipped !== undefined) {
-        plan.replace(entry, index, text, clipped);
-        tokens = rest + input.countTokens(clipped);
+        plan.replace(entry, index, text, clipped.text());
+        tokens = rest + clipped.tokens;
       }
     }
     if (tokens <= options.maxTokensPerMessage || entry.message.role !== 'assistant') return;
@@ -115,14 +117,14 @@ function clipArgs(
   let room = Math.max(8, budget - input.countTokens(wrap('')));
   // Escaping (quotes, backslashes, newlines) grows the text once wrapped: shrink until the wrapped form fits.
   for (let round = 0; round < FIT_ROUNDS; round++) {
-    const clipped = clipToTokens(input, args, room, notice, argsTokens);
+    const clipped = clipToTokens(input, args, room, notice, argsTokens)?.text();
     if (clipped === undefined) return undefined;
     const wrapped = wrap(clipped);
     const excess = input.countTokens(wrapped) - budget;
     if (excess <= 0 || room <= 8) return wrapped;
     room = Math.max(8, room - excess - 1);
   }
-  return wrap(clipToTokens(input, args, 8, notice, argsTokens) ?? '');
+  return wrap(clipToTokens(input, args, 8, notice, argsTokens)?.text() ?? '');
 }
 
 /** cowagent's emergency caps: tool results and user text over 10K characters keep head + tail. */
@@ -140,7 +142,7 @@ export function planCapMessages(input: LayerInput, options: CapMessagesOptions =
     const maxChars = role === 'tool' ? toolMax : userMax;
     if (text === undefined || !exceedsRunes(text, maxChars)) return;
     const clipped = clipperFor(entry, index, text)(maxChars);
-    if (clipped !== undefined) plan.replace(entry, index, text, clipped);
+    if (clipped !== undefined) plan.replace(entry, index, text, joinSplice(text, clipped));
   });
   return plan.edits;
 }
@@ -148,24 +150,27 @@ export function planCapMessages(input: LayerInput, options: CapMessagesOptions =
 /**
  * How to clip an entry's text to a number of characters: a read-back part keeps its start and points at
  * the offset where the shown text stops (read-back-part.ts); anything else keeps head and tail around
- * `notice`, which says how much of how much was left out.
+ * `notice`, which says how much of how much was left out. Clips are splices of the text: a fitting loop
+ * counts each size it tries around the cuts only (`LayerInput.countSplice`).
  */
 function resultClipper(
   input: LayerInput,
   notice: (omitted: number, total: number) => string,
-): (entry: ViewEntry, index: number, text: string) => (maxChars: number) => string | undefined {
+): (entry: ViewEntry, index: number, text: string) => Clipper {
   let messages: Message[] | undefined;
   return (entry, index, text) => {
     const result = entry.message.role === 'tool' ? toolResultOf(entry.message) : undefined;
     if (result) {
       messages ??= input.entries.map((each) => each.message);
       const part = readBackPartOf(result, messages, index);
-      if (part) return (maxChars) => clipReadBackPart(text, part, maxChars);
+      if (part) return (maxChars) => readBackSplice(text, part, maxChars);
     }
     const totalRunes = runeLength(text);
-    return (maxChars) => clipHeadTail(text, { maxChars, notice, totalRunes });
+    return (maxChars) => headTailSplice(text, { maxChars, notice, totalRunes });
   };
 }
+
+type Clipper = (maxChars: number) => Splice | undefined;
 
 /** The text an edit can replace: a result's content, or a message's text parts (joined, as the view does). */
 function clippableText(entry: ViewEntry): string | undefined {
@@ -180,13 +185,13 @@ function clipToTokens(
   budget: number,
   notice: (omitted: number, total: number) => string,
   textTokens?: number,
-): string | undefined {
+): SplicedCount | undefined {
   const totalRunes = runeLength(text);
   return fitToTokens(
     input,
     text,
     budget,
-    (maxChars) => clipHeadTail(text, { maxChars, notice, totalRunes }),
+    (maxChars) => headTailSplice(text, { maxChars, notice, totalRunes }),
     textTokens,
   );
 }
@@ -196,20 +201,27 @@ function fitToTokens(
   input: LayerInput,
   text: string,
   budget: number,
-  clip: (maxChars: number) => string | undefined,
+  clip: Clipper,
   textTokens?: number,
-): string | undefined {
+): SplicedCount | undefined {
   const tokens = textTokens ?? input.countTokens(text);
   if (tokens <= budget) return undefined;
   const runes = runeLength(text);
   let maxChars = Math.floor((runes * Math.max(0, budget)) / Math.max(1, tokens));
-  let clipped: string | undefined;
+  let clipped: SplicedCount | undefined;
   for (let round = 0; round < FIT_ROUNDS; round++) {
-    clipped = clip(maxChars);
-    if (clipped === undefined) return undefined;
-    const clippedTokens = input.countTokens(clipped);
-    if (clippedTokens <= budget || maxChars === 0) break;
-    maxChars = Math.floor(maxChars * Math.min(0.95, budget / clippedTokens));
+    const splice = clip(maxChars);
+    if (splice === undefined) return undefined;
+    clipped = countClip(input, text, splice);
+    if (clipped.tokens <= budget || maxChars === 0) break;
+    maxChars = Math.floor(maxChars * Math.min(0.95, budget / clipped.tokens));
   }
   return clipped;
+}
+
+/** The count of a clip of `text`, around its cuts when the session's counter can (`LayerInput.countSplice`). */
+function countClip(input: LayerInput, text: string, splice: Splice): SplicedCount {
+  if (input.countSplice) return input.countSplice(text, splice);
+  const joined = joinSplice(text, splice);
+  return { tokens: input.countTokens(joined), text: () => joined };
 }

@@ -1,7 +1,7 @@
 import { InvalidTokenCounterError } from '../errors/index.ts';
 import { assertCharsPerToken } from './heuristic-counter.ts';
 import { TextUnitsMemo } from './text-units-memo.ts';
-import { type TokenCounter, tokensForUnits } from './token-counter.ts';
+import { type Splice, type SplicedCount, type TokenCounter, tokensForUnits } from './token-counter.ts';
 import { atLeastFloor, tokensForDenseBytes } from './token-floor.ts';
 import { countTokenUnits } from './token-units.ts';
 
@@ -156,6 +156,23 @@ export class CalibratedTokenCounter implements TokenCounter {
       tokensForUnits(memo.units(text), this.#tokensPerUnit),
       tokensForDenseBytes(memo.denseBytes(text)),
     );
+  }
+
+  /** `count` of the spliced text, scanning around its cuts when the source is long (`spliced-units.ts`). */
+  countSplice(source: string, splice: Splice): SplicedCount {
+    const memo = this.#memo;
+    const measured = memo.spliced(source, splice);
+    let text: string | undefined;
+    return {
+      tokens: Math.max(
+        tokensForUnits(measured.units, this.#tokensPerUnit),
+        tokensForDenseBytes(measured.denseBytes),
+      ),
+      text: () => {
+        text ??= memo.join(source, splice);
+        return text;
+      },
+    };
   }
 
   /** `countDenseBytes(text)` (`token-floor.ts`), from the same memo. */

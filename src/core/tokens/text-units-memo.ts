@@ -1,16 +1,34 @@
 import { InvalidTokenCounterError } from '../errors/index.ts';
 import { ownCopy } from './own-copy.ts';
+import { joinSplice, measureSplice, measureWithMarks, type SourceMarks } from './spliced-units.ts';
+import type { Splice } from './token-counter.ts';
 import { countDenseBytes } from './token-floor.ts';
 import { countTokenUnits, measureTokenUnits } from './token-units.ts';
 
 /** Texts shorter than this are scanned every time: a lookup would cost about as much. */
 export const DEFAULT_TEXT_UNITS_MEMO_MIN_CHARS = 256;
+/**
+ * Texts this long or longer are remembered with marks (`spliced-units.ts`), so a clip of one (head, notice,
+ * tail) is measured by scanning around its cuts: a layer fitting a result to a budget clips it to several
+ * sizes in turn.
+ */
+export const DEFAULT_TEXT_UNITS_MEMO_MARKED_CHARS = 4_096;
 /** Characters of remembered texts one memo holds at most; the least recently asked are forgotten first. */
 export const DEFAULT_TEXT_UNITS_MEMO_MAX_CHARS = 4_000_000;
 
 export interface TextUnitsMemoOptions {
   minChars?: number;
   maxChars?: number;
+}
+
+interface Measured {
+  units: number;
+  denseBytes: number;
+  marks?: SourceMarks;
+}
+
+interface Entry extends Measured {
+  key: string;
 }
 
 /**
@@ -27,8 +45,9 @@ export interface TextUnitsMemoOptions {
 export class TextUnitsMemo {
   readonly minChars: number;
   readonly maxChars: number;
-  readonly #entries = new Map<string, { key: string; units: number; denseBytes: number }>();
+  readonly #entries = new Map<string, Entry>();
   #heldChars = 0;
+  #lastSplice: { source: string; splice: Splice; measured: Measured } | undefined;
 
   constructor(options: TextUnitsMemoOptions = {}) {
     this.minChars = options.minChars ?? DEFAULT_TEXT_UNITS_MEMO_MIN_CHARS;
@@ -57,7 +76,42 @@ export class TextUnitsMemo {
     return text.length < this.minChars ? countDenseBytes(text) : this.#measure(text).denseBytes;
   }
 
-  #measure(text: string): { units: number; denseBytes: number } {
+  /**
+   * Units and dense bytes of `joinSplice(source, splice)`, measured around the cuts when the source is
+   * long enough to carry marks. `join` builds that text and remembers what was measured for it, when it
+   * is the splice measured last (the one a fitting loop settled on).
+   */
+  spliced(source: string, splice: Splice): { units: number; denseBytes: number } {
+    if (source.length < DEFAULT_TEXT_UNITS_MEMO_MARKED_CHARS)
+      return this.#measureText(joinSplice(source, splice));
+    const known = this.#measure(source);
+    // A text first remembered as a splice's join has no marks yet: scanned once more, it keeps them.
+    known.marks ??= markedMeasure(source).marks;
+    const measured = measureSplice(source, known.marks, splice);
+    this.#lastSplice = { source, splice, measured };
+    return measured;
+  }
+
+  join(source: string, splice: Splice): string {
+    const text = joinSplice(source, splice);
+    const last = this.#lastSplice;
+    if (
+      last?.source === source &&
+      last.splice === splice &&
+      text.length >= this.minChars &&
+      !this.#entries.has(text)
+    )
+      this.#remember(text, last.measured);
+    return text;
+  }
+
+  #measureText(text: string): Measured {
+    return text.length < this.minChars
+      ? { units: countTokenUnits(text), denseBytes: countDenseBytes(text) }
+      : this.#measure(text);
+  }
+
+  #measure(text: string): Measured {
     const known = this.#entries.get(text);
     if (known !== undefined) {
       // Most recently asked last (the Map's order is the order of forgetting), under the copy it kept.
@@ -65,16 +119,28 @@ export class TextUnitsMemo {
       this.#entries.set(known.key, known);
       return known;
     }
-    const measured = measureTokenUnits(text);
+    const measured: Measured =
+      text.length >= DEFAULT_TEXT_UNITS_MEMO_MARKED_CHARS ? markedMeasure(text) : measureTokenUnits(text);
     if (text.length > this.maxChars / 4) return measured;
+    return this.#remember(text, measured);
+  }
+
+  #remember(text: string, measured: Measured): Entry {
     const key = ownCopy(text);
-    this.#entries.set(key, { key, ...measured });
+    const entry: Entry = { key, units: measured.units, denseBytes: measured.denseBytes };
+    if (measured.marks) entry.marks = measured.marks;
+    this.#entries.set(key, entry);
     this.#heldChars += key.length;
     for (const oldest of this.#entries.keys()) {
       if (this.#heldChars <= this.maxChars) break;
       this.#entries.delete(oldest);
       this.#heldChars -= oldest.length;
     }
-    return measured;
+    return entry;
   }
+}
+
+function markedMeasure(text: string): Measured & { marks: SourceMarks } {
+  const marks = measureWithMarks(text);
+  return { units: marks.units, denseBytes: marks.denseBytes, marks };
 }

@@ -41,6 +41,29 @@ export interface TokenCounter {
    * 1). Lets a caller that only needs to know whether text is under a token limit skip counting it.
    */
   readonly maxTokensPerByte?: number;
+  /**
+   * Unit-linear counters with a memo may count a splice of a text they measured (a clip: head, notice,
+   * tail) by scanning around its cuts only: `tokens === count(joined)` for the text the splice makes. A
+   * layer that clips a result to several sizes in turn asks this, and `text()` for the one it keeps.
+   */
+  countSplice?(source: string, splice: Splice): SplicedCount;
+}
+
+/**
+ * A text made of ranges of one source text (`{ from, to }` is `source.slice(from, to)`) and text of its
+ * own between them.
+ */
+export type Splice = readonly (string | SourceRange)[];
+
+export interface SourceRange {
+  from: number;
+  to: number;
+}
+
+export interface SplicedCount {
+  tokens: number;
+  /** The spliced text (built on asking, once). */
+  text(): string;
 }
 
 /** Tokens for a rune count under a rune-linear counter; the one place the division and rounding live. */

@@ -48,15 +48,27 @@ export function countDenseBytes(text: string): number {
   return countDenseBytesOfCodes(codeUnitsOf(text));
 }
 
-/** `countDenseBytes` over a text's UTF-16 code units. */
-export function countDenseBytesOfCodes(codes: Uint16Array): number {
-  const n = codes.length;
+/** `countDenseBytes` over a text's UTF-16 code units (those in `[from, to)`). */
+export function countDenseBytesOfCodes(codes: Uint16Array, from = 0, to = codes.length): number {
   let bytes = 0;
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < to; i++) {
     const c = codes[i] as number;
     bytes += c < 0x80 ? (ASCII_DENSE_BYTES[c] as number) : c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 2 : 3;
   }
   return bytes;
+}
+
+/** The dense bytes before each of `positions` (ascending): each code unit adds its own, whatever is around it. */
+export function denseBytesBefore(codes: Uint16Array, positions: readonly number[]): number[] {
+  const before: number[] = [];
+  let bytes = 0;
+  let from = 0;
+  for (const position of positions) {
+    bytes += countDenseBytesOfCodes(codes, from, position);
+    before.push(bytes);
+    from = position;
+  }
+  return before;
 }
 
 /** The floor, in tokens, for a count of dense bytes; the one place that division and rounding live. */

@@ -67,36 +67,87 @@ function unitsOfCodes(codes: Uint16Array): number {
   let units = 0;
   let i = 0;
   while (i < n) {
-    const c = codes[i] as number;
-    const f = c < 128 ? (ASCII_FLAGS[c] ?? 0) : nonAsciiFlags(codes, i, c);
-    if (f & LETTER) {
-      units += scanWord(codes, i, NO_PREFIX);
-      i = scanEnd;
-    } else if (f & DIGIT) {
-      let digits = 0;
-      let j = i;
-      while (j < n) {
-        const g = flagsAt(codes, j);
-        if (!(g & DIGIT)) break;
-        digits++;
-        j += g & WIDE ? 2 : 1;
-      }
-      units += Math.ceil(digits / 3);
-      i = j;
-    } else if (f & SPACE) {
-      units += scanWhitespace(codes, i);
-      i = scanEnd;
-    } else {
-      const width = f & WIDE ? 2 : 1;
-      if (i + width < n && flagsAt(codes, i + width) & LETTER) {
-        units += scanWord(codes, i + width, PUNCTUATION_PREFIX);
-      } else {
-        units += scanPunctuation(codes, i);
-      }
-      i = scanEnd;
-    }
+    units += pieceAt(codes, i);
+    i = scanEnd;
   }
   return units;
+}
+
+/**
+ * The units of `codes` and marks on the way: piece boundaries at least `spacing` code units apart, each
+ * with the units of the pieces before it (`positions[k]`, `units[k]`). The scan's pieces depend only on
+ * what follows a boundary (at most 3 code units past a piece's end decide where it ends), so from a
+ * boundary on, any text that goes on with the same code units is cut into the same pieces.
+ */
+export function unitsWithMarks(codes: Uint16Array, spacing: number): UnitMarks {
+  const n = codes.length;
+  const positions: number[] = [];
+  const before: number[] = [];
+  let units = 0;
+  let i = 0;
+  let next = spacing;
+  while (i < n) {
+    if (i >= next) {
+      positions.push(i);
+      before.push(units);
+      next = i + spacing;
+    }
+    units += pieceAt(codes, i);
+    i = scanEnd;
+  }
+  return { total: units, positions, units: before };
+}
+
+export interface UnitMarks {
+  total: number;
+  positions: number[];
+  units: number[];
+}
+
+/**
+ * Scans `codes` from a piece boundary until a piece starts at one of `stops` (ascending positions), and
+ * says which one (`stop`) and the units before it; `stop` is -1 when no piece started at any of them.
+ */
+export function unitsUntilStop(
+  codes: Uint16Array,
+  stops: readonly number[],
+): { units: number; stop: number } {
+  const n = codes.length;
+  let units = 0;
+  let i = 0;
+  let k = 0;
+  while (i < n && k < stops.length) {
+    while (k < stops.length && (stops[k] as number) < i) k++;
+    if (k < stops.length && stops[k] === i) return { units, stop: k };
+    units += pieceAt(codes, i);
+    i = scanEnd;
+  }
+  return { units, stop: -1 };
+}
+
+/** The cost of the piece that starts at `i`, a piece boundary; where it ends is left in `scanEnd`. */
+function pieceAt(codes: Uint16Array, i: number): number {
+  const n = codes.length;
+  const c = codes[i] as number;
+  const f = c < 128 ? (ASCII_FLAGS[c] ?? 0) : nonAsciiFlags(codes, i, c);
+  if (f & LETTER) return scanWord(codes, i, NO_PREFIX);
+  if (f & DIGIT) {
+    let digits = 0;
+    let j = i;
+    while (j < n) {
+      const g = flagsAt(codes, j);
+      if (!(g & DIGIT)) break;
+      digits++;
+      j += g & WIDE ? 2 : 1;
+    }
+    scanEnd = j;
+    return Math.ceil(digits / 3);
+  }
+  if (f & SPACE) return scanWhitespace(codes, i);
+  const width = f & WIDE ? 2 : 1;
+  if (i + width < n && flagsAt(codes, i + width) & LETTER)
+    return scanWord(codes, i + width, PUNCTUATION_PREFIX);
+  return scanPunctuation(codes, i);
 }
 
 /** Weights, in units; all multiples of 1/16 (see `countTokenUnits`). */
