@@ -80,16 +80,28 @@ export async function normalizeAppendedResult(input: NormalizeAppendedInput): Pr
   if (!output.changed) return [];
   const tokensBefore = runtime.historyTokens;
   let stored: { ref: string; sha256: string; bytes: number } | undefined;
+  // A truncated output is built as a splice of the rendered one, which the spill check counted whole: a
+  // counter that can then counts the kept text around its cuts and remembers it, so measuring the
+  // message is a lookup instead of a second scan of tens of kilobytes.
+  const truncated = (suffix: string): string => {
+    const spliced = output.contentSplice;
+    if (!spliced || !runtime.counter.countSplice) return `${output.content}${suffix}`;
+    return runtime.counter.countSplice(spliced.source, [...spliced.splice, suffix]).text();
+  };
   let content = output.content;
   if (output.spill) {
     stored = await input.blobs.put(runtime.id, 'large_tool_results', id, output.spill.content);
-  } else if (output.action === 'truncated' && policy.toolOutput.spillWhenTruncated) {
+  } else if (output.action === 'truncated' && !policy.toolOutput.spillWhenTruncated) {
+    content = truncated('');
+  } else if (output.action === 'truncated') {
     const full = await renderToolOutput(result.content, {
       renderTerminal: policy.toolOutput.renderTerminal,
       renderMaxChars: DEFAULT_RENDER_MAX_CHARS,
     });
     stored = await input.blobs.put(runtime.id, 'large_tool_results', id, full.text);
-    content = `${output.content}\n[full output (${stored.bytes} bytes, sha256 ${stored.sha256}) saved as ${stored.ref}; read it with read_offloaded("${stored.ref}")]`;
+    content = truncated(
+      `\n[full output (${stored.bytes} bytes, sha256 ${stored.sha256}) saved as ${stored.ref}; read it with read_offloaded("${stored.ref}")]`,
+    );
   }
   const edit = stored
     ? {
@@ -106,7 +118,7 @@ export async function normalizeAppendedResult(input: NormalizeAppendedInput): Pr
         tokensBefore,
         tokensAfter: tokensBefore,
       }
-    : normalizeEdit(output, {
+    : normalizeEdit(content === output.content ? output : { ...output, content }, {
         id: input.newId(),
         at: input.at,
         target: message.seq,

@@ -1,4 +1,6 @@
 import { countRunes } from '../../core/tokens/count-runes.ts';
+import { joinSplice } from '../../core/tokens/spliced-units.ts';
+import type { Splice } from '../../core/tokens/token-counter.ts';
 import {
   endOfFirstBytes,
   endOfFirstLines,
@@ -27,6 +29,8 @@ export const MIN_LINES_FOR_MARKER = 4;
 export interface LimitedOutput {
   /** What is kept: head, the omission marker, tail. Equal to the input when nothing was cut. */
   body: string;
+  /** `body` as a splice of the input (`spliced-units.ts`): countable around its cuts. */
+  splice: Splice;
   /** Which limits cut, in the order they were applied. Empty when the input fit. */
   cutBy: LimitName[];
   /** Which part survived: derived from the cut, not the mode (a small head_tail limit keeps the head). */
@@ -69,7 +73,8 @@ export function applyOutputLimits(
     }
   }
 
-  if (!cut.isCut) return { body: text, cutBy, kept: 'all', keptSize: total, total };
+  if (!cut.isCut)
+    return { body: text, splice: [{ from: 0, to: text.length }], cutBy, kept: 'all', keptSize: total, total };
   const head = text.slice(0, cut.headEnd);
   const tail = text.slice(cut.tailStart);
   const headSize = measureText(head);
@@ -80,8 +85,14 @@ export function applyOutputLimits(
     tail !== '' &&
     !head.endsWith('\n') &&
     !text.slice(cut.headEnd, cut.tailStart).includes('\n');
+  const splice: Splice = [
+    { from: 0, to: cut.headEnd },
+    cut.marker(),
+    { from: cut.tailStart, to: text.length },
+  ];
   return {
-    body: head + cut.marker() + tail,
+    body: joinSplice(text, splice),
+    splice,
     cutBy,
     kept: cut.headEnd > 0 && cut.tailStart < text.length ? 'head_tail' : cut.headEnd > 0 ? 'head' : 'tail',
     keptSize: {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toolResultOf } from '../../core/message.ts';
+import { joinSplice } from '../../core/tokens/spliced-units.ts';
 import { CORPUS, hasCorpusFile, readCorpusSession } from '../testing/read-corpus.ts';
 import { countLines, measureText, utf8Length } from './measure-text.ts';
 import { normalizeToolOutput } from './normalize-tool-output.ts';
@@ -108,6 +109,20 @@ describe('normalizeToolOutput: limits', () => {
     expect(body.startsWith(`${lines[0]}\n`)).toBe(true);
     expect(body.endsWith(`${lines.at(-1)}\n`)).toBe(true);
     expect(body.match(/\.\.\. \[\d+ lines omitted\] \.\.\.\n/g)).toHaveLength(1);
+  });
+
+  it('says what it kept as a splice of the rendered output, which joins to the content', async () => {
+    for (const truncateMode of ['head', 'tail', 'head_tail'] as const) {
+      for (const options of [{ maxLines: 10 }, { maxBytes: 5_000 }, { maxChars: 777, maxLines: 3 }]) {
+        const output = await normalizeToolOutput({ content, spillRef: REF }, { ...options, truncateMode });
+        expect(output.action).toBe('truncated');
+        const spliced = output.contentSplice;
+        expect(spliced?.source).toBe(content);
+        expect(joinSplice(content, spliced?.splice ?? [])).toBe(output.content);
+      }
+    }
+    const untouched = await normalizeToolOutput({ content: 'short', spillRef: REF });
+    expect(untouched.contentSplice).toBeUndefined();
   });
 
   for (const [truncateMode, first, last] of [

@@ -1,3 +1,4 @@
+import type { Splice } from '../../core/tokens/token-counter.ts';
 import { applyOutputLimits, type LimitName } from './apply-output-limits.ts';
 import { measureText, type TextMeasure } from './measure-text.ts';
 import { type NormalizeToolOutputOptions, resolveNormalizeOptions } from './options.ts';
@@ -49,6 +50,11 @@ export interface NormalizedToolOutput {
   notice?: string;
   /** Set when the output must be stored as a blob; `content` is then the pointer and preview. */
   spill?: SpillDecision;
+  /**
+   * A truncated `content` as a splice of the rendered output (`source`): a counter that can counts it
+   * around its cuts, where the output was already counted whole.
+   */
+  contentSplice?: { source: string; splice: Splice };
 }
 
 /**
@@ -110,7 +116,7 @@ export async function normalizeToolOutput(
     };
   }
 
-  const { content, notice, cutBy } = capped ?? capOutput(rendered.text, settings, normalized);
+  const { content, notice, cutBy, splice } = capped ?? capOutput(rendered.text, settings, normalized);
   const changed = content !== input.content;
   return {
     action: notice !== undefined ? 'truncated' : changed ? 'rendered' : 'unchanged',
@@ -121,7 +127,7 @@ export async function normalizeToolOutput(
       inline: content === text ? normalized : measureText(content),
       cutBy,
     },
-    ...(notice !== undefined && { notice }),
+    ...(notice !== undefined && { notice, contentSplice: { source: rendered.text, splice } }),
   };
 }
 
@@ -130,12 +136,16 @@ function capOutput(
   text: string,
   settings: NormalizeToolOutputOptions,
   measure: TextMeasure,
-): { content: string; notice: string | undefined; cutBy: LimitName[] } {
+): { content: string; notice: string | undefined; cutBy: LimitName[]; splice: Splice } {
   const limited = applyOutputLimits(text, settings, measure);
   const notice = truncationNotice(limited);
+  if (notice === undefined)
+    return { content: limited.body, notice, cutBy: limited.cutBy, splice: limited.splice };
+  const content = appendNotice(limited.body, notice);
   return {
-    content: notice === undefined ? limited.body : appendNotice(limited.body, notice),
+    content,
     notice,
     cutBy: limited.cutBy,
+    splice: [...limited.splice, content.slice(limited.body.length)],
   };
 }
