@@ -90,6 +90,39 @@ describe('a calibrated counter', () => {
     }
   });
 
+  it('measures a splice as its joined text, and remembers the one joined after it was measured', () => {
+    const source = Array.from({ length: 600 }, (_, index) => `line ${index}: value=${index * 7}`).join('\n');
+    const splices = [
+      [{ from: 0, to: 3_000 }, '\n[… cut …]\n', { from: 9_000, to: source.length }],
+      ['header\n', { from: 17, to: source.length - 5 }],
+      [{ from: 100, to: 200 }],
+    ] as const;
+    // Marked (remembered with marks), too short for marks, and too long to remember.
+    for (const memo of [
+      new TextUnitsMemo({ maxChars: 100_000 }),
+      new TextUnitsMemo({ maxChars: 100_000, minChars: 20_000 }),
+      new TextUnitsMemo({ maxChars: 20_000 }),
+    ]) {
+      for (const splice of splices) {
+        const joined = splice
+          .map((part) => (typeof part === 'string' ? part : source.slice(part.from, part.to)))
+          .join('');
+        expect(memo.spliced(source, splice)).toEqual({
+          units: countTokenUnits(joined),
+          denseBytes: countDenseBytes(joined),
+        });
+        expect(memo.join(source, splice)).toBe(joined);
+      }
+    }
+    const memo = new TextUnitsMemo();
+    const splice = splices[0];
+    memo.spliced(source, splice);
+    const held = memo.heldChars;
+    const joined = memo.join(source, splice);
+    expect(memo.heldChars).toBe(held + joined.length);
+    expect(memo.units(joined)).toBe(countTokenUnits(joined));
+  });
+
   it('refuses a memo bound that is not a count of characters', () => {
     expect(() => new TextUnitsMemo({ maxChars: -1 })).toThrow(/maxChars/);
     expect(() => new TextUnitsMemo({ minChars: 1.5 })).toThrow(/minChars/);

@@ -82,8 +82,12 @@ export class TextUnitsMemo {
    * is the splice measured last (the one a fitting loop settled on).
    */
   spliced(source: string, splice: Splice): { units: number; denseBytes: number } {
-    if (source.length < DEFAULT_TEXT_UNITS_MEMO_MARKED_CHARS)
-      return this.#measureText(joinSplice(source, splice));
+    // A source too short for marks is not worth them; one too long to remember would be scanned whole on
+    // every splice, where the joined clip is a fraction of it.
+    if (source.length < DEFAULT_TEXT_UNITS_MEMO_MARKED_CHARS || source.length > this.maxChars / 4) {
+      const { units, denseBytes } = this.#measureText(joinSplice(source, splice));
+      return { units, denseBytes };
+    }
     const known = this.#measure(source);
     // A text first remembered as a splice's join has no marks yet: scanned once more, it keeps them.
     known.marks ??= markedMeasure(source).marks;
@@ -92,9 +96,12 @@ export class TextUnitsMemo {
     return measured;
   }
 
+  /** `joinSplice(source, splice)`, remembered with what `spliced` measured when it measured this splice last. */
   join(source: string, splice: Splice): string {
     const text = joinSplice(source, splice);
     const last = this.#lastSplice;
+    // Not kept past its use: it holds the source.
+    this.#lastSplice = undefined;
     if (
       last?.source === source &&
       last.splice === splice &&
