@@ -5,9 +5,8 @@
  * gives an agent's own model of this window: 80 % of (window − reply reserve).
  */
 import type { Transcript } from '../../src/core/message.ts';
-import { PRESETS, type PresetName } from '../../src/core/policy/presets/index.ts';
-import { replayWithCtxkit } from '../../src/replay/replay-with-ctxkit.ts';
-import { createModelSummarizer } from '../../src/summarize/model-summarizer.ts';
+import type { PresetName } from '../../src/core/policy/presets/index.ts';
+import { ctxkitEngine } from './ctxkit-engine.ts';
 import type { PeerReplay, PeerReplayOptions } from './peer-types.ts';
 import { RecordedSession } from './recorded-session.ts';
 import { SUMMARY_MODEL_NAME, summaryModelClient } from './summary-model-client.ts';
@@ -22,6 +21,7 @@ export async function replayWithCtxkitPreset(
   transcript: Transcript,
   options: PeerReplayOptions,
 ): Promise<PeerReplay> {
+  const { PRESETS, replayWithCtxkit, createModelSummarizer, from } = ctxkitEngine();
   const policy = PRESETS[preset];
   const maxInputTokens =
     policy.summarize.inputMaxTokens > 0
@@ -55,6 +55,7 @@ export async function replayWithCtxkitPreset(
     finalMemory: replay.finalMemory,
     config: {
       preset,
+      ctxkitFrom: from,
       model: options.model ?? null,
       summarizer: `model:${SUMMARY_MODEL_NAME}`,
       summaryInputTokens: maxInputTokens,

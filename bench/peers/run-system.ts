@@ -12,6 +12,7 @@ import { runInNewContext } from 'node:vm';
 import { computeReplayMetrics } from '../../src/replay/compute-replay-metrics.ts';
 import { corpusFiles, LONG_SESSION, loadCorpusSession } from '../../src/testing/corpus.ts';
 import { type ScoredRun, sessionResult } from './aggregate.ts';
+import { type CtxkitSource, useCompiledCtxkit } from './ctxkit-engine.ts';
 import { createSummaryModel } from './summary-model.ts';
 import { BENCH_SYSTEMS } from './systems.ts';
 import { windowLabel } from './table.ts';
@@ -23,6 +24,8 @@ export interface SystemRunRequest {
   sessions: string[];
   maxOutputTokens: number;
   model: string | undefined;
+  /** Which ctxkit its systems run (`ctxkit-engine.ts`); the sources when not said. */
+  ctxkitFrom?: CtxkitSource;
 }
 
 export interface SystemRunReport {
@@ -62,6 +65,7 @@ export async function runSystem(request: SystemRunRequest): Promise<SystemRunRep
   const system = BENCH_SYSTEMS.find((candidate) => candidate.name === request.system);
   if (!system) throw new Error(`unknown system "${request.system}"`);
   const { maxOutputTokens, model } = request;
+  if (request.ctxkitFrom === 'dist') await useCompiledCtxkit();
   const options = (window: number) => ({
     contextWindow: window,
     maxOutputTokens,

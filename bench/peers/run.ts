@@ -11,7 +11,8 @@
  * Options: --windows (comma list, default 16000,32000,128000), --max-output (default 4096), --systems,
  * --sessions (substring filter on file names), --out (default bench/results), --model (the model name
  * ctxkit is configured with, default gpt-4o: its exact tokenizer is o200k, the scorer's; `none` leaves
- * ctxkit to estimate as it does for an unknown model).
+ * ctxkit to estimate as it does for an unknown model), --ctxkit-from (`dist`, the default: the compiled
+ * package, as an agent that installed ctxkit runs it, built by the npm script first; `src`: the sources).
  *
  * Each system runs in a process of its own (`run-system.ts`), after an untimed warm-up there, one system
  * after another: timings are the system's own, with nothing left on the heap or in the JIT by another.
@@ -48,6 +49,11 @@ const sessionFilter = args.get('sessions');
 const modelArg = args.get('model') ?? DEFAULT_MODEL;
 const model = modelArg === 'none' ? undefined : modelArg;
 const outDir = resolve(args.get('out') ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'results'));
+const ctxkitFrom = args.get('ctxkit-from') ?? 'dist';
+if (ctxkitFrom !== 'dist' && ctxkitFrom !== 'src') {
+  process.stderr.write(`--ctxkit-from must be dist or src, got ${JSON.stringify(ctxkitFrom)}\n`);
+  process.exit(2);
+}
 const systems = BENCH_SYSTEMS.filter((system) => !systemFilter || systemFilter.includes(system.name));
 const sessions = corpusFiles().filter((file) => !sessionFilter || file.includes(sessionFilter));
 
@@ -84,7 +90,9 @@ interface WindowResult {
 const startedAll = performance.now();
 const reports: SystemRunReport[] = [];
 for (const system of systems) {
-  reports.push(await runInOwnProcess({ system: system.name, windows, sessions, maxOutputTokens, model }));
+  reports.push(
+    await runInOwnProcess({ system: system.name, windows, sessions, maxOutputTokens, model, ctxkitFrom }),
+  );
 }
 
 const windowResults: WindowResult[] = [];
