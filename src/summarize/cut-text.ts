@@ -81,7 +81,13 @@ export function cutToTokens(text: string, maxTokens: number, countTokens: (text:
   return best;
 }
 
+/**
+ * The whitespace runs that are not already one space: a lone space is left where it is, so prose, whose
+ * runs are mostly that, is rewritten only at its line breaks and doubled spaces.
+ */
+export const COLLAPSIBLE_WHITESPACE = /[^\S ]\s*| \s+/g;
+
 /** Whitespace runs (newlines included) collapsed to one space: list items must stay on one line. */
 export function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return text.replace(COLLAPSIBLE_WHITESPACE, ' ').trim();
 }

@@ -31,8 +31,18 @@ export function remergePrevious(
   const sections = emptySections();
   const readded = {} as Record<SummarySection, number>;
   const haystack = normalize(reply);
+  // Each item is keyed by de-duplication and again by the merge: keyed once.
+  const keys = new Map<string, string>();
+  const keyOf = (item: string): string => {
+    let key = keys.get(item);
+    if (key === undefined) {
+      key = itemKey(item);
+      keys.set(item, key);
+    }
+    return key;
+  };
   for (const section of Object.keys(sections) as SummarySection[]) {
-    const own = dedupe(parsed[section]);
+    const own = dedupe(parsed[section], keyOf);
     readded[section] = 0;
     if (section === 'intent') {
       sections.intent = previous.intent[0] !== undefined ? [previous.intent[0]] : own.slice(0, 1);
@@ -44,9 +54,10 @@ export function remergePrevious(
     }
     const missing = dedupe(
       previous[section].filter((item) => !haystack.includes(containmentKey(section, item))),
+      keyOf,
     );
-    const missingKeys = new Set(missing.map(itemKey));
-    sections[section] = [...missing, ...own.filter((item) => !missingKeys.has(itemKey(item)))];
+    const missingKeys = new Set(missing.map(keyOf));
+    sections[section] = [...missing, ...own.filter((item) => !missingKeys.has(keyOf(item)))];
     readded[section] = missing.length;
   }
   return { sections, readded };
@@ -64,11 +75,11 @@ function normalize(text: string): string {
   return oneLine(text.replace(/`/g, '')).toLowerCase();
 }
 
-function dedupe(items: readonly string[]): string[] {
+function dedupe(items: readonly string[], keyOf: (item: string) => string): string[] {
   const seen = new Set<string>();
   const kept: string[] = [];
   for (const item of items) {
-    const key = itemKey(item);
+    const key = keyOf(item);
     if (!key || seen.has(key)) continue;
     seen.add(key);
     kept.push(item);

@@ -1,3 +1,4 @@
+import { COLLAPSIBLE_WHITESPACE } from './cut-text.ts';
 import { SUMMARY_SECTIONS, type SummarySection } from './summarizer.ts';
 
 /** A summary's content: per section, items oldest first. Plain strings so `Summary.sections` stores them. */
@@ -63,11 +64,16 @@ export function sectionsFrom(
   return sections;
 }
 
-/** Identity for de-duplication: case, whitespace and trailing punctuation do not make a new fact. */
+const TRAILING_NOISE = /[\s.;:,!…]/;
+
+/**
+ * Identity for de-duplication: case, whitespace and trailing punctuation do not make a new fact. Every
+ * summary keys each of its items several times over, and most need no more than lowercasing: whitespace
+ * and trailing noise are rewritten only where they are.
+ */
 export function itemKey(item: string): string {
-  return item
-    .toLowerCase()
-    .replace(/\s+/g, ' ')
-    .replace(/[\s.;:,!…]+$/, '')
-    .trim();
+  const key = item.toLowerCase().replace(COLLAPSIBLE_WHITESPACE, ' ');
+  let end = key.length;
+  while (end > 0 && TRAILING_NOISE.test(key[end - 1] as string)) end--;
+  return (end < key.length ? key.slice(0, end) : key).trim();
 }

@@ -1,0 +1,62 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { itemKey } from './summary-sections.ts';
+
+/** The definition `itemKey` must keep: lowercase, whitespace runs as one space, no trailing noise, trimmed. */
+const reference = (item: string): string =>
+  item
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/[\s.;:,!…]+$/, '')
+    .trim();
+
+const pieces = fc.constantFrom(
+  'a',
+  'B',
+  'src/App.tsx',
+  'İ',
+  'ß',
+  ' ',
+  '  ',
+  '\t',
+  '\n',
+  '\r\n',
+  '\u00a0',
+  '\u2028',
+  '\u3000',
+  '\ufeff',
+  '.',
+  '…',
+  ';',
+  ':',
+  ',',
+  '!',
+  '?',
+  '-',
+  '(fixed)',
+  'Error: boom',
+);
+
+describe('itemKey', () => {
+  it('is the lowercase text with whitespace collapsed and trailing punctuation dropped', () => {
+    expect(itemKey('  Fixed the  Parser\tbug ...  ')).toBe('fixed the parser bug');
+    expect(itemKey('Ran `npm test`;')).toBe('ran `npm test`');
+    expect(itemKey('what?')).toBe('what?');
+    expect(itemKey(' . ; ')).toBe('');
+  });
+
+  it('equals its definition for any text', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.array(pieces, { maxLength: 24 }).map((parts) => parts.join('')),
+          fc.string(),
+        ),
+        (item) => {
+          expect(itemKey(item)).toBe(reference(item));
+        },
+      ),
+      { numRuns: 3_000 },
+    );
+  });
+});
