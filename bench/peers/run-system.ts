@@ -7,8 +7,6 @@
  * Sends one `SystemRunReport` to the parent over IPC.
  */
 import { performance } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { computeReplayMetrics } from '../../src/replay/compute-replay-metrics.ts';
 import { corpusFiles, LONG_SESSION, loadCorpusSession } from '../../src/testing/corpus.ts';
 import { type ScoredRun, sessionResult } from './aggregate.ts';
@@ -55,11 +53,14 @@ export const LONG_SESSION_TIMED_PASSES = 3;
 export const ANTHROPIC_BILLED_MODEL = 'claude-sonnet-4-5';
 
 /**
- * A full garbage collection before each replay, so one replay's leftovers are not collected inside the
- * next one's timed calls.
+ * No collection is forced between replays: V8 collects when it decides, inside whichever calls it lands,
+ * as in an agent's process, so each system pays for its own garbage. A full collection forced before
+ * each replay took that cost out of the timed calls, and threw away optimized code no agent's process
+ * loses: V8's mid-tier (Maglev) code checks the hidden classes of the objects it ran on and, unlike its
+ * top tier, does not keep them alive; once a replay's objects are all gone, a forced collection drops
+ * those classes and every function compiled against them is deoptimized and compiled again in the next
+ * replay. An agent's manager and its sessions outlive its collections.
  */
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
 
 export async function runSystem(request: SystemRunRequest): Promise<SystemRunReport> {
   const system = BENCH_SYSTEMS.find((candidate) => candidate.name === request.system);
@@ -83,7 +84,6 @@ export async function runSystem(request: SystemRunRequest): Promise<SystemRunRep
     const long = loadCorpusSession(LONG_SESSION);
     while (medianMs.length < WARM_UP_MAX_PASSES) {
       process.stderr.write(`\r\x1b[Kwarm-up: ${system.name} ${LONG_SESSION} pass ${medianMs.length + 1}`);
-      collectGarbage();
       const replay = await system.replay(long, options(firstWindow));
       medianMs.push(median(replay.requests.map((call) => call.timeMs)));
       const [before, last] = medianMs.slice(-2);
@@ -112,7 +112,6 @@ export async function runSystem(request: SystemRunRequest): Promise<SystemRunRep
       process.stderr.write(
         `\r\x1b[K[${windowLabel(window)}] ${system.name} ${position + 1}/${request.sessions.length} ${file.slice(0, 60)}`,
       );
-      collectGarbage();
       const started = performance.now();
       try {
         const replayOptions = options(window);
@@ -141,7 +140,6 @@ export async function runSystem(request: SystemRunRequest): Promise<SystemRunRep
         });
         const passes = [replay.requests.map((call) => call.timeMs)];
         while (file === LONG_SESSION && passes.length < LONG_SESSION_TIMED_PASSES) {
-          collectGarbage();
           const again = await system.replay(transcript, options(window));
           passes.push(again.requests.map((call) => call.timeMs));
         }
