@@ -1,3 +1,5 @@
+import { defineMember } from './define-member.ts';
+
 /**
  * A deep copy of plain data (objects, arrays, primitives) that shares its strings: they are immutable,
  * and `structuredClone` copies every character of them, which for a session's messages (tool outputs of
@@ -12,8 +14,7 @@ export function copyPlain<T>(value: T): T {
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const item = copyPlain((value as Record<string, unknown>)[key]);
-    if (key === '__proto__')
-      Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__') defineMember(copy, key, item);
     else copy[key] = item;
   }
   return copy as T;

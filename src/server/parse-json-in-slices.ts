@@ -16,6 +16,7 @@
  * `maxDepth` is refused with the path of the first container past it in the text (written as
  * `pathPastDepth` writes it), without the value being built or walked.
  */
+import { defineMember } from '../core/define-member.ts';
 import { WorkSlices } from '../core/work-slices.ts';
 import { inWholeText, jsonSyntaxError } from './json-syntax-error.ts';
 import { COMMA, expectedComma, memberKey, skipSpace } from './json-text.ts';
@@ -112,9 +113,4 @@ function addRun(
   else
     for (const [key, value] of Object.entries(parsed as object))
       defineMember(out as Record<string, unknown>, key, value);
-}
-
-/** As `JSON.parse` makes a member: an own data property, `__proto__` included. */
-function defineMember(out: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
 }

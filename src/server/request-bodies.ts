@@ -12,6 +12,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { hash } from 'node:crypto';
+import { defineMember } from '../core/define-member.ts';
 import { WorkSlices } from '../core/work-slices.ts';
 import { parseJsonInSlices } from './parse-json-in-slices.ts';
 import { MAX_JSON_DEPTH } from './read-body.ts';
@@ -291,9 +292,4 @@ function sizeOf(entries: readonly Kept[]): number {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** As `JSON.parse` makes a member: an own data property, `__proto__` included. */
-function defineMember(out: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
 }

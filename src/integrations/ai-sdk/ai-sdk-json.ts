@@ -2,6 +2,7 @@
  * JSON as ctxkit reads it from text and keeps AI SDK parts in `meta`: the stores hold JSON only, so a part
  * kept whole (one ctxkit does not model) has its URLs and bytes spelled out, and revived when it is sent.
  */
+import { defineMember } from '../../core/define-member.ts';
 import { base64Of } from './ai-sdk-file-data.ts';
 import type { JSONValue } from './ai-sdk-spec.ts';
 
@@ -38,7 +39,7 @@ export function revivedPart(stored: JSONValue): unknown {
     return new Uint8Array(Buffer.from(bytes, 'base64'));
   const out: Record<string, unknown> = {};
   for (const [key, member] of Object.entries(stored))
-    if (member !== undefined) out[key] = revivedPart(member);
+    if (member !== undefined) defineMember(out, key, revivedPart(member));
   const data = out.data as { type?: unknown; url?: unknown } | undefined;
   if (
     (out.type === 'file' || out.type === 'reasoning-file') &&

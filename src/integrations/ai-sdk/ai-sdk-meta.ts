@@ -10,6 +10,7 @@
  * (JSON) and survives the view: compaction that rewrites a part's content drops that part's extras
  * (matched by a fingerprint, never applied to another part).
  */
+import { defineMember } from '../../core/define-member.ts';
 import type { Message, MessageMeta, Part } from '../../core/message.ts';
 import type { JSONValue, ProviderOptions, ReadonlyProviderOptions } from './ai-sdk-spec.ts';
 
@@ -161,6 +162,6 @@ export function keptOptions(options: ReadonlyProviderOptions | undefined): Provi
 /** Drops `undefined` members, so what is stored and compared is plain JSON. */
 export function definedOnly<T extends object>(value: T): T {
   const out: Record<string, unknown> = {};
-  for (const [key, member] of Object.entries(value)) if (member !== undefined) out[key] = member;
+  for (const [key, member] of Object.entries(value)) if (member !== undefined) defineMember(out, key, member);
   return out as T;
 }

@@ -395,6 +395,31 @@ describe('fromAiSdkPrompt / toAiSdkPrompt', () => {
     expect(asJson(roundTrip(only))).toEqual(asJson(only));
   });
 
+  it('keeps a `__proto__` key a prompt carries as a key: in a part kept whole and in provider options', () => {
+    // JSON.parse makes `__proto__` an own key; assigned back, it would replace the prototype instead.
+    const hostile = JSON.parse('{"__proto__": {"polluted": true}, "kept": 1}') as Record<string, JSONValue>;
+    const prompt: AiSdkV3Prompt = [
+      { role: 'user', content: [{ type: 'text', text: 'go', providerOptions: { gateway: hostile } }] },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c1',
+            toolName: 'search',
+            output: { type: 'json', value: hostile },
+          },
+        ],
+      },
+    ];
+    const back = roundTrip(prompt);
+    expect(asJson(back)).toEqual(asJson(prompt));
+    const part = back[1]?.content[0] as { output: { value: object } };
+    expect(Object.keys(part.output.value)).toEqual(['__proto__', 'kept']);
+    expect(Object.getPrototypeOf(part.output.value)).toBe(Object.prototype);
+    expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
   it('sends back what ctxkit changed: an edited JSON result as text, an edited text part without its old options', () => {
     const input: AiSdkV3Prompt = [
       {

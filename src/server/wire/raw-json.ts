@@ -4,6 +4,7 @@
  * so a request costs in proportion to what changed in it, not to its whole history (the whole body's
  * `JSON.stringify` and its UTF-8 encoding were most of what a request cost).
  */
+import { defineMember } from '../../core/define-member.ts';
 import type { WireRequest } from './wire-format.ts';
 
 /** A value the client sent, as its bytes (`source[start, end)`, valid UTF-8 JSON) and as parsed. */
@@ -170,12 +171,7 @@ export function clientMembers(request: WireRequest): Record<string, unknown> {
   for (const key of Object.keys(request.body)) {
     const range = ranges.get(key);
     const value = request.body[key];
-    Object.defineProperty(out, key, {
-      value: range ? new RawJson(raw.bytes, range.start, range.end, value) : value,
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
+    defineMember(out, key, range ? new RawJson(raw.bytes, range.start, range.end, value) : value);
   }
   return out;
 }
