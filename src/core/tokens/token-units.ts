@@ -337,6 +337,14 @@ function scanWord(codes: Uint16Array, start: number, prefix: number): number {
   let caselessCjk = 0;
   while (j < n) {
     const c = codes[j] as number;
+    // Plain ASCII letters first, without the table: the loop stays small however many scripts the
+    // process has met (each one met grows the general path below).
+    if (c >= 65 && c <= 90) {
+      upper++;
+      hash = Math.imul(hash ^ (c | 0x20), FNV_PRIME);
+      j++;
+      continue;
+    }
     const f = c < 128 ? (ASCII_FLAGS[c] ?? 0) : nonAsciiFlags(codes, j, c);
     if (!(f & UPPERISH)) break;
     upper++;
@@ -363,6 +371,12 @@ function scanWord(codes: Uint16Array, start: number, prefix: number): number {
   }
   while (j < n) {
     const c = codes[j] as number;
+    if (c >= 97 && c <= 122) {
+      lower++;
+      hash = Math.imul(hash ^ c, FNV_PRIME);
+      j++;
+      continue;
+    }
     const f = c < 128 ? (ASCII_FLAGS[c] ?? 0) : nonAsciiFlags(codes, j, c);
     if (!(f & LOWERISH)) break;
     lower++;
