@@ -417,8 +417,8 @@ describe('fromAiSdkPrompt / toAiSdkPrompt', () => {
     const part = back[1]?.content[0] as { output: { value: object } };
     expect(Object.keys(part.output.value)).toEqual(['__proto__', 'kept']);
     expect(Object.getPrototypeOf(part.output.value)).toBe(Object.prototype);
-    const options = (back[0]?.content[0] as { providerOptions?: { gateway?: object } }).providerOptions;
-    expect(Object.keys(options?.gateway ?? {})).toEqual(['__proto__', 'kept']);
+    const text = back[0]?.content[0] as { providerOptions?: { gateway?: object } } | undefined;
+    expect(Object.keys(text?.providerOptions?.gateway ?? {})).toEqual(['__proto__', 'kept']);
   });
 
   it('sends back what ctxkit changed: an edited JSON result as text, an edited text part without its old options', () => {
