@@ -97,9 +97,7 @@ export async function offloadResults(
 function asArrived(runtime: SessionRuntime, seq: number): string | undefined {
   const logged = runtime.messageAt(seq);
   if (!logged) return undefined;
-  const onArrival = runtime.edits.filter(
-    (edit) => edit.layer === 'normalize' && 'target' in edit && edit.target === seq,
-  );
+  const onArrival = runtime.editsOf(seq).filter((edit) => edit.layer === 'normalize' && 'target' in edit);
   return toolResultOf(projectMessage(logged, onArrival))?.content;
 }
 

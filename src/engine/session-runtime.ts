@@ -23,6 +23,7 @@ import {
 } from './call-context.ts';
 import { CallerBranch } from './caller-branch.ts';
 import type { IndexSources } from './context-indexes.ts';
+import { EditsByTarget } from './edits-by-target.ts';
 import { LastRequestRecord } from './last-request-record.ts';
 import { LayerProgress } from './layer-progress.ts';
 import type { SessionPolicy } from './session-policy.ts';
@@ -48,6 +49,7 @@ export class SessionRuntime {
    * view can depend on (see `RecentSession.edits`); `loadOlder` fills in the rest. `editCount` counts all.
    */
   #edits: Edit[] = [];
+  #editsByTarget = new EditsByTarget();
   #editCount = 0;
   #view: View;
   /** Agent-visible tokens of each view entry, aligned with `view.entries`, under `counter`. */
@@ -224,9 +226,15 @@ export class SessionRuntime {
     return this.#logIds.has(id);
   }
 
+  /** The held edits targeting log message `seq`, oldest first. */
+  editsOf(seq: number): readonly Edit[] {
+    return this.#editsByTarget.of(seq);
+  }
+
   addEdits(edits: readonly Edit[]): void {
     for (const edit of edits) {
       this.#edits.push(edit);
+      this.#editsByTarget.add(edit);
       if (edit.type === 'evict') this.#evictions.set(edit.target, edit);
     }
     const anchor = this.#anchor;
@@ -262,6 +270,7 @@ export class SessionRuntime {
     this.#heldLog = [...stored.log.slice(0, this.#logStart), ...this.#heldLog];
     this.#logStart = 0;
     this.#edits = stored.edits.slice(0, this.#editCount);
+    this.#editsByTarget.reset(this.#edits);
   }
 
   /** Loads a stored session: log and edits as they were, the view rebuilt from them. */
@@ -458,18 +467,7 @@ export class SessionRuntime {
     if (!edits.every(contentOnly)) return false;
     // Edits that reach across messages (a cleared result blanking its call, archived calls, compressed
     // turns, branches) make a message's projection depend on others: leave those to the full projection.
-    if (
-      this.#edits.some(
-        (edit) =>
-          edit.type === 'archive' ||
-          edit.type === 'compress-text' ||
-          edit.type === 'branch' ||
-          edit.type === 'hide' ||
-          (edit.type === 'clear' && edit.clearInputs),
-      )
-    ) {
-      return false;
-    }
+    if (this.#editsByTarget.anyAcrossMessages) return false;
     const targets = new Set(edits.map((edit) => (edit as { target: number }).target));
     const indexes = new Map<number, number>();
     for (let index = this.#view.entries.length - 1; index >= 0 && indexes.size < targets.size; index--) {
@@ -493,10 +491,7 @@ export class SessionRuntime {
     for (const [seq, index] of indexes) {
       const logged = this.messageAt(seq);
       if (!logged || logged.seq !== seq) return false;
-      const own = this.#edits.filter(
-        (edit) =>
-          ('target' in edit && edit.target === seq) || (edit.type === 'clear' && edit.targets.includes(seq)),
-      );
+      const own = this.#editsByTarget.of(seq);
       const projected = projectMessage(logged, own);
       const entry = this.#view.entries[index];
       if (!entry) return false;
