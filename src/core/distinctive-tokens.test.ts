@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { distinctiveTokens, pointerKeys } from './distinctive-tokens.ts';
+import { textFrom, WHITESPACE_PIECES } from '../testing/text-arbitraries.ts';
+import { distinctiveTokens, pointerKeys, tokenPieces } from './distinctive-tokens.ts';
 
 describe('pointerKeys', () => {
   const output = [
@@ -61,5 +62,71 @@ describe('distinctiveTokens', () => {
   it('finds a token wherever it stands in a long line, and passes over pieces too long to be one', () => {
     const long = `${'x'.repeat(100_000)} see src/core/view.ts:42 ${'a_b/'.repeat(5_000)}`;
     expect(distinctiveTokens(long)).toEqual(new Set(['src/core/view.ts', 'src/core/view.ts:42']));
+  });
+});
+
+describe('pointerKeys: the error line', () => {
+  const ERROR_WORDS = /\b(error|exception|traceback|failed|failure|fatal|panic)\b/i;
+  const lines = [
+    'ok',
+    '',
+    '  ',
+    'xerror y',
+    'the Error here',
+    'FAILED tests',
+    'panicky',
+    'at traceback:',
+    '\r',
+  ];
+  const text = fc
+    .tuple(fc.boolean(), fc.array(fc.constantFrom(...lines), { maxLength: 12 }))
+    .map(([far, picked]) =>
+      [...(far ? Array.from({ length: 1_998 }, () => 'ok') : []), ...picked].join('\n'),
+    );
+
+  it('is the first of the first 2,000 lines that reports a failure, as a line-by-line search finds it', () => {
+    fc.assert(
+      fc.property(text, (content) => {
+        const line = content
+          .split('\n', 2_000)
+          .find((each) => ERROR_WORDS.test(each))
+          ?.trim();
+        const keys = pointerKeys(content, 400);
+        if (line) expect(keys.startsWith(line)).toBe(true);
+        else
+          expect(
+            lines.filter((each) => ERROR_WORDS.test(each)).some((each) => keys.includes(each.trim())),
+          ).toBe(false);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+});
+
+describe('tokenPieces', () => {
+  /** The definition: split at runs of separators, keep what may hold a token (4 to 208 code units). */
+  const definition = (text: string) =>
+    text.split(/[\s"'`()[\]{}<>,;=|]+/).filter((piece) => piece.length >= 4 && piece.length <= 208);
+
+  it('cuts as splitting at the separators does, whatever the text holds', () => {
+    const pieces = [
+      ...WHITESPACE_PIECES,
+      ...'"\'`()[]{}<>,;=|\v\f\u1680\u2000\u200a\u200b\u202f\u205f\u2029\u0085'.split(''),
+      'src/app.py:41',
+      'HAT300',
+      'a',
+      'abcd',
+      'é',
+      '😀',
+      '\ud800',
+      'x'.repeat(204),
+      'y'.repeat(205),
+    ];
+    fc.assert(
+      fc.property(textFrom(pieces, 60), (text) => {
+        expect(tokenPieces(text)).toEqual(definition(text));
+      }),
+      { numRuns: 3_000 },
+    );
   });
 });

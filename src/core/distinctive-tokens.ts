@@ -16,11 +16,78 @@ const LINE_REF = /[\w./-]+\.[a-zA-Z]\w{0,5}:\d+/g;
 /** Longer tokens are left out: a quoted blob is not one identifier. */
 const MAX_TOKEN_CHARS = 200;
 /**
- * Tokens never span these. The text is cut at them first and the patterns run on each piece, so the
- * cost stays linear in the text whatever it holds (a pattern run over one long line retried from every
- * position would not).
+ * Tokens never span separators: whitespace (`\s`) and ``"'`()[]{}<>,;=|``. The text is cut at them first
+ * and the patterns run on each piece, so the cost stays linear in the text whatever it holds (a pattern
+ * run over one long line retried from every position would not).
  */
-const SEPARATORS = /[\s"'`()[\]{}<>,;=|]+/;
+const ASCII_SEPARATOR = new Uint8Array(128);
+for (const char of '\t\n\v\f\r "\'`()[]{}<>,;=|') ASCII_SEPARATOR[char.charCodeAt(0)] = 1;
+
+/** The code units `\s` matches beyond ASCII, as regular expressions define it. */
+function isWideSpace(code: number): boolean {
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+/** What a piece holds, which a kind of token needs (`KEY_KINDS`): found as the piece is scanned. */
+const HOLDS_COLON_DIGIT = 1;
+const HOLDS_DOT_OR_SLASH = 2;
+const HOLDS_DIGIT = 4;
+const HOLDS_LETTER = 8;
+
+interface TokenPieces {
+  pieces: string[];
+  /** For each piece, the `HOLDS_` flags of what it holds. */
+  holds: number[];
+}
+
+/**
+ * The pieces between separators that may hold a token (4 to `MAX_TOKEN_CHARS` + 8 code units), in order,
+ * with what each holds: one pass over the code units, and only those pieces are cut out of the text (a
+ * result is mostly pieces too short to hold one).
+ */
+function scanPieces(text: string): TokenPieces {
+  const pieces: string[] = [];
+  const holds: number[] = [];
+  const length = text.length;
+  let start = 0;
+  let flags = 0;
+  let previous = -1;
+  for (let index = 0; index <= length; index++) {
+    const code = index < length ? text.charCodeAt(index) : 32;
+    if (code < 128 ? ASCII_SEPARATOR[code] !== 1 : !isWideSpace(code)) {
+      if (code >= 48 && code <= 57) flags |= previous === 58 ? HOLDS_DIGIT | HOLDS_COLON_DIGIT : HOLDS_DIGIT;
+      else if (code === 46 || code === 47) flags |= HOLDS_DOT_OR_SLASH;
+      else if ((code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95)
+        flags |= HOLDS_LETTER;
+      previous = code;
+      continue;
+    }
+    const size = index - start;
+    if (size >= 4 && size <= MAX_TOKEN_CHARS + 8) {
+      pieces.push(text.slice(start, index));
+      holds.push(flags);
+    }
+    start = index + 1;
+    flags = 0;
+    previous = -1;
+  }
+  return { pieces, holds };
+}
+
+/** The pieces of `text` between separators that may hold a token (4 to 208 code units), in order. */
+export function tokenPieces(text: string): string[] {
+  return scanPieces(text).pieces;
+}
 
 const isDistinctiveIdentifier = (word: string): boolean =>
   (word.includes('_') && /[A-Za-z]/.test(word.replace(/_/g, ''))) || /[a-z][A-Z]/.test(word);
@@ -32,8 +99,7 @@ export function distinctiveTokens(text: string): Set<string> {
     const trimmed = trimToken(token);
     if (trimmed !== undefined) byKind[kind]?.push(trimmed);
   };
-  for (const piece of text.split(SEPARATORS)) {
-    if (piece.length < 4 || piece.length > MAX_TOKEN_CHARS + 8) continue;
+  for (const piece of tokenPieces(text)) {
     for (const match of piece.matchAll(PATH)) if (/[A-Za-z]/.test(match[0])) add(0, match[0]);
     for (const match of piece.matchAll(HASH)) add(1, match[0]);
     for (const match of piece.matchAll(IDENTIFIER)) if (isDistinctiveIdentifier(match[0])) add(2, match[0]);
@@ -51,6 +117,26 @@ function trimToken(match: string): string | undefined {
 
 /** Words that say a line reports a failure. */
 const ERROR_LINE = /\b(error|exception|traceback|failed|failure|fatal|panic)\b/i;
+
+/** Lines of a result looked through for one that reports a failure. */
+const ERROR_LINE_SEARCH_LINES = 2_000;
+
+/**
+ * The first of the first `ERROR_LINE_SEARCH_LINES` lines that reports a failure: one search over them
+ * rather than one per line (a match never spans a line, and `\b` reads a newline as a line's edge).
+ */
+function firstErrorLine(content: string): string | undefined {
+  let end = -1;
+  for (let line = 0; line < ERROR_LINE_SEARCH_LINES; line++) {
+    end = content.indexOf('\n', end + 1);
+    if (end < 0) break;
+  }
+  const head = end < 0 ? content : content.slice(0, end);
+  const match = ERROR_LINE.exec(head);
+  if (!match) return undefined;
+  const to = head.indexOf('\n', match.index);
+  return head.slice(head.lastIndexOf('\n', match.index) + 1, to < 0 ? head.length : to);
+}
 
 /** C0 and C1 controls and DEL: never copied into a pointer (an escape sequence could reach a terminal). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
@@ -89,9 +175,7 @@ export function pointerKeys(content: string, maxChars: number): string {
     for (const form of formsOf(key)) taken.add(form);
     return true;
   };
-  const errorLine = content
-    .split('\n', 2_000)
-    .find((line) => ERROR_LINE.test(line))
+  const errorLine = firstErrorLine(content)
     ?.replace(CONTROLS, ' ')
     .trim()
     .replace(/\[/g, '(')
@@ -114,11 +198,12 @@ export function pointerKeys(content: string, maxChars: number): string {
  * never run over a large result.
  */
 function* keyCandidates(content: string): Generator<string> {
-  const pieces = content.split(SEPARATORS);
+  const { pieces, holds } = scanPieces(content);
   const seen = new Set<string>();
-  for (const [pattern, mayHold, accept] of KEY_KINDS) {
-    for (const piece of pieces) {
-      if (piece.length < 4 || piece.length > MAX_TOKEN_CHARS + 8 || !mayHold.test(piece)) continue;
+  for (const [pattern, needs, accept] of KEY_KINDS) {
+    for (let index = 0; index < pieces.length; index++) {
+      if (((holds[index] as number) & needs) === 0) continue;
+      const piece = pieces[index] as string;
       // One shared global pattern, restarted per piece: `matchAll` would copy the pattern every time.
       pattern.lastIndex = 0;
       for (let match = pattern.exec(piece); match !== null; match = pattern.exec(piece)) {
@@ -134,13 +219,13 @@ function* keyCandidates(content: string): Generator<string> {
 }
 
 /**
- * Each kind of key: its pattern (global), a quick test a piece must pass to hold one (a character every
- * match has), and what a match must be besides. In the order keys are taken.
+ * Each kind of key: its pattern (global), what a piece must hold to hold one (a character every match
+ * has: `HOLDS_` flags), and what a match must be besides. In the order keys are taken.
  */
-const KEY_KINDS: readonly [RegExp, RegExp, (match: string) => boolean][] = [
-  [new RegExp(LINE_REF.source, 'g'), /:\d/, () => true],
-  [new RegExp(PATH.source, 'g'), /[./]/, (match) => /[A-Za-z]/.test(match)],
-  [new RegExp(HASH.source, 'g'), /\d/, () => true],
-  [new RegExp(IDENTIFIER.source, 'g'), /[A-Za-z_]/, isDistinctiveIdentifier],
-  [new RegExp(CODE.source, 'g'), /\d/, () => true],
+const KEY_KINDS: readonly [RegExp, number, (match: string) => boolean][] = [
+  [new RegExp(LINE_REF.source, 'g'), HOLDS_COLON_DIGIT, () => true],
+  [new RegExp(PATH.source, 'g'), HOLDS_DOT_OR_SLASH, (match) => /[A-Za-z]/.test(match)],
+  [new RegExp(HASH.source, 'g'), HOLDS_DIGIT, () => true],
+  [new RegExp(IDENTIFIER.source, 'g'), HOLDS_LETTER, isDistinctiveIdentifier],
+  [new RegExp(CODE.source, 'g'), HOLDS_DIGIT, () => true],
 ];
