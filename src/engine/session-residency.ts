@@ -143,8 +143,9 @@ export class SessionResidency {
       throw error;
     }
     runtime.addEdits(edits);
-    // Content-only edits of messages in view are patched in place; anything else re-projects.
-    if (!runtime.patchInPlace(edits)) await runtime.rebuild();
+    // Content-only edits of messages in view are patched in place, a new prefix cut taken off the front;
+    // anything else re-projects.
+    if (!runtime.patchInPlace(edits) && !runtime.cutInPlace(edits)) await runtime.rebuild();
   }
 
   /**

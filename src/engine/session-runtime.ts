@@ -12,6 +12,7 @@ import type { TokenCounter } from '../core/tokens/token-counter.ts';
 import { startsTurn } from '../core/turns/parse-turn-boundaries.ts';
 import type { ReadonlyView, View, ViewEntry } from '../core/view/project-view.ts';
 import { projectMessage, projectView, projectViewInSlices } from '../core/view/project-view.ts';
+import { viewAfterCut } from '../core/view/view-after-cut.ts';
 import { forEachInSlices, WorkSlices } from '../core/work-slices.ts';
 import type { RecentSession } from '../store/session-store.ts';
 import {
@@ -448,6 +449,32 @@ export class SessionRuntime {
     // Entry indexes move when edits reshape the view: whoever kept one looks again.
     this.#viewVersion++;
     await this.recountInSlices(slices);
+  }
+
+  /**
+   * Applies one new prefix cut (a summary, a drop) by taking the messages it covers off the front of the
+   * view, where that leaves the rest as a projection would (`viewAfterCut`): a projection reads the whole
+   * log and every edit. Returns false — and changes nothing — when the view must be projected again.
+   */
+  cutInPlace(edits: readonly Edit[]): boolean {
+    const [edit] = edits;
+    if (edits.length !== 1 || (edit?.type !== 'summarize' && edit?.type !== 'drop')) return false;
+    if (this.#editsByTarget.anyAcrossMessages) return false;
+    const cut = viewAfterCut(this.#view, edit, this.#heldLog);
+    if (!cut) return false;
+    const { dropped } = cut;
+    let results = 0;
+    for (let index = 0; index < dropped; index++)
+      if (this.#view.entries[index]?.message.role === 'tool') results++;
+    this.#view = cut.view;
+    this.#viewVersion++;
+    this.#viewMessages = this.#viewMessages.slice(dropped);
+    this.#entryTokens = this.#entryTokens.slice(dropped);
+    this.#historyTokens = 0;
+    for (const tokens of this.#entryTokens) this.#historyTokens += tokens;
+    this.#turnStarts = this.#turnStarts.filter((index) => index >= dropped).map((index) => index - dropped);
+    this.#visibleResults -= results;
+    return true;
   }
 
   /**
