@@ -460,7 +460,7 @@ export class SessionRuntime {
     const [edit] = edits;
     if (edits.length !== 1 || (edit?.type !== 'summarize' && edit?.type !== 'drop')) return false;
     if (this.#editsByTarget.anyAcrossMessages) return false;
-    const cut = viewAfterCut(this.#view, edit, this.#heldLog);
+    const cut = viewAfterCut(this.#view, edit, this.#heldLog, this.#view.coverage);
     if (!cut) return false;
     const { dropped } = cut;
     let results = 0;

@@ -128,6 +128,11 @@ describe('viewAfterCut', () => {
           const projected = projectView(log, [...edits, next], { leaveCallsOpen: true });
           expect(plain(after.view)).toEqual(plain(projected));
           expect(after.dropped).toBe(before.entries.length - projected.entries.length);
+          // The view's owner may have its own coverage map updated instead of copied.
+          const owned = new Map(before.coverage);
+          const inPlace = viewAfterCut(before, next, log, owned);
+          expect(inPlace?.view.coverage).toBe(owned);
+          expect(plain(inPlace?.view as View)).toEqual(plain(projected));
         },
       ),
       { numRuns: 3_000 },

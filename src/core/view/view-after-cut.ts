@@ -14,12 +14,15 @@ import type { CoverageReason, ReadonlyView, View } from './project-view.ts';
  * from the view alone: the cut is older than the view's, it would leave a result without its call (the
  * projection leaves such a result out), or a call still open was made before it.
  *
- * `log` is the log the view was projected from, in seq order.
+ * `log` is the log the view was projected from, in seq order. The new view's coverage is `coverage`,
+ * updated: a copy of the view's by default; the view's owner may hand in the view's own map, which a
+ * long log makes worth not copying on every cut.
  */
 export function viewAfterCut(
   view: ReadonlyView,
   edit: SummarizeEdit | DropEdit,
   log: readonly Message[],
+  coverage?: Map<number, CoverageReason>,
 ): { view: View; dropped: number } | undefined {
   const through = edit.throughSeq;
   if (view.cut && through < view.cut.throughSeq) return undefined;
@@ -40,21 +43,21 @@ export function viewAfterCut(
       for (const part of entries[index]?.message.parts ?? [])
         if (part.type === 'tool-result' && cutCalls.has(part.callId)) return undefined;
 
-  const coverage = new Map<number, CoverageReason>(view.coverage);
+  const covers = coverage ?? new Map<number, CoverageReason>(view.coverage);
   const covered: CoverageReason = { by: 'edit', editId: edit.id, type: edit.type };
   for (const message of log) {
     if (message.seq > through) break;
-    coverage.set(message.seq, covered);
+    covers.set(message.seq, covered);
   }
   const summarized = edit.type === 'summarize';
   return {
     view: {
-      entries: entries.slice(first).map((entry) => ({ ...entry })),
+      entries: entries.slice(first),
       summary: summarized ? edit.summary : view.summary,
       placement: summarized ? edit.placement : view.placement,
       reminder: edit.type === 'drop' ? edit.reminder : undefined,
       cut: edit,
-      coverage,
+      coverage: covers,
       pairing: view.pairing.clone(),
     },
     dropped: first,
