@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { textFrom, WHITESPACE_PIECES } from '../testing/text-arbitraries.ts';
-import { distinctiveTokens, pointerKeys, tokenPieces } from './distinctive-tokens.ts';
+import { distinctiveTokens, pointerKeys } from './distinctive-tokens.ts';
 
 describe('pointerKeys', () => {
   const output = [
@@ -99,34 +98,6 @@ describe('pointerKeys: the error line', () => {
           ).toBe(false);
       }),
       { numRuns: 2_000 },
-    );
-  });
-});
-
-describe('tokenPieces', () => {
-  /** The definition: split at runs of separators, keep what may hold a token (4 to 208 code units). */
-  const definition = (text: string) =>
-    text.split(/[\s"'`()[\]{}<>,;=|]+/).filter((piece) => piece.length >= 4 && piece.length <= 208);
-
-  it('cuts as splitting at the separators does, whatever the text holds', () => {
-    const pieces = [
-      ...WHITESPACE_PIECES,
-      ...'"\'`()[]{}<>,;=|\v\f\u1680\u2000\u200a\u200b\u202f\u205f\u2029\u0085'.split(''),
-      'src/app.py:41',
-      'HAT300',
-      'a',
-      'abcd',
-      'é',
-      '😀',
-      '\ud800',
-      'x'.repeat(204),
-      'y'.repeat(205),
-    ];
-    fc.assert(
-      fc.property(textFrom(pieces, 60), (text) => {
-        expect(tokenPieces(text)).toEqual(definition(text));
-      }),
-      { numRuns: 3_000 },
     );
   });
 });

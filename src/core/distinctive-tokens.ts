@@ -1,3 +1,10 @@
+import {
+  HOLDS_COLON_DIGIT,
+  HOLDS_DIGIT,
+  HOLDS_DOT_OR_SLASH,
+  HOLDS_LETTER,
+  scanTokenPieces,
+} from './token-pieces.ts';
 import { safeCutIndex } from './utf16-boundary.ts';
 
 /**
@@ -15,80 +22,6 @@ const CODE = /\b(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{5,}\b/g;
 const LINE_REF = /[\w./-]+\.[a-zA-Z]\w{0,5}:\d+/g;
 /** Longer tokens are left out: a quoted blob is not one identifier. */
 const MAX_TOKEN_CHARS = 200;
-/**
- * Tokens never span separators: whitespace (`\s`) and ``"'`()[]{}<>,;=|``. The text is cut at them first
- * and the patterns run on each piece, so the cost stays linear in the text whatever it holds (a pattern
- * run over one long line retried from every position would not).
- */
-const ASCII_SEPARATOR = new Uint8Array(128);
-for (const char of '\t\n\v\f\r "\'`()[]{}<>,;=|') ASCII_SEPARATOR[char.charCodeAt(0)] = 1;
-
-/** The code units `\s` matches beyond ASCII, as regular expressions define it. */
-function isWideSpace(code: number): boolean {
-  return (
-    code === 0xa0 ||
-    code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    code === 0x202f ||
-    code === 0x205f ||
-    code === 0x3000 ||
-    code === 0xfeff
-  );
-}
-
-/** What a piece holds, which a kind of token needs (`KEY_KINDS`): found as the piece is scanned. */
-const HOLDS_COLON_DIGIT = 1;
-const HOLDS_DOT_OR_SLASH = 2;
-const HOLDS_DIGIT = 4;
-const HOLDS_LETTER = 8;
-
-interface TokenPieces {
-  pieces: string[];
-  /** For each piece, the `HOLDS_` flags of what it holds. */
-  holds: number[];
-}
-
-/**
- * The pieces between separators that may hold a token (4 to `MAX_TOKEN_CHARS` + 8 code units), in order,
- * with what each holds: one pass over the code units, and only those pieces are cut out of the text (a
- * result is mostly pieces too short to hold one).
- */
-function scanPieces(text: string): TokenPieces {
-  const pieces: string[] = [];
-  const holds: number[] = [];
-  const length = text.length;
-  let start = 0;
-  let flags = 0;
-  let previous = -1;
-  for (let index = 0; index <= length; index++) {
-    const code = index < length ? text.charCodeAt(index) : 32;
-    if (code < 128 ? ASCII_SEPARATOR[code] !== 1 : !isWideSpace(code)) {
-      if (code >= 48 && code <= 57) flags |= previous === 58 ? HOLDS_DIGIT | HOLDS_COLON_DIGIT : HOLDS_DIGIT;
-      else if (code === 46 || code === 47) flags |= HOLDS_DOT_OR_SLASH;
-      else if ((code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95)
-        flags |= HOLDS_LETTER;
-      previous = code;
-      continue;
-    }
-    const size = index - start;
-    if (size >= 4 && size <= MAX_TOKEN_CHARS + 8) {
-      pieces.push(text.slice(start, index));
-      holds.push(flags);
-    }
-    start = index + 1;
-    flags = 0;
-    previous = -1;
-  }
-  return { pieces, holds };
-}
-
-/** The pieces of `text` between separators that may hold a token (4 to 208 code units), in order. */
-export function tokenPieces(text: string): string[] {
-  return scanPieces(text).pieces;
-}
-
 const isDistinctiveIdentifier = (word: string): boolean =>
   (word.includes('_') && /[A-Za-z]/.test(word.replace(/_/g, ''))) || /[a-z][A-Z]/.test(word);
 
@@ -99,7 +32,7 @@ export function distinctiveTokens(text: string): Set<string> {
     const trimmed = trimToken(token);
     if (trimmed !== undefined) byKind[kind]?.push(trimmed);
   };
-  for (const piece of tokenPieces(text)) {
+  for (const piece of scanTokenPieces(text, MAX_TOKEN_CHARS + 8).pieces) {
     for (const match of piece.matchAll(PATH)) if (/[A-Za-z]/.test(match[0])) add(0, match[0]);
     for (const match of piece.matchAll(HASH)) add(1, match[0]);
     for (const match of piece.matchAll(IDENTIFIER)) if (isDistinctiveIdentifier(match[0])) add(2, match[0]);
@@ -198,7 +131,7 @@ export function pointerKeys(content: string, maxChars: number): string {
  * never run over a large result.
  */
 function* keyCandidates(content: string): Generator<string> {
-  const { pieces, holds } = scanPieces(content);
+  const { pieces, holds } = scanTokenPieces(content, MAX_TOKEN_CHARS + 8);
   const seen = new Set<string>();
   for (const [pattern, needs, accept] of KEY_KINDS) {
     for (let index = 0; index < pieces.length; index++) {
