@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { PRESET_NAMES } from '../core/policy/presets/index.ts';
 import { runGuaranteeSession } from '../testing/guarantee-session.ts';
-import { sessionArbitrary } from '../testing/session-arbitraries.ts';
+import { type SessionSpec, sessionArbitrary } from '../testing/session-arbitraries.ts';
 
 /**
  * The engine's guarantees, over random sessions (src/testing/session-arbitraries.ts): parallel and
@@ -59,5 +59,107 @@ describe('the engine’s guarantees over random sessions', () => {
     timeout: TEST_TIMEOUT_MS,
   }, async () => {
     await assertSessions(sessionArbitrary({ shape: 'many-turns' }), 600);
+  });
+});
+
+/**
+ * Found by the properties above (seed 2096412936): a usage report came for a request an after-turn edit had
+ * changed, so it could not anchor; the anchor of an older report stayed in its place and the history
+ * estimate kept that report's offset, where the newest report said the estimate was off by another.
+ */
+const STALE_REPORT_AFTER_AN_OLDER_ANCHOR: SessionSpec = {
+  preset: 'digitorn',
+  counter: 'heuristic',
+  callIds: 'reused',
+  turns: [
+    {
+      request: { size: 'tiny', style: 'plain', seed: 0 },
+      media: [],
+      steps: [
+        {
+          preamble: null,
+          reasoning: false,
+          results: [{ content: { size: 'tiny', style: 'plain', seed: 0 }, isError: false, media: [] }],
+          answered: 'all',
+        },
+        {
+          preamble: null,
+          reasoning: false,
+          results: [
+            { content: { size: 'tiny', style: 'plain', seed: 0 }, isError: false, media: [] },
+            { content: { size: 'tiny', style: 'progress', seed: 0 }, isError: false, media: [] },
+          ],
+          answered: 'reversed',
+        },
+        {
+          preamble: null,
+          reasoning: false,
+          results: [{ content: { size: 'large', style: 'unicode', seed: 0 }, isError: false, media: [] }],
+          answered: 'all',
+        },
+        {
+          preamble: { size: 'short', style: 'unicode', seed: 0 },
+          reasoning: false,
+          results: [
+            { content: { size: 'short', style: 'plain', seed: 0 }, isError: false, media: [85, 85] },
+            { content: { size: 'short', style: 'unicode', seed: 0 }, isError: false, media: [] },
+          ],
+          answered: 'all',
+        },
+        {
+          preamble: null,
+          reasoning: false,
+          results: [
+            { content: { size: 'medium', style: 'plain', seed: 0 }, isError: false, media: ['flat'] },
+            { content: { size: 'tiny', style: 'plain', seed: 0 }, isError: false, media: [] },
+          ],
+          answered: 'all',
+        },
+        {
+          preamble: { size: 'short', style: 'plain', seed: 0 },
+          reasoning: false,
+          results: [{ content: { size: 'tiny', style: 'plain', seed: 0 }, isError: false, media: [] }],
+          answered: 'all',
+        },
+        {
+          preamble: { size: 'short', style: 'plain', seed: 0 },
+          reasoning: false,
+          results: [{ content: { size: 'tiny', style: 'plain', seed: 0 }, isError: false, media: [] }],
+          answered: 'none',
+        },
+        {
+          preamble: null,
+          reasoning: false,
+          results: [{ content: { size: 'tiny', style: 'plain', seed: 0 }, isError: false, media: [] }],
+          answered: 'all',
+        },
+      ],
+      reply: null,
+      hiddenNote: false,
+    },
+  ],
+  windows: [
+    { contextWindow: 3378, reserveFraction: 0.01, systemFraction: 0, tools: 0, toolDescriptionChars: 0 },
+  ],
+  calls: [
+    {
+      delivery: 'append',
+      window: 0,
+      memo: false,
+      after: [
+        { op: 'usage', factor: 0.8 },
+        { op: 'afterTurn', wait: false },
+      ],
+    },
+    { delivery: 'append', window: 0, memo: false, after: [] },
+    { delivery: 'append', window: 0, memo: false, after: [] },
+    { delivery: 'append', window: 0, memo: true, after: [] },
+    { delivery: 'append', window: 0, memo: false, after: [] },
+  ],
+};
+
+describe('the engine’s guarantees on sessions the properties once failed', () => {
+  it('a usage report for a request edited since leaves no older anchor in its place', async () => {
+    await runGuaranteeSession(STALE_REPORT_AFTER_AN_OLDER_ANCHOR);
   });
 });

@@ -388,7 +388,13 @@ export class SessionRuntime {
    */
   recordUsage(usage: Usage): void {
     const prepared = this.#lastPrepared;
-    if (!prepared || prepared.edits !== this.#editCount || usage.inputTokens <= 0) return;
+    if (!prepared || usage.inputTokens <= 0) return;
+    // The report is newer than any anchor kept, but an edit since the request was prepared (one made after
+    // the turn) means it no longer describes what the view holds: an older anchor does not stand in for it.
+    if (prepared.edits !== this.#editCount) {
+      this.#anchor = undefined;
+      return;
+    }
     if (this.#counter instanceof CalibratedTokenCounter) {
       const memo = this.#memo;
       const measure = measureRequest({
