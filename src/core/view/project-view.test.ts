@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assistant, callsTo, numbered, result, user } from '../../testing/build-messages.ts';
+import { repairableLogs } from '../../testing/log-arbitraries.ts';
 import type { Edit, Summary } from '../edit.ts';
 import type { Message } from '../message.ts';
 import { textOf, toolResultOf } from '../message.ts';
@@ -239,31 +240,6 @@ describe('projectView', () => {
   });
 });
 
-const logArbitrary = fc
-  .array(
-    fc.record({
-      calls: fc.array(fc.record({ n: fc.integer({ min: 1, max: 3 }), answered: fc.boolean() }), {
-        maxLength: 3,
-      }),
-      reply: fc.boolean(),
-    }),
-    { minLength: 1, maxLength: 6 },
-  )
-  .map((turns) => {
-    let id = 0;
-    const drafts = [];
-    for (const [t, turn] of turns.entries()) {
-      drafts.push(user(`u${t}`));
-      for (const step of turn.calls) {
-        const ids = Array.from({ length: step.n }, () => `k${id++}`);
-        drafts.push(callsTo(...ids.map((callId): [string, string] => [callId, 'tool'])));
-        if (step.answered) for (const callId of ids) drafts.push(result(callId, `out ${callId}`));
-      }
-      if (turn.reply) drafts.push(assistant(`r${t}`));
-    }
-    return numbered(drafts);
-  });
-
 function randomEdits(log: Message[], picks: number[]): Edit[] {
   const results = log.filter((message) => message.role === 'tool').map((message) => message.seq);
   const users = log.filter((message) => message.role === 'user').map((message) => message.seq);
@@ -338,7 +314,7 @@ function randomEdits(log: Message[], picks: number[]): Edit[] {
 describe('projectView properties', () => {
   it('never separates a call from its result, and explains every log message not shown as logged', () => {
     fc.assert(
-      fc.property(logArbitrary, fc.array(fc.nat(), { maxLength: 6 }), (history, picks) => {
+      fc.property(repairableLogs, fc.array(fc.nat(), { maxLength: 6 }), (history, picks) => {
         const view = projectView(history, randomEdits(history, picks));
         const messages = view.entries.map((entry) => entry.message);
         expect(findPairingViolations(messages)).toEqual([]);
@@ -355,7 +331,7 @@ describe('projectView properties', () => {
   it('hide edits over any messages: pairing holds and every hidden message is explained', () => {
     fc.assert(
       fc.property(
-        logArbitrary,
+        repairableLogs,
         fc.array(fc.nat(), { maxLength: 6 }),
         fc.array(fc.nat()),
         (history, picks, hide) => {

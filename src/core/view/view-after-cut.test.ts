@@ -1,45 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assistant, callsTo, numbered, result, user } from '../../testing/build-messages.ts';
+import { repairableLogs } from '../../testing/log-arbitraries.ts';
 import type { DropEdit, Edit, SummarizeEdit } from '../edit.ts';
 import type { Message } from '../message.ts';
 import { projectView, type View } from './project-view.ts';
 import { viewAfterCut } from './view-after-cut.ts';
 
 const base = { at: 0, tokensBefore: 0, tokensAfter: 0 };
-
-/**
- * Logs with what a projection has to repair: parallel calls, calls never answered, results answering no
- * call (a repeated id), and messages the agent does not see.
- */
-const logs = fc
-  .array(
-    fc.record({
-      calls: fc.array(
-        fc.record({ n: fc.integer({ min: 1, max: 3 }), answered: fc.boolean(), stray: fc.boolean() }),
-        { maxLength: 3 },
-      ),
-      reply: fc.boolean(),
-      hiddenNote: fc.boolean(),
-    }),
-    { minLength: 1, maxLength: 6 },
-  )
-  .map((turns) => {
-    let id = 0;
-    const drafts: Omit<Message, 'seq' | 'id'>[] = [];
-    for (const [t, turn] of turns.entries()) {
-      drafts.push(user(`u${t}`));
-      for (const step of turn.calls) {
-        const ids = Array.from({ length: step.n }, () => `k${id++}`);
-        drafts.push(callsTo(...ids.map((callId): [string, string] => [callId, 'tool'])));
-        if (step.answered) for (const callId of ids) drafts.push(result(callId, `out ${callId}`));
-        if (step.stray) drafts.push(result(`k${Math.max(0, id - 4)}`, 'late'));
-      }
-      if (turn.hiddenNote) drafts.push(assistant(`note${t}`, { agentVisible: false }));
-      if (turn.reply) drafts.push(assistant(`r${t}`));
-    }
-    return numbered(drafts);
-  });
 
 /** Content edits of single messages and prefix cuts anywhere: the edits a view may be cut under. */
 function editsFor(log: readonly Message[], picks: readonly number[]): Edit[] {
@@ -114,7 +82,7 @@ describe('viewAfterCut', () => {
     let given = 0;
     fc.assert(
       fc.property(
-        logs,
+        repairableLogs,
         fc.array(fc.nat(), { maxLength: 8 }),
         fc.nat(),
         fc.boolean(),
