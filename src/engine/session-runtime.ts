@@ -37,6 +37,12 @@ import { ShortTextCounts, SUMMARY_ITEM_MAX_CHARS } from './short-text-counts.ts'
  * re-projects. `projectView(log, edits)` is the reference
  * this must always agree with (a test checks it).
  */
+/**
+ * Held messages a cut covers plus view entries it shifts, past which a new cut re-projects the view in
+ * slices instead of taking its messages off the front at once (`cutInPlace`).
+ */
+export const CUT_IN_PLACE_MAX_ITEMS = 8_192;
+
 export class SessionRuntime {
   readonly id: string;
   /**
@@ -466,6 +472,9 @@ export class SessionRuntime {
     const [edit] = edits;
     if (edits.length !== 1 || (edit?.type !== 'summarize' && edit?.type !== 'drop')) return false;
     if (this.#editsByTarget.anyAcrossMessages) return false;
+    // The cut covers every held message through it and shifts every entry: past a few thousand, that is
+    // left to the projection, which lets other sessions' calls run between its slices.
+    if (edit.throughSeq - this.#logStart + this.#view.entries.length > CUT_IN_PLACE_MAX_ITEMS) return false;
     const cut = viewAfterCut(this.#view, edit, this.#heldLog, this.#view.coverage);
     if (!cut) return false;
     const { dropped } = cut;
