@@ -4,6 +4,7 @@ import { projectView } from '../core/view/project-view.ts';
 import { assistant, callsTo, numbered, result, user } from '../testing/build-messages.ts';
 import { runeLength } from './clip-text.ts';
 import {
+  CLIPPED_ARGUMENTS_KEY,
   DEFAULT_SNIP_MARKER,
   EMERGENCY_TOOL_RESULT_MAX_CHARS,
   EMERGENCY_USER_TEXT_MAX_CHARS,
@@ -116,6 +117,49 @@ describe('planSnipOversized on tool-call arguments', () => {
     expect(call?.args).toBe(argsEdit.args);
     expect(testMessageTokens(shown)).toBeLessThanOrEqual(2_000);
     expect(violationsAfter(history, edits)).toEqual([]);
+  });
+
+  it('clips clipped arguments again inside their wrapper, still counting from the original', () => {
+    const content = `HEAD${'say "hi"\n'.repeat(10_000)}TAIL`;
+    const args = JSON.stringify({ path: 'src/big.ts', content });
+    const history = numbered([
+      user('write the file'),
+      callsTo(['w', 'write', args]),
+      result('w', 'written'),
+      assistant('done'),
+    ]);
+    const first = planSnipOversized(layerInputFor(history), { maxTokensPerMessage: 2_000 });
+    const second = planSnipOversized(layerInputFor(history, first), { maxTokensPerMessage: 500 });
+    const argsEdit = second.find((edit) => edit.type === 'truncate-args');
+    if (argsEdit?.type !== 'truncate-args') throw new Error('expected a truncate-args edit');
+    const parsed = JSON.parse(argsEdit.args) as Record<string, unknown>;
+    expect(Object.keys(parsed)).toEqual([CLIPPED_ARGUMENTS_KEY, 'original_chars']);
+    expect(parsed.original_chars).toBe(runeLength(args));
+    const inner = parsed[CLIPPED_ARGUMENTS_KEY];
+    if (typeof inner !== 'string') throw new Error('expected the clipped text');
+    expect(inner).not.toContain(CLIPPED_ARGUMENTS_KEY);
+    expect(inner.startsWith('{"path":"src/big.ts"')).toBe(true);
+    expect(inner.endsWith('TAIL"}')).toBe(true);
+    const omitted = /\((\d+) of (\d+) characters omitted\)/.exec(inner);
+    expect(omitted?.[2]).toBe(String(runeLength(args)));
+    expect(Number(omitted?.[1])).toBeGreaterThan(runeLength(args) - runeLength(inner));
+    const shown = projectView(history, [...first, ...second]).entries[1]?.message;
+    if (!shown) throw new Error('the call is not in view');
+    expect(testMessageTokens(shown)).toBeLessThanOrEqual(500);
+  });
+
+  it('treats arguments that only look clipped as any other arguments', () => {
+    const lookalike = JSON.stringify({
+      [CLIPPED_ARGUMENTS_KEY]: 'x'.repeat(20_000),
+      original_chars: 3,
+      extra: true,
+    });
+    const history = numbered([user('go'), callsTo(['w', 'write', lookalike]), result('w', 'ok')]);
+    const [edit] = planSnipOversized(layerInputFor(history), { maxTokensPerMessage: 1_000 });
+    if (edit?.type !== 'truncate-args') throw new Error('expected a truncate-args edit');
+    const parsed = JSON.parse(edit.args) as Record<string, unknown>;
+    expect(parsed.original_chars).toBe(runeLength(lookalike));
+    expect(String(parsed[CLIPPED_ARGUMENTS_KEY]).startsWith(`{"${CLIPPED_ARGUMENTS_KEY}":`)).toBe(true);
   });
 });
 

@@ -100,9 +100,14 @@ export function planSnipOversized(input: LayerInput, options: SnipOversizedOptio
   return [...plan.edits, ...argsEdits];
 }
 
+/** The key clipped arguments are kept under, beside `original_chars`. */
+export const CLIPPED_ARGUMENTS_KEY = 'ctxkit_clipped_arguments';
+
 /**
  * Clipped arguments that stay valid JSON (providers parse them; Anthropic needs an object): the head and
- * tail of the original text under a key that says what happened.
+ * tail of the original text under a key that says what happened. Arguments clipped before are clipped
+ * again inside their wrapper, so a tighter limit never wraps a wrapper (each level escaping the one below)
+ * and `original_chars` stays the size of what the agent sent.
  */
 function clipArgs(
   input: LayerInput,
@@ -111,20 +116,44 @@ function clipArgs(
   notice: (omitted: number, total: number) => string,
   argsTokens: number,
 ): string | undefined {
-  const originalChars = runeLength(args);
+  const earlier = readClippedArguments(args);
+  const source = earlier?.text ?? args;
+  const sourceTokens = earlier ? input.countTokens(source) : argsTokens;
+  const originalChars = earlier?.originalChars ?? runeLength(args);
+  // Said of the original: what this clip keeps of the earlier one is what is left of the original.
+  const noticeOf = earlier
+    ? (omitted: number, total: number) => notice(originalChars - (total - omitted), originalChars)
+    : notice;
   const wrap = (inner: string) =>
-    JSON.stringify({ ctxkit_clipped_arguments: inner, original_chars: originalChars });
+    JSON.stringify({ [CLIPPED_ARGUMENTS_KEY]: inner, original_chars: originalChars });
   let room = Math.max(8, budget - input.countTokens(wrap('')));
   // Escaping (quotes, backslashes, newlines) grows the text once wrapped: shrink until the wrapped form fits.
   for (let round = 0; round < FIT_ROUNDS; round++) {
-    const clipped = clipToTokens(input, args, room, notice, argsTokens)?.text();
+    const clipped = clipToTokens(input, source, room, noticeOf, sourceTokens)?.text();
     if (clipped === undefined) return undefined;
     const wrapped = wrap(clipped);
     const excess = input.countTokens(wrapped) - budget;
     if (excess <= 0 || room <= 8) return wrapped;
     room = Math.max(8, room - excess - 1);
   }
-  return wrap(clipToTokens(input, args, 8, notice, argsTokens)?.text() ?? '');
+  return wrap(clipToTokens(input, source, 8, noticeOf, sourceTokens)?.text() ?? '');
+}
+
+/** The clipped text and original size inside arguments `clipArgs` wrote, or undefined for any others. */
+function readClippedArguments(args: string): { text: string; originalChars: number } | undefined {
+  if (!args.startsWith(`{"${CLIPPED_ARGUMENTS_KEY}":`)) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(args);
+    if (parsed === null || typeof parsed !== 'object') return undefined;
+    const keys = Object.keys(parsed);
+    const text: unknown = (parsed as Record<string, unknown>)[CLIPPED_ARGUMENTS_KEY];
+    const originalChars: unknown = (parsed as Record<string, unknown>).original_chars;
+    if (keys.length !== 2 || typeof text !== 'string' || !Number.isSafeInteger(originalChars))
+      return undefined;
+    return { text, originalChars: originalChars as number };
+  } catch {
+    return undefined;
+  }
 }
 
 /** cowagent's emergency caps: tool results and user text over 10K characters keep head + tail. */
