@@ -5,7 +5,7 @@ import { DEFAULT_CLEARING_TRIGGER } from '../core/policy/presets/default.ts';
 import { PRESET_NAMES, PRESETS } from '../core/policy/presets/index.ts';
 import { projectView } from '../core/view/project-view.ts';
 import { findPairingViolations } from '../core/view/tool-pairing-repair.ts';
-import { assistant, callsTo, result, user } from '../testing/build-messages.ts';
+import { assistant, callsTo, numbered, result, user } from '../testing/build-messages.ts';
 import { corpusFiles, LONG_SESSION, loadCorpusSession } from '../testing/corpus.ts';
 import { asInput, replaySession } from '../testing/replay-session.ts';
 import { createContextManager } from './context-manager.ts';
@@ -181,6 +181,42 @@ describe('budget errors', () => {
       code: 'context_budget_exceeded',
       region: 'toolDefinitions',
     });
+  });
+});
+
+describe('a long agent turn (one request, many tool calls)', () => {
+  const turn = numbered([
+    user('read every module and write up what each one does'),
+    ...Array.from({ length: 40 }, (_, n) => [
+      callsTo([`c${n}`, 'read_file', `{"path":"src/module-${n}.ts"}`]),
+      result(
+        `c${n}`,
+        Array.from({ length: 60 }, (_, line) => `export const value${n}_${line} = ${n * 100 + line};`).join(
+          '\n',
+        ),
+      ),
+    ]).flat(),
+    assistant('every module is written up'),
+  ]);
+  const request = { system: 'You are a coding agent.', contextWindow: 8_000, maxOutputTokens: 1_000 };
+  const editsAfterReplay = async (policy: Policy) => {
+    const manager = createContextManager({ policy, clock: clock() });
+    await replaySession(manager, 'turn', turn, request, ({ result: prepared }) => {
+      expect(prepared.stats.tokens.input + 1_000).toBeLessThanOrEqual(8_000);
+    });
+    return (await manager.history('turn')).edits;
+  };
+
+  it('is summarized between its messages under default, where a turn-only cut finds nowhere to cut', async () => {
+    const edits = await editsAfterReplay(withModel(PRESETS.default));
+    const summaries = edits.filter((edit) => edit.type === 'summarize');
+    expect(summaries.length).toBeGreaterThan(0);
+    for (const edit of summaries) expect(edit.throughSeq).toBeGreaterThan(0);
+
+    const turnOnly = await editsAfterReplay(
+      withModel({ ...PRESETS.default, summarize: { ...PRESETS.default.summarize, cutAt: 'turn' } }),
+    );
+    expect(turnOnly.some((edit) => edit.type === 'summarize')).toBe(false);
   });
 });
 

@@ -7,7 +7,8 @@ import { pairToolCalls } from '../core/turns/pair-tool-calls.ts';
  * Where a cut may fall. `turn` (picoclaw, the default): only at a turn boundary, so whole turns go.
  * `message` (tiancai and digitorn split by message count): at any message that is not a tool result and
  * that no call/result pair straddles; a single long agent turn (one request, fifty tool calls) can
- * then still be compacted. Never between a tool call and its result either way.
+ * then still be compacted. `turn-or-message`: at a turn boundary when there is one to cut at, else at a
+ * message. Never between a tool call and its result either way.
  */
 export type CutAt = CoreCutAt;
 
@@ -17,9 +18,9 @@ type History = readonly Pick<Message, 'role' | 'meta' | 'parts'>[];
 
 /** The cut points in `history` for the mode, ascending; never 0 (a cut there cuts nothing). */
 export function cutPoints(history: History, cutAt: CutAt = DEFAULT_CUT_AT): number[] {
-  return cutAt === 'turn'
-    ? safeBoundaries(history).filter((point) => point > 0)
-    : safeMessageBoundaries(history);
+  if (cutAt === 'message') return safeMessageBoundaries(history);
+  const turns = safeBoundaries(history).filter((point) => point > 0);
+  return cutAt === 'turn' || turns.length > 0 ? turns : safeMessageBoundaries(history);
 }
 
 /**
@@ -37,6 +38,10 @@ export function snapCut(
   if (history.length === 0) return 0;
   const clamped = Math.min(target, history.length - 1);
   if (clamped <= 0) return 0;
+  if (cutAt === 'turn-or-message') {
+    const atTurn = snapCut(history, target, 'turn', canStartAt);
+    return atTurn > 0 ? atTurn : snapCut(history, target, 'message', canStartAt);
+  }
   const points = cutPoints(history, cutAt).filter(canStartAt);
   let backward = 0;
   for (const point of points) {

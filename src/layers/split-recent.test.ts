@@ -81,6 +81,43 @@ describe('planRecentSplit', () => {
     expect(keepNothing?.cutIndex).toBe(8);
   });
 
+  it('with cutAt "turn-or-message", cuts a turn that has no boundary in reach between its messages', () => {
+    const single = numbered([
+      user('go'),
+      ...Array.from({ length: 8 }, (_, n) => [
+        callsTo([`c${n}`, 'bash']),
+        result(`c${n}`, 'o'.repeat(800)),
+      ]).flat(),
+    ]);
+    const input = layerInputFor(single);
+    const inside = planRecentSplit(input, { keepRecentTokens: 700, cutAt: 'turn-or-message' });
+    // At a call, as far back as the budget reaches: one more exchange would be over it.
+    const cutIndex = inside?.cutIndex ?? 0;
+    expect(cutIndex).toBeGreaterThan(1);
+    expect(single[cutIndex]?.role).toBe('assistant');
+    expect(inside?.recentTokens).toBeLessThanOrEqual(700);
+    expect(suffixTokens(input.entryTokens)[cutIndex - 2]).toBeGreaterThan(700);
+    if (inside) expectCleanCut(single, [], inside);
+    // The newest exchange stays whatever the rule says (its result is what the agent works from), and a
+    // cut is made inside the turn only when what stays then fits the rule.
+    const answered = numbered([...single, assistant('all read')]);
+    const newestCall = answered.length - 3;
+    const before = planRecentSplit(layerInputFor(answered), {
+      keepRecentTokens: 700,
+      cutAt: 'turn-or-message',
+    });
+    expect(before?.cutIndex).toBeLessThanOrEqual(newestCall);
+    expect(before?.cutIndex).toBeGreaterThan(1);
+    expect(planRecentSplit(layerInputFor(answered), { keepRecentTokens: 10, cutAt: 'turn-or-message' })).toBe(
+      undefined,
+    );
+    // Where a turn boundary can be cut at, it is the one taken, as in turn mode.
+    for (const keepRecentTokens of [1, 277, 290, 600]) {
+      const either = planRecentSplit(layerInputFor(log), { keepRecentTokens, cutAt: 'turn-or-message' });
+      expect(either?.cutIndex).toBe(planRecentSplit(layerInputFor(log), { keepRecentTokens })?.cutIndex);
+    }
+  });
+
   it('cuts inside a long turn between complete tool exchanges with cutAt "message" (tiancai, digitorn)', () => {
     const single = numbered([
       user('go'),
@@ -144,7 +181,7 @@ describe('planRecentSplit', () => {
           fc.record({ keepRecentMessages: fc.integer({ min: 1, max: 30 }) }),
           fc.record({ keepRecentTurns: fc.integer({ min: 1, max: 6 }) }),
         ),
-        fc.constantFrom('turn' as const, 'message' as const),
+        fc.constantFrom('turn' as const, 'message' as const, 'turn-or-message' as const),
         ({ log: session, edits }, rule, cutAt) => {
           const input = layerInputFor(session, edits);
           const split = planRecentSplit(input, { ...rule, cutAt });
@@ -171,6 +208,18 @@ describe('planRecentSplit', () => {
         const target = raw % (session.length + 1);
         const expected = findSafeBoundary(session, Math.min(target, session.length - 1));
         expect(snapCut(session, target, 'turn')).toBe(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('property: "turn-or-message" snaps as turn mode does, and as message mode only where turn mode cannot', () => {
+    fc.assert(
+      fc.property(sessionArbitrary, fc.nat(), ({ log: session }, raw) => {
+        const target = raw % (session.length + 1);
+        const atTurn = snapCut(session, target, 'turn');
+        const either = snapCut(session, target, 'turn-or-message');
+        expect(either).toBe(atTurn > 0 ? atTurn : snapCut(session, target, 'message'));
       }),
       { numRuns: 300 },
     );

@@ -1,4 +1,5 @@
 import type { KeepRule } from '../core/compaction/decide-compaction.ts';
+import type { Message } from '../core/message.ts';
 import { parseTurnBoundaries } from '../core/turns/parse-turn-boundaries.ts';
 import { cutAt, type HistoryCut, suffixTokens } from './history-cut.ts';
 import type { LayerInput } from './layer-input.ts';
@@ -36,14 +37,40 @@ export function planRecentSplit(
   if (messages.length < 2) return undefined;
   const target = splitTarget(input, options);
   if (target === undefined || target <= 0) return undefined;
-  const cutIndex = snapCut(
-    messages,
-    target,
-    options.cutAt ?? DEFAULT_CUT_AT,
-    (index) => input.entries[index]?.sourceSeq !== undefined,
-  );
+  const mode = options.cutAt ?? DEFAULT_CUT_AT;
+  const canStartAt = (index: number) => input.entries[index]?.sourceSeq !== undefined;
+  let cutIndex = snapCut(messages, target, mode === 'turn-or-message' ? 'turn' : mode, canStartAt);
+  if (cutIndex <= 0 && mode === 'turn-or-message') {
+    // Inside the turn, the newest tool exchange always stays (the result the agent is working from), and
+    // only when what stays then fits the rule: an exchange larger than that is for snipping to fix, and
+    // compacting the little before it would free next to nothing.
+    const inside = snapCut(messages, Math.min(target, newestCallIndex(messages)), 'message', canStartAt);
+    if (inside > 0 && keptWithinRule(input.entryTokens, inside, options)) cutIndex = inside;
+  }
   if (cutIndex <= 0) return undefined;
   return cutAt(input, cutIndex);
+}
+
+/** The newest message that calls a tool; the history's length when none does. */
+function newestCallIndex(messages: readonly Message[]): number {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.role === 'assistant' && message.parts.some((part) => part.type === 'tool-call'))
+      return index;
+  }
+  return messages.length;
+}
+
+function keptWithinRule(
+  entryTokens: readonly number[],
+  cutIndex: number,
+  options: RecentSplitOptions,
+): boolean {
+  const { keepRecentTokens = 0 } = options;
+  if (keepRecentTokens <= 0) return true;
+  let kept = 0;
+  for (let index = cutIndex; index < entryTokens.length; index++) kept += entryTokens[index] ?? 0;
+  return kept <= keepRecentTokens;
 }
 
 /** The unsnapped index of the first kept message, or undefined when everything fits. */

@@ -218,7 +218,7 @@ export const SUMMARY_PLACEMENTS = [
   'system-prompt',
 ] as const;
 export const MESSAGES_WHEN = ['always', 'no-token-limit'] as const;
-export const CUT_AT = ['turn', 'message'] as const;
+export const CUT_AT = ['turn', 'message', 'turn-or-message'] as const;
 
 export const SummaryModelSchema = z.strictObject({
   /** A cheaper model dedicated to summaries (digitorn summary_brain). */
@@ -258,7 +258,11 @@ export const SummarizeSchema = z.strictObject({
   keepRecentMessages: count,
   /** keepRecentTokens is clamped to this fraction of the effective token limit (tiancai: half). */
   keepRecentTokensMaxFraction: fraction,
-  /** Where the cut may fall. Never between a tool call and its result either way; `turn` snaps to a user message (picoclaw). */
+  /**
+   * Where the cut may fall. Never between a tool call and its result either way; `turn` snaps to a user
+   * message (picoclaw); `turn-or-message` does too, and cuts between messages when no user message is
+   * in reach (one request, a hundred tool calls), instead of leaving the turn to the lossy steps.
+   */
   cutAt: z.enum(CUT_AT),
   /** Tool results are clipped to this many runes in the summarizer's input (tiancai: 1800). 0 = no clip. */
   toolResultMaxChars: count,

@@ -215,8 +215,9 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     keepRecentTurns: 0,
     keepRecentMessages: 0,
     keepRecentTokensMaxFraction: DEFAULT_KEEP_RECENT_TOKENS_MAX_FRACTION,
-    // "snapped to a turn boundary".
-    cutAt: 'turn',
+    // "snapped to a turn boundary"; a turn with none in reach (one request, a hundred tool calls) is cut
+    // between its messages and summarized, rather than left to snipping and dropping.
+    cutAt: 'turn-or-message',
     toolResultMaxChars: DEFAULT_SUMMARY_TOOL_RESULT_MAX_CHARS,
     inputMaxTokens: 0,
     maxSummaryTokens: DEFAULT_MAX_SUMMARY_TOKENS,
