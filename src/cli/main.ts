@@ -26,7 +26,7 @@ function policyOptions(command: Command, perRequestModel = false): Command {
   // Hidden, not absent, for serve: its own error says why it takes no model.
   const model = new Option(
     '--model <name>',
-    'the model whose window applies (e.g. gpt-4o, claude-sonnet-4-5)',
+    'the model whose window applies (e.g. gpt-4o, claude-sonnet-4-6)',
   );
   const withModel = command.addOption(perRequestModel ? model.hideHelp() : model);
   return withModel

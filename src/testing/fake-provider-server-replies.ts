@@ -13,7 +13,7 @@ import type { Message, Usage } from '../core/message.ts';
 import type { HttpReply } from './fake-provider-server-types.ts';
 
 export const FAKE_OPENAI_MODEL = 'gpt-4o-2024-08-06';
-export const FAKE_ANTHROPIC_MODEL = 'claude-sonnet-4-5-20250929';
+export const FAKE_ANTHROPIC_MODEL = 'claude-sonnet-4-6';
 /** Figures used when a reply does not give its own usage. */
 export const FAKE_DEFAULT_USAGE: Readonly<Usage> = { inputTokens: 100, outputTokens: 20 };
 

@@ -24,7 +24,7 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
 /** The smallest bodies the real APIs accept. */
 const OPENAI_BODY = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
 const ANTHROPIC_BODY = {
-  model: 'claude-sonnet-4-5',
+  model: 'claude-sonnet-4-6',
   max_tokens: 64,
   messages: [{ role: 'user', content: 'hi' }],
 };
@@ -120,7 +120,7 @@ describe('fake provider server', () => {
 
   it('rejects what the real APIs reject, without using a scripted reply', async () => {
     server.enqueue(anthropicReply());
-    const noMaxTokens = await post('/v1/messages', { model: 'claude-sonnet-4-5', messages: [] });
+    const noMaxTokens = await post('/v1/messages', { model: 'claude-sonnet-4-6', messages: [] });
     expect(noMaxTokens.status).toBe(400);
     expect(await noMaxTokens.json()).toEqual({
       type: 'error',

@@ -12,7 +12,7 @@ afterEach(async () => {
   await server.close();
 });
 
-const SYSTEM = 'Work in small steps and check each one. '.repeat(150);
+const SYSTEM = 'Work in small steps and check each one. '.repeat(300);
 
 async function sentWith(promptCache: boolean | undefined): Promise<string> {
   server.enqueue(anthropicReply({ text: 'ok' }));
@@ -20,7 +20,7 @@ async function sentWith(promptCache: boolean | undefined): Promise<string> {
     {
       provider: 'anthropic',
       baseUrl: server.anthropicBaseUrl,
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       ...(promptCache !== undefined && { promptCache }),
     },
     {},
