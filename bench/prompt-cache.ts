@@ -12,7 +12,7 @@
  *
  * Tokens are counted with o200k, a stand-in for Claude's tokenizer (which gives more tokens for the
  * same text): the ratios hold, the absolute figures are approximate. The minimum cacheable prefix is
- * claude-sonnet-4-5's (1,024).
+ * claude-sonnet-4-6's (2,048).
  *
  *   npm run bench:prompt-cache      (or: npx tsx bench/prompt-cache.ts [--windows 16000,32000,128000])
  */
@@ -25,7 +25,7 @@ import { parseFlags, windowsFlag } from './parse-flags.ts';
 import { RecordedSession } from './peers/recorded-session.ts';
 import { printTable } from './token-bench-support.ts';
 
-const BILLED_MODEL = 'claude-sonnet-4-5';
+const BILLED_MODEL = 'claude-sonnet-4-6';
 const MAX_OUTPUT_TOKENS = 4_096;
 const WINDOWS = windowsFlag(parseFlags(process.argv.slice(2)));
 const MARKINGS: readonly CacheMarking[] = ['none', 'end', 'ctxkit'];

@@ -49,8 +49,8 @@ export const WARM_UP_MAX_PASSES = 5;
  * them: one pass of sub-millisecond calls on a shared machine moves by a third from run to run.
  */
 export const LONG_SESSION_TIMED_PASSES = 3;
-/** The model whose minimum cacheable prefix the Anthropic bill uses (1,024 tokens). */
-export const ANTHROPIC_BILLED_MODEL = 'claude-sonnet-4-5';
+/** The model whose minimum cacheable prefix the Anthropic bill uses (2,048 tokens). */
+export const ANTHROPIC_BILLED_MODEL = 'claude-sonnet-4-6';
 
 /**
  * No collection is forced between replays: V8 collects when it decides, inside whichever calls it lands,
