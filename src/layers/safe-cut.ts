@@ -16,7 +16,10 @@ export const DEFAULT_CUT_AT: CutAt = 'turn';
 
 type History = readonly Pick<Message, 'role' | 'meta' | 'parts'>[];
 
-/** The cut points in `history` for the mode, ascending; never 0 (a cut there cuts nothing). */
+/**
+ * The cut points in `history` for the mode, ascending; never 0 (a cut there cuts nothing). For
+ * `turn-or-message`, the turn boundaries, or the message boundaries of a history that has none.
+ */
 export function cutPoints(history: History, cutAt: CutAt = DEFAULT_CUT_AT): number[] {
   if (cutAt === 'message') return safeMessageBoundaries(history);
   const turns = safeBoundaries(history).filter((point) => point > 0);

@@ -10,8 +10,9 @@ import { DEFAULT_CUT_AT, snapCut } from './safe-cut.ts';
  * recent ones stay verbatim. What "recent" counts is where the seeds disagree: tokens (tiancai
  * KeepRecentTokens, preferred when set), messages (tiancai KeepRecent, digitorn keep_recent), turns (cowagent, picoclaw).
  * The first non-zero rule wins, in that order: tokens, turns, messages. The cut is always snapped to a
- * safe point (`findSafeBoundary` for turns), so a call never loses its result, and the current turn is
- * always kept: a cut keeps something for the model to answer.
+ * safe point (`findSafeBoundary` for turns), so a call never loses its result, and always keeps something
+ * for the model to answer. In turn mode the current turn is kept whole; `turn-or-message` cuts inside it
+ * only when no turn boundary is in reach, and keeps its newest tool exchange.
  */
 
 /** tiancai `KeepRecentTokens: 20000`, the rule used when no other is given. */
