@@ -90,16 +90,21 @@ describe('planSnipOversized (digitorn truncate_oversized_messages / snip_oversiz
   });
 });
 
+/** A session whose one call writes `content` to a file: the arguments, and the history. */
+const fileWrite = (content: string) => {
+  const args = JSON.stringify({ path: 'src/big.ts', content });
+  const history = numbered([
+    user('write the file'),
+    callsTo(['w', 'write', args]),
+    result('w', 'written'),
+    assistant('done'),
+  ]);
+  return { args, history };
+};
+
 describe('planSnipOversized on tool-call arguments', () => {
   it('clips the arguments of a call too large for the window into valid JSON naming what was cut', () => {
-    const content = `HEAD${'const x = 1;\n'.repeat(8_000)}TAIL`;
-    const args = JSON.stringify({ path: 'src/big.ts', content });
-    const history = numbered([
-      user('write the file'),
-      callsTo(['w', 'write', args]),
-      result('w', 'written'),
-      assistant('done'),
-    ]);
+    const { args, history } = fileWrite(`HEAD${'const x = 1;\n'.repeat(8_000)}TAIL`);
     const input = layerInputFor(history);
     const edits = planSnipOversized(input, { maxTokensPerMessage: 2_000 });
     const argsEdit = edits.find((edit) => edit.type === 'truncate-args');
@@ -120,14 +125,7 @@ describe('planSnipOversized on tool-call arguments', () => {
   });
 
   it('clips clipped arguments again inside their wrapper, still counting from the original', () => {
-    const content = `HEAD${'say "hi"\n'.repeat(10_000)}TAIL`;
-    const args = JSON.stringify({ path: 'src/big.ts', content });
-    const history = numbered([
-      user('write the file'),
-      callsTo(['w', 'write', args]),
-      result('w', 'written'),
-      assistant('done'),
-    ]);
+    const { args, history } = fileWrite(`HEAD${'say "hi"\n'.repeat(10_000)}TAIL`);
     const first = planSnipOversized(layerInputFor(history), { maxTokensPerMessage: 2_000 });
     const second = planSnipOversized(layerInputFor(history, first), { maxTokensPerMessage: 500 });
     const argsEdit = second.find((edit) => edit.type === 'truncate-args');

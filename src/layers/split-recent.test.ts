@@ -29,6 +29,17 @@ const log = numbered([
   result('c', 'z'.repeat(800)), // 10
 ]);
 
+/** One turn: a request, then eight tool exchanges of about 800 characters each, and `after`. */
+const singleTurn = (...after: Parameters<typeof numbered>[0]) =>
+  numbered([
+    user('go'),
+    ...Array.from({ length: 8 }, (_, n) => [
+      callsTo([`c${n}`, 'bash']),
+      result(`c${n}`, 'o'.repeat(800)),
+    ]).flat(),
+    ...after,
+  ]);
+
 describe('planRecentSplit', () => {
   it('"Prefer token-budget split when KeepRecentTokens > 0": keeps the newest turns within the tokens', () => {
     const input = layerInputFor(log);
@@ -69,26 +80,14 @@ describe('planRecentSplit', () => {
   });
 
   it('never cuts a single turn, however long, and always keeps the current turn', () => {
-    const single = numbered([
-      user('go'),
-      ...Array.from({ length: 8 }, (_, n) => [
-        callsTo([`c${n}`, 'bash']),
-        result(`c${n}`, 'o'.repeat(800)),
-      ]).flat(),
-    ]);
+    const single = singleTurn();
     expect(planRecentSplit(layerInputFor(single), { keepRecentTokens: 10 })).toBeUndefined();
     const keepNothing = planRecentSplit(layerInputFor(log), { keepRecentTokens: 1 });
     expect(keepNothing?.cutIndex).toBe(8);
   });
 
   it('with cutAt "turn-or-message", cuts a turn that has no boundary in reach between its messages', () => {
-    const single = numbered([
-      user('go'),
-      ...Array.from({ length: 8 }, (_, n) => [
-        callsTo([`c${n}`, 'bash']),
-        result(`c${n}`, 'o'.repeat(800)),
-      ]).flat(),
-    ]);
+    const single = singleTurn();
     const input = layerInputFor(single);
     const inside = planRecentSplit(input, { keepRecentTokens: 700, cutAt: 'turn-or-message' });
     // At a call, as far back as the budget reaches: one more exchange would be over it.
@@ -119,16 +118,7 @@ describe('planRecentSplit', () => {
   });
 
   it('cuts inside a long turn between complete tool exchanges with cutAt "message" (tiancai, digitorn)', () => {
-    const single = numbered([
-      user('go'),
-      ...Array.from({ length: 8 }, (_, n) => [
-        callsTo([`c${n}`, 'bash']),
-        result(`c${n}`, 'o'.repeat(800)),
-      ]).flat(),
-      callsTo(['p', 'bash'], ['q', 'bash']),
-      result('q', 'q'),
-      result('p', 'p'),
-    ]);
+    const single = singleTurn(callsTo(['p', 'bash'], ['q', 'bash']), result('q', 'q'), result('p', 'p'));
     const split = planRecentSplit(layerInputFor(single), { keepRecentMessages: 2, cutAt: 'message' });
     // Two messages would start at result p: snapped back to the call that both results answer.
     expect(split?.cutIndex).toBe(17);
