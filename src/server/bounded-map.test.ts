@@ -30,20 +30,22 @@ describe('BoundedMap', () => {
 
   it('costs time in proportion to the sets past its bound, whatever the bound', () => {
     // Forgetting one entry per set walked V8's holes at the table's front: each set cost time in
-    // proportion to the bound, so 4x the bound (and 4x the sets) took 16x the time.
-    const run = (bound: number): number => {
-      let best = Number.POSITIVE_INFINITY;
-      for (let round = 0; round < 3; round++) {
-        const keys = Array.from({ length: bound * 4 }, (_, index) => `k${index}`);
-        const map = new BoundedMap<string, number>(bound);
-        const started = performance.now();
-        for (const [index, key] of keys.entries()) map.set(key, index);
-        best = Math.min(best, performance.now() - started);
-      }
-      return best;
+    // proportion to the bound, so 8x the bound (and 8x the sets) took 64x the time. In proportion, it
+    // takes 8x, about 13x on this machine (a larger table misses the cache more): the bound sits between.
+    // Rounds alternate the two sizes, so both see the machine in the same state, and each keeps its best.
+    const once = (bound: number): number => {
+      const keys = Array.from({ length: bound * 4 }, (_, index) => `k${index}`);
+      const map = new BoundedMap<string, number>(bound);
+      const started = performance.now();
+      for (const [index, key] of keys.entries()) map.set(key, index);
+      return performance.now() - started;
     };
-    const small = run(12_500);
-    const large = run(50_000);
-    expect(large / Math.max(small, 1)).toBeLessThan(8);
+    let small = Number.POSITIVE_INFINITY;
+    let large = Number.POSITIVE_INFINITY;
+    for (let round = 0; round < 5; round++) {
+      small = Math.min(small, once(6_250));
+      large = Math.min(large, once(50_000));
+    }
+    expect(large / Math.max(small, 0.5)).toBeLessThan(32);
   });
 });
