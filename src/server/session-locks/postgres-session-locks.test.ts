@@ -32,7 +32,15 @@ describe('PostgreSQL session locks', () => {
         select distinct pid from pg_locks
         where locktype = 'advisory' and classid = ${SESSION_LOCK_CLASS}::oid and granted`;
       expect(holders).toHaveLength(1);
-      await admin`select pg_terminate_backend(${holders[0]?.pid as number})`;
+      const pid = holders[0]?.pid as number;
+      await admin`select pg_terminate_backend(${pid})`;
+      // The signal is sent at once; the backend ends, and lets go of its locks, a moment later.
+      await expect
+        .poll(
+          async () =>
+            (await admin`select 1 from pg_locks where pid = ${pid} and locktype = 'advisory'`).length,
+        )
+        .toBe(0);
       const taken = await survivor.claim('owner:orphaned');
       expect(taken).toBeDefined();
       await expect.poll(() => lost).toEqual(['owner:orphaned']);
