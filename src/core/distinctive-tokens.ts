@@ -22,6 +22,8 @@ const CODE = /\b(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{5,}\b/g;
 const LINE_REF = /[\w./-]+\.[a-zA-Z]\w{0,5}:\d+/g;
 /** Longer tokens are left out: a quoted blob is not one identifier. */
 const MAX_TOKEN_CHARS = 200;
+/** The longest piece looked in: a token with a little punctuation around it, trimmed after. */
+const MAX_PIECE_CHARS = MAX_TOKEN_CHARS + 8;
 const isDistinctiveIdentifier = (word: string): boolean =>
   (word.includes('_') && /[A-Za-z]/.test(word.replace(/_/g, ''))) || /[a-z][A-Z]/.test(word);
 
@@ -32,7 +34,7 @@ export function distinctiveTokens(text: string): Set<string> {
     const trimmed = trimToken(token);
     if (trimmed !== undefined) byKind[kind]?.push(trimmed);
   };
-  for (const piece of scanTokenPieces(text, MAX_TOKEN_CHARS + 8).pieces) {
+  for (const piece of scanTokenPieces(text, MAX_PIECE_CHARS).pieces) {
     for (const match of piece.matchAll(PATH)) if (/[A-Za-z]/.test(match[0])) add(0, match[0]);
     for (const match of piece.matchAll(HASH)) add(1, match[0]);
     for (const match of piece.matchAll(IDENTIFIER)) if (isDistinctiveIdentifier(match[0])) add(2, match[0]);
@@ -131,7 +133,7 @@ export function pointerKeys(content: string, maxChars: number): string {
  * never run over a large result.
  */
 function* keyCandidates(content: string): Generator<string> {
-  const { pieces, holds } = scanTokenPieces(content, MAX_TOKEN_CHARS + 8);
+  const { pieces, holds } = scanTokenPieces(content, MAX_PIECE_CHARS);
   const seen = new Set<string>();
   for (const [pattern, needs, accept] of KEY_KINDS) {
     for (let index = 0; index < pieces.length; index++) {

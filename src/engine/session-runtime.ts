@@ -31,18 +31,18 @@ import type { SessionPolicy } from './session-policy.ts';
 import { ShortTextCounts, SUMMARY_ITEM_MAX_CHARS } from './short-text-counts.ts';
 
 /**
+ * Held messages a cut covers plus view entries it shifts, past which a new cut re-projects the view in
+ * slices instead of taking its messages off the front at once (`cutInPlace`).
+ */
+export const CUT_IN_PLACE_MAX_ITEMS = 8_192;
+
+/**
  * One session in memory: the append-only log, the append-only edits, and the view of them kept up to
  * date incrementally. Appending a message costs one projection step and one token count; an edit that
  * only replaces a message's content patches it in place; any other edit (a cut, hidden messages)
  * re-projects. `projectView(log, edits)` is the reference
  * this must always agree with (a test checks it).
  */
-/**
- * Held messages a cut covers plus view entries it shifts, past which a new cut re-projects the view in
- * slices instead of taking its messages off the front at once (`cutInPlace`).
- */
-export const CUT_IN_PLACE_MAX_ITEMS = 8_192;
-
 export class SessionRuntime {
   readonly id: string;
   /**
