@@ -51,9 +51,9 @@ describe('default (docs/ARCHITECTURE.md: what `default` chooses where the seeds 
     expect(policy.tokens.anchorOnUsage).toBe(true);
   });
 
-  it('"tokens (20k, at most half the budget), snapped to a turn boundary; inside a turn with none in reach, to a message"', () => {
+  it('"tokens (20k, at most a quarter of the budget), snapped to a turn boundary; inside a turn with none in reach, to a message"', () => {
     expect(policy.summarize.keepRecentTokens).toBe(20_000);
-    expect(policy.summarize.keepRecentTokensMaxFraction).toBe(0.5);
+    expect(policy.summarize.keepRecentTokensMaxFraction).toBe(0.25);
     expect(policy.summarize.cutAt).toBe('turn-or-message');
     expect(policy.summarize.keepRecentMessages).toBe(0);
   });
