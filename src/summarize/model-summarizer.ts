@@ -137,8 +137,9 @@ async function summarizeWithModel(
       : asked;
   const { countTokens } = input;
   const previous = sectionsFrom(input.previous?.sections);
-  const { prompt, tokens: promptTokens } = boundedPrompt(name, options, input, previous);
-  onPromptTokens(promptTokens + countTokens(SUMMARY_SYSTEM_PROMPT));
+  const systemTokens = countTokens(SUMMARY_SYSTEM_PROMPT);
+  const { prompt, tokens: promptTokens } = boundedPrompt(name, options, input, previous, systemTokens);
+  onPromptTokens(promptTokens + systemTokens);
   const request: ModelRequest = {
     model: options.model,
     system: SUMMARY_SYSTEM_PROMPT,
@@ -241,21 +242,25 @@ function boundedPrompt(
   options: ModelSummarizerOptions,
   input: SummarizeInput,
   previous: SummarySections,
+  systemTokens: number,
 ): { prompt: string; tokens: number } {
   const { countTokens } = input;
   const overhead = options.promptOverheadTokens ?? DEFAULT_PROMPT_OVERHEAD_TOKENS;
-  const limit = options.maxInputTokens - overhead - countTokens(SUMMARY_SYSTEM_PROMPT);
+  const limit = options.maxInputTokens - overhead - systemTokens;
   const instructions = input.instructions;
   const build = (previousText: string | undefined, transcript: string): string =>
     buildSummaryPrompt({ previous: previousText, transcript, instructions, maxTokens: input.maxTokens });
 
   let previousText: string | undefined = renderSections(previous).trim() || undefined;
-  let budget = limit - countTokens(build(previousText, ''));
-  if (budget < MIN_TRANSCRIPT_TOKENS && previousText !== undefined) {
+  let frame = build(previousText, '');
+  let frameTokens = countTokens(frame);
+  if (limit - frameTokens < MIN_TRANSCRIPT_TOKENS && previousText !== undefined) {
     const room = limit - countTokens(build('', '')) - MIN_TRANSCRIPT_TOKENS;
     previousText = room > 0 ? fitPrevious(previous, room, countTokens) : undefined;
-    budget = limit - countTokens(build(previousText, ''));
+    frame = build(previousText, '');
+    frameTokens = countTokens(frame);
   }
+  let budget = limit - frameTokens;
   if (budget < MIN_TRANSCRIPT_TOKENS) {
     throw new SummarizerError(
       `maxInputTokens (${options.maxInputTokens}) leaves ${Math.max(0, budget)} tokens for the transcript`,
@@ -278,15 +283,14 @@ function boundedPrompt(
     const prompt = build(previousText, transcript.text);
     // The transcript's blocks were counted one by one: their sum, with a token of slack for each place
     // a block meets its neighbour, bounds the whole. Only a prompt near the limit is counted again.
-    const frame = build(previousText, '');
-    const bound = countTokens(frame) + transcript.tokens + transcript.blocks + 1;
+    const bound = frameTokens + transcript.tokens + transcript.blocks + 1;
     if (bound <= limit) return { prompt, tokens: bound };
     const tokens = countTokens(prompt);
     const over = tokens - limit;
     if (over <= 0) return { prompt, tokens };
     budget -= over + 8;
   }
-  const cut = cutToTokens(build(previousText, ''), limit, countTokens);
+  const cut = cutToTokens(frame, limit, countTokens);
   return { prompt: cut, tokens: countTokens(cut) };
 }
 
