@@ -129,6 +129,18 @@ export function unitsUntilStop(
 function pieceAt(codes: Uint16Array, i: number): number {
   const n = codes.length;
   const c = codes[i] as number;
+  // The commonest pieces of prose and code, a word of lowercase ASCII letters alone or after one space,
+  // are taken without the general scanners' flags; where the word might go on, those decide.
+  if (c >= 97 && c <= 122) {
+    const cost = lowercaseWord(codes, i, NO_PREFIX);
+    if (cost > 0) return cost;
+  } else if (c === 32 && i + 1 < n) {
+    const next = codes[i + 1] as number;
+    if (next >= 97 && next <= 122) {
+      const cost = lowercaseWord(codes, i + 1, SPACE_PREFIX);
+      if (cost > 0) return cost;
+    }
+  }
   const f = c < 128 ? (ASCII_FLAGS[c] ?? 0) : nonAsciiFlags(codes, i, c);
   if (f & LETTER) return scanWord(codes, i, NO_PREFIX);
   if (f & DIGIT) {
@@ -396,6 +408,27 @@ function scanWord(codes: Uint16Array, start: number, prefix: number): number {
   }
   scanEnd = j;
   return cost;
+}
+
+/**
+ * `scanWord` for a word of lowercase ASCII letters from `start`, or 0 when what follows may belong to the
+ * word (a non-ASCII letter or mark, an apostrophe before a contraction) and `scanWord` must decide.
+ */
+function lowercaseWord(codes: Uint16Array, start: number, prefix: number): number {
+  const n = codes.length;
+  let j = start;
+  let hash = FNV_OFFSET;
+  while (j < n) {
+    const c = codes[j] as number;
+    if (c < 97 || c > 122) {
+      if (c >= 128 || c === 39) return 0;
+      break;
+    }
+    hash = Math.imul(hash ^ c, FNV_PRIME);
+    j++;
+  }
+  scanEnd = j;
+  return wordCost(0, j - start, 0, 0, hash, prefix);
 }
 
 function wordCost(
