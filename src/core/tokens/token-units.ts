@@ -129,17 +129,13 @@ export function unitsUntilStop(
 function pieceAt(codes: Uint16Array, i: number): number {
   const n = codes.length;
   const c = codes[i] as number;
-  // The commonest pieces of prose and code, a word of lowercase ASCII letters alone or after one space,
-  // are taken without the general scanners' flags; where the word might go on, those decide.
-  if (c >= 97 && c <= 122) {
-    const cost = lowercaseWord(codes, i, NO_PREFIX);
-    if (cost > 0) return cost;
-  } else if (c === 32 && i + 1 < n) {
+  // The commonest pieces of prose and code, a word alone or after one space, go to the word scanner
+  // without the flags below (one space before a letter is a whitespace run that adds nothing to it).
+  if (c >= 97 && c <= 122) return scanWord(codes, i, NO_PREFIX);
+  if (c === 32 && i + 1 < n) {
     const next = codes[i + 1] as number;
-    if (next >= 97 && next <= 122) {
-      const cost = lowercaseWord(codes, i + 1, SPACE_PREFIX);
-      if (cost > 0) return cost;
-    }
+    if ((next >= 97 && next <= 122) || (next >= 65 && next <= 90))
+      return scanWord(codes, i + 1, SPACE_PREFIX);
   }
   const f = c < 128 ? (ASCII_FLAGS[c] ?? 0) : nonAsciiFlags(codes, i, c);
   if (f & LETTER) return scanWord(codes, i, NO_PREFIX);
@@ -336,6 +332,18 @@ function isCommonWord(hash: number, length: number): boolean {
  */
 function scanWord(codes: Uint16Array, start: number, prefix: number): number {
   const n = codes.length;
+  // A lowercase or Capitalized ASCII word, the commonest kind, is scanned by a loop of its own.
+  const first = codes[start] as number;
+  if (first >= 97 && first <= 122) {
+    const cost = asciiWord(codes, start, 0, FNV_OFFSET, prefix);
+    if (cost > 0) return cost;
+  } else if (first >= 65 && first <= 90 && start + 1 < n) {
+    const second = codes[start + 1] as number;
+    if (second >= 97 && second <= 122) {
+      const cost = asciiWord(codes, start + 1, 1, Math.imul(FNV_OFFSET ^ (first | 0x20), FNV_PRIME), prefix);
+      if (cost > 0) return cost;
+    }
+  }
   let j = start;
   let upper = 0;
   let lower = 0;
@@ -411,24 +419,25 @@ function scanWord(codes: Uint16Array, start: number, prefix: number): number {
 }
 
 /**
- * `scanWord` for a word of lowercase ASCII letters from `start`, or 0 when what follows may belong to the
- * word (a non-ASCII letter or mark, an apostrophe before a contraction) and `scanWord` must decide.
+ * `scanWord` for a word whose lowercase ASCII letters start at `from`, after `upper` capitals hashed into
+ * `hash`; 0 when what follows may belong to the word (a non-ASCII letter or mark, an apostrophe before a
+ * contraction) and the general scan must decide.
  */
-function lowercaseWord(codes: Uint16Array, start: number, prefix: number): number {
+function asciiWord(codes: Uint16Array, from: number, upper: number, hash: number, prefix: number): number {
   const n = codes.length;
-  let j = start;
-  let hash = FNV_OFFSET;
+  let j = from;
+  let h = hash;
   while (j < n) {
     const c = codes[j] as number;
     if (c < 97 || c > 122) {
       if (c >= 128 || c === 39) return 0;
       break;
     }
-    hash = Math.imul(hash ^ c, FNV_PRIME);
+    h = Math.imul(h ^ c, FNV_PRIME);
     j++;
   }
   scanEnd = j;
-  return wordCost(0, j - start, 0, 0, hash, prefix);
+  return wordCost(upper, j - from, 0, 0, h, prefix);
 }
 
 function wordCost(
