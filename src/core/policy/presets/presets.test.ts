@@ -51,7 +51,7 @@ describe('default (docs/ARCHITECTURE.md: what `default` chooses where the seeds 
     expect(policy.tokens.anchorOnUsage).toBe(true);
   });
 
-  it('"tokens (20k, at most a quarter of the budget), snapped to a turn boundary; inside a turn with none in reach, to a message"', () => {
+  it('"20k tokens, a quarter of the budget at most; a turn boundary, else a message boundary"', () => {
     expect(policy.summarize.keepRecentTokens).toBe(20_000);
     expect(policy.summarize.keepRecentTokensMaxFraction).toBe(0.25);
     expect(policy.summarize.cutAt).toBe('turn-or-message');
