@@ -97,8 +97,8 @@ describe('planRecentSplit', () => {
     expect(inside?.recentTokens).toBeLessThanOrEqual(700);
     expect(suffixTokens(input.entryTokens)[cutIndex - 2]).toBeGreaterThan(700);
     if (inside) expectCleanCut(single, [], inside);
-    // The newest exchange stays whatever the rule says (its result is what the agent works from), and a
-    // cut is made inside the turn only when what stays then fits the rule.
+    // The newest exchange stays whatever the rule says (its result is what the agent works from). Past the
+    // rule, a cut is made inside the turn only when what goes is at least as large as what stays.
     const answered = numbered([...single, assistant('all read')]);
     const newestCall = answered.length - 3;
     const before = planRecentSplit(layerInputFor(answered), {
@@ -107,9 +107,23 @@ describe('planRecentSplit', () => {
     });
     expect(before?.cutIndex).toBeLessThanOrEqual(newestCall);
     expect(before?.cutIndex).toBeGreaterThan(1);
-    expect(planRecentSplit(layerInputFor(answered), { keepRecentTokens: 10, cutAt: 'turn-or-message' })).toBe(
-      undefined,
-    );
+    const overRule = planRecentSplit(layerInputFor(answered), {
+      keepRecentTokens: 10,
+      cutAt: 'turn-or-message',
+    });
+    expect(overRule?.cutIndex).toBe(newestCall);
+    expect(overRule?.recentTokens).toBeGreaterThan(10);
+    expect(overRule?.olderTokens).toBeGreaterThanOrEqual(overRule?.recentTokens ?? Number.POSITIVE_INFINITY);
+    const bigNewest = numbered([
+      user('go'),
+      callsTo(['c0', 'bash']),
+      result('c0', 'o'.repeat(400)),
+      callsTo(['c1', 'bash']),
+      result('c1', 'o'.repeat(4_000)),
+    ]);
+    expect(
+      planRecentSplit(layerInputFor(bigNewest), { keepRecentTokens: 10, cutAt: 'turn-or-message' }),
+    ).toBe(undefined);
     // Where a turn boundary can be cut at, it is the one taken, as in turn mode.
     for (const keepRecentTokens of [1, 277, 290, 600]) {
       const either = planRecentSplit(layerInputFor(log), { keepRecentTokens, cutAt: 'turn-or-message' });
