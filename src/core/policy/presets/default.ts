@@ -85,9 +85,9 @@ export const DEFAULT_MEMORY_INDEX_MAX_TOKENS = 2_000;
  * (the kept messages, which a turn snap and the newest exchange can push past their share, and a summary
  * of up to 2k tokens) filled 75–80 % of a 16k window, and the next results brought the next summary a
  * call or two later (three summaries on three calls in a row, 55 in the corpus's longest session).
- * Measured on the corpus (`bench:peers`), a quarter against half: summaries 43 → 36 at 16k and 20 → 15 at
- * 32k (55 → 42 and 27 → 19 in that session); recovery bill −7.6 % at 16k (2.49M → 2.30M) and −7.5 % at
- * 32k (3.19M → 2.95M); working set seen 71.9 → 71.4 % and 87.4 → 87.2 %; 128k unchanged. (deepagents
+ * Measured on the corpus (`bench:peers`), a quarter against half: summaries 43 → 37 at 16k and 20 → 15 at
+ * 32k (55 → 44 and 27 → 19 in that session); recovery bill −7.4 % at 16k (2.49M → 2.31M) and −6.3 % at
+ * 32k (3.19M → 2.99M); working set seen 71.9 → 71.1 % and 87.4 → 86.8 %; 128k unchanged. (deepagents
  * keeps a tenth of the window.)
  */
 export const DEFAULT_KEEP_RECENT_TOKENS = 20_000;
