@@ -40,14 +40,21 @@ export function planRecentSplit(
   if (target === undefined || target <= 0) return undefined;
   const mode = options.cutAt ?? DEFAULT_CUT_AT;
   const canStartAt = (index: number) => input.entries[index]?.sourceSeq !== undefined;
-  let cutIndex = snapCut(messages, target, mode === 'turn-or-message' ? 'turn' : mode, canStartAt);
+  const cutIndex = snapCut(messages, target, mode === 'turn-or-message' ? 'turn' : mode, canStartAt);
   if (cutIndex <= 0 && mode === 'turn-or-message') {
     // Inside the turn, the newest tool exchange always stays (the result the agent is working from). The
     // cut is made when what stays fits the rule, or when what goes is at least as large as what stays: an
     // exchange larger than the rule with little before it is for snipping to fix, since compacting the
     // little before it would free next to nothing, but one with a long turn before it is not.
     const inside = snapCut(messages, Math.min(target, newestCallIndex(messages)), 'message', canStartAt);
-    if (inside > 0 && worthCutting(input.entryTokens, inside, options)) cutIndex = inside;
+    if (inside <= 0) return undefined;
+    const split = cutAt(input, inside);
+    const { keepRecentTokens = 0 } = options;
+    const worthIt =
+      keepRecentTokens <= 0 ||
+      split.recentTokens <= keepRecentTokens ||
+      split.olderTokens >= split.recentTokens;
+    return worthIt ? split : undefined;
   }
   if (cutIndex <= 0) return undefined;
   return cutAt(input, cutIndex);
@@ -61,21 +68,6 @@ function newestCallIndex(messages: readonly Message[]): number {
       return index;
   }
   return messages.length;
-}
-
-function worthCutting(
-  entryTokens: readonly number[],
-  cutIndex: number,
-  options: RecentSplitOptions,
-): boolean {
-  const { keepRecentTokens = 0 } = options;
-  if (keepRecentTokens <= 0) return true;
-  let kept = 0;
-  for (let index = cutIndex; index < entryTokens.length; index++) kept += entryTokens[index] ?? 0;
-  if (kept <= keepRecentTokens) return true;
-  let cut = 0;
-  for (let index = 0; index < cutIndex; index++) cut += entryTokens[index] ?? 0;
-  return cut >= kept;
 }
 
 /** The unsnapped index of the first kept message, or undefined when everything fits. */
