@@ -192,9 +192,25 @@ describe('planRecentSplit', () => {
           if (!split) return;
           expectCleanCut(session, edits, split);
           if ('keepRecentTokens' in rule) {
+            const messages = messagesOf(input.view);
+            const insideTurn =
+              cutAt === 'turn-or-message' &&
+              planRecentSplit(input, { ...rule, cutAt: 'turn' })?.cutIndex !== split.cutIndex;
+            if (insideTurn && split.recentTokens > rule.keepRecentTokens) {
+              // Past the rule, a cut inside a turn keeps no more than its newest tool exchange, and only
+              // where what goes is at least as large as what stays.
+              expect(split.olderTokens).toBeGreaterThanOrEqual(split.recentTokens);
+              let newestCall = -1;
+              messages.forEach((message, index) => {
+                if (message.role === 'assistant' && message.parts.some((part) => part.type === 'tool-call'))
+                  newestCall = index;
+              });
+              for (const point of cutPoints(messages, 'message'))
+                if (point > split.cutIndex) expect(point).toBeGreaterThan(newestCall);
+              return;
+            }
             // Every later cut point would keep no more than the budget: the cut is the last one at or
             // before where the budget runs out (or the first after it, when none is before).
-            const messages = messagesOf(input.view);
             const suffix = suffixTokens(input.entryTokens);
             for (const point of cutPoints(messages, cutAt)) {
               if (point > split.cutIndex) expect(suffix[point]).toBeLessThanOrEqual(rule.keepRecentTokens);
