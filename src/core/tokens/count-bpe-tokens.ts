@@ -32,8 +32,14 @@ export const MAX_EXACT_PIECE_BYTES = 4 * 1024 * 1024;
 export const PIECE_CACHE_MAX_CHARS = 64;
 /** Counts remembered at once; the memory is cleared when full (a cache of ordinary words refills fast). */
 export const PIECE_CACHE_SIZE = 50_000;
-/** Slots of the table of ASCII pieces (a power of two): one piece each, a newer one taking an older's place. */
+/** Slots of the table of short ASCII pieces (a power of two): one piece each, a newer one taking an older's place. */
 export const ASCII_PIECE_SLOTS = 1 << 15;
+/**
+ * ASCII pieces of at most this many characters (nearly every word, number and run of punctuation) are
+ * kept in the table itself, a slot of 16 bytes: length, count, characters.
+ */
+export const ASCII_PIECE_INLINE_MAX_CHARS = 14;
+const ASCII_SLOT_BYTES = 16;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 /** Pieces at least this long are checked for being one code point repeated. */
 const RUN_CHECK_MIN_CHARS = 4096;
@@ -93,24 +99,32 @@ export function createBpeTokenCounter(options: BpeTokenCounterOptions): (text: s
     return tokens;
   };
 
-  // ASCII pieces are looked up where they lie in the text, without a slice: a direct-mapped table by a
-  // hash of their characters, checked by comparing them in place.
-  const asciiKeys: (string | undefined)[] = new Array(ASCII_PIECE_SLOTS);
-  const asciiCounts = new Int32Array(ASCII_PIECE_SLOTS);
+  // Short ASCII pieces are looked up where they lie in the text, without a slice: a direct-mapped table
+  // by a hash of their characters, checked by comparing them in place. The characters sit in the slot
+  // beside the count, so a lookup reads one cache line; a table of string keys read three (the key's
+  // slot, the string, the count), and between two texts the rest of an agent's work evicts them.
+  const asciiSlots = new Uint8Array(ASCII_PIECE_SLOTS * ASCII_SLOT_BYTES);
   const countAsciiPiece = (text: string, start: number, end: number): number => {
+    const length = end - start;
+    if (length > ASCII_PIECE_INLINE_MAX_CHARS) return countPiece(text.slice(start, end));
     let hash = 0;
     for (let index = start; index < end; index++) hash = (Math.imul(hash, 31) + text.charCodeAt(index)) | 0;
-    const slot = (hash ^ (hash >>> 15)) & (ASCII_PIECE_SLOTS - 1);
-    const key = asciiKeys[slot];
-    if (key !== undefined && key.length === end - start && text.startsWith(key, start)) {
-      return asciiCounts[slot] as number;
+    const slot = ((hash ^ (hash >>> 15)) & (ASCII_PIECE_SLOTS - 1)) * ASCII_SLOT_BYTES;
+    if (asciiSlots[slot] === length) {
+      let index = start;
+      let at = slot + 2;
+      while (index < end && asciiSlots[at] === text.charCodeAt(index)) {
+        index++;
+        at++;
+      }
+      if (index === end) return asciiSlots[slot + 1] as number;
     }
-    const piece = text.slice(start, end);
-    const tokens = countPiece(piece);
-    if (piece.length <= PIECE_CACHE_MAX_CHARS) {
-      asciiKeys[slot] = ownCopy(piece);
-      asciiCounts[slot] = tokens;
-    }
+    // At most one token a byte: a count of up to 14 fits the slot's byte.
+    const tokens = countPiece(text.slice(start, end));
+    asciiSlots[slot] = length;
+    asciiSlots[slot + 1] = tokens;
+    for (let index = start, at = slot + 2; index < end; index++, at++)
+      asciiSlots[at] = text.charCodeAt(index);
     return tokens;
   };
 
