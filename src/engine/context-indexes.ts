@@ -22,6 +22,8 @@ export interface IndexUnavailable {
   message: string;
 }
 
+const NO_INDEX_SOURCES: IndexSources = Object.freeze({});
+
 export async function readIndexSources(
   policy: Policy,
   from: { memory: MemorySink; skills: SkillSource | undefined },
@@ -40,6 +42,8 @@ export async function readIndexSources(
   };
   const skillSource = skills.show ? from.skills : undefined;
   const readMemoryIndex = memory.show ? from.memory.readIndex?.bind(from.memory) : undefined;
+  // Asked before every call: with nothing to read (no skill source, the memory index off), nothing is awaited.
+  if (!skillSource && !readMemoryIndex) return NO_INDEX_SOURCES;
   const [listing, memoryIndex] = await Promise.all([
     skillSource ? attempt('skills', () => skillSource.list()) : undefined,
     readMemoryIndex ? attempt('memory', readMemoryIndex) : undefined,

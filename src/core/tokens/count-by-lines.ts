@@ -31,6 +31,9 @@ export function createLineCounter(countText: (text: string) => number): (text: s
   const memo = new Map<string, number>();
   let memoChars = 0;
   const countPart = (part: string): number => {
+    // A line break on its own (a line ending in a letter or digit is cut before its break, so every such
+    // line leaves one): one ASCII character is one byte, and every byte is a token of a byte-level BPE.
+    if (part.length === 1 && part.charCodeAt(0) < 0x80) return 1;
     if (part.length < LINE_PART_MEMO_MIN_CHARS) return countText(part);
     const known = memo.get(part);
     if (known !== undefined) return known;
