@@ -28,7 +28,7 @@ import { EditsByTarget } from './edits-by-target.ts';
 import { LastRequestRecord } from './last-request-record.ts';
 import { LayerProgress } from './layer-progress.ts';
 import type { SessionPolicy } from './session-policy.ts';
-import { ShortTextCounts, SUMMARY_ITEM_MAX_CHARS } from './short-text-counts.ts';
+import { ShortTextCounts } from './short-text-counts.ts';
 
 /**
  * Held messages a cut covers plus view entries it shifts, past which a new cut re-projects the view in
@@ -96,8 +96,12 @@ export class SessionRuntime {
   readonly branch = new CallerBranch();
   /** Counts of the short texts planners ask for again and again. */
   readonly shortCounts = new ShortTextCounts();
-  /** Counts of summary items and headings: a summary re-merges the previous one's items and counts them again. */
-  readonly summaryCounts = new ShortTextCounts(SUMMARY_ITEM_MAX_CHARS);
+  /**
+   * Counts of a summary's short texts (headings, short items), apart from the planners' so a summary's
+   * many texts do not crowd theirs out. Longer texts (blocks of transcript, long items) are the counter's
+   * own to remember: held in front of it as well, each was copied twice, and most are counted once.
+   */
+  readonly summaryCounts = new ShortTextCounts();
   readonly #logIds = new Set<string>();
   /** The last prepared request, kept so the usage reported for it can anchor estimates (tiancai). */
   #lastPrepared: { edits: number; fixedTokens: number; messages: Message[] } | undefined;

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createHeuristicCounter } from '../core/tokens/heuristic-counter.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
-import { SHORT_TEXT_MAX_CHARS, ShortTextCounts, SUMMARY_ITEM_MAX_CHARS } from './short-text-counts.ts';
+import { SHORT_TEXT_MAX_CHARS, ShortTextCounts } from './short-text-counts.ts';
+
+const LONGER_MAX_CHARS = 2_000;
 
 function countingCounter(): TokenCounter & { calls: number } {
   const inner = createHeuristicCounter(4);
@@ -19,9 +21,9 @@ function countingCounter(): TokenCounter & { calls: number } {
 describe('ShortTextCounts', () => {
   it('asks the counter once per text up to its length, every time past it, and again under another counter', () => {
     const counter = countingCounter();
-    const counts = new ShortTextCounts(SUMMARY_ITEM_MAX_CHARS);
+    const counts = new ShortTextCounts(LONGER_MAX_CHARS);
     const item = 'x'.repeat(SHORT_TEXT_MAX_CHARS * 2);
-    const long = 'y'.repeat(SUMMARY_ITEM_MAX_CHARS + 1);
+    const long = 'y'.repeat(LONGER_MAX_CHARS + 1);
     expect(counts.count(item, counter)).toBe(counter.count(item));
     counter.calls = 0;
     counts.count(item, counter);

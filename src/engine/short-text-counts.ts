@@ -2,8 +2,6 @@ import { ownCopy } from '../core/tokens/own-copy.ts';
 import type { TokenCounter } from '../core/tokens/token-counter.ts';
 
 export const SHORT_TEXT_MAX_CHARS = 256;
-/** Summary items (a decision, a file, an error line) are longer, and each summary counts them again. */
-export const SUMMARY_ITEM_MAX_CHARS = 2_000;
 const SHORT_COUNTS_MAX = 4_096;
 
 /**

@@ -4,7 +4,12 @@ import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { encode as encodeO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { InvalidTokenCounterError } from '../errors/index.ts';
-import { createExactCounter, EXACT_COUNT_MEMO_MIN_CHARS, EXACT_COUNT_MEMO_SLOTS } from './exact-counter.ts';
+import {
+  createExactCounter,
+  EXACT_COUNT_MEMO_MIN_CHARS,
+  EXACT_COUNT_MEMO_SLOTS,
+  EXACT_COUNT_RECENT_TEXTS,
+} from './exact-counter.ts';
 
 describe('exact counters (gpt-tokenizer)', () => {
   const o200k = createExactCounter('o200k');
@@ -83,5 +88,32 @@ describe('exact counters (gpt-tokenizer)', () => {
     gc();
     // 40 strings of 810,000 characters (65 MB as UTF-16) were cut from; what stays is the cuts' own size.
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(8_000_000);
+  });
+
+  it('holds only the newest texts counted as they were given, and lets them go as others are counted', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const counter = createExactCounter('cl100k');
+    const parentBytes = 4_000_000;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    // Each cut counted twice: the second count copies it into the memo, and its parent can go.
+    for (let index = 0; index < 20; index++) {
+      const parent = `${index} ${'x'.repeat(parentBytes)}`;
+      const cut = parent.slice(0, 400);
+      expect(counter.count(cut)).toBe(counter.count(parent.slice(0, 400)));
+    }
+    // Cuts counted once stay as given while they are among the newest: their parents with them.
+    for (let index = 0; index < 20; index++)
+      counter.count(`${index} ${'y'.repeat(parentBytes)}`.slice(0, 400));
+    gc();
+    const held = process.memoryUsage().heapUsed - before;
+    expect(held).toBeGreaterThan((EXACT_COUNT_RECENT_TEXTS - 1) * parentBytes);
+    expect(held).toBeLessThan((EXACT_COUNT_RECENT_TEXTS + 1) * parentBytes);
+    // Newer texts push them out.
+    for (let index = 0; index < EXACT_COUNT_RECENT_TEXTS; index++)
+      counter.count(`${index} ${'z '.repeat(200)}`);
+    gc();
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(parentBytes);
   });
 });

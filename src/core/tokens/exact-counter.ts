@@ -52,12 +52,18 @@ export function exactCountFunction(encoding: ExactEncoding): (text: string) => n
 
 /**
  * A long text is often counted again by a later step (a tool result measured for spilling, then as part
- * of its message; a result counted when appended, then again when a layer clips it): the last long texts
- * counted are remembered, at least `EXACT_COUNT_MEMO_SLOTS` of them and more while their characters add
- * up to at most `MEMO_MAX_CHARS` (none longer than that). Strings are immutable, so a text equal to a
- * remembered one has its count.
+ * of its message; a result counted when appended, then again when a layer clips it). Strings are
+ * immutable, so a text equal to a remembered one has its count. Two memories, oldest first in each:
+ * - the last `EXACT_COUNT_RECENT_TEXTS` long texts counted, held as they were given. Most long texts are
+ *   counted once (a transcript block, a summary's text), and a copy of each cost more than its count;
+ * - a text counted again while it is recent is copied into the memo proper (a slice must not keep the
+ *   larger string it was cut from alive there). The memo keeps the texts counted again most lately, at
+ *   least `EXACT_COUNT_MEMO_SLOTS` of them and more while their characters add up to at most
+ *   `MEMO_MAX_CHARS` (none longer than that).
+ * No more than `EXACT_COUNT_RECENT_TEXTS` strings, the newest counted, are ever held uncopied.
  */
 export const EXACT_COUNT_MEMO_MIN_CHARS = 256;
+export const EXACT_COUNT_RECENT_TEXTS = 4;
 export const EXACT_COUNT_MEMO_SLOTS = 4;
 /** UTF-16 units of remembered texts beyond the last `EXACT_COUNT_MEMO_SLOTS` (8 MB at most). */
 const MEMO_MAX_CHARS = 4 * 1024 * 1024;
@@ -71,20 +77,11 @@ export function createExactCounter(encoding: ExactEncoding): TokenCounter {
   // o200k only: its pre-tokenizer lets a text be counted by lines (count-by-lines.ts).
   const countText =
     encoding === 'o200k' ? createLineCounter(exactCountFunction(encoding)) : exactCountFunction(encoding);
-  // Oldest first (a Map keeps insertion order); a text counted again moves to the end.
+  const recent = new Map<string, number>();
+  // A text counted again moves to the end.
   const memo = new Map<string, number>();
   let memoChars = 0;
-  const count = (text: string): number => {
-    if (text.length < EXACT_COUNT_MEMO_MIN_CHARS) return text.length === 0 ? 0 : countText(text);
-    // A text past the whole memo's size is counted each time: a copy of it is not kept.
-    if (text.length > MEMO_MAX_CHARS) return countText(text);
-    const known = memo.get(text);
-    if (known !== undefined) {
-      memo.delete(text);
-      memo.set(text, known);
-      return known;
-    }
-    const tokens = countText(text);
+  const remember = (text: string, tokens: number): void => {
     memo.set(ownCopy(text), tokens);
     memoChars += text.length;
     for (const oldest of memo.keys()) {
@@ -92,6 +89,26 @@ export function createExactCounter(encoding: ExactEncoding): TokenCounter {
       memo.delete(oldest);
       memoChars -= oldest.length;
     }
+  };
+  const count = (text: string): number => {
+    if (text.length < EXACT_COUNT_MEMO_MIN_CHARS) return text.length === 0 ? 0 : countText(text);
+    // A text past the whole memo's size is counted each time: it is not kept.
+    if (text.length > MEMO_MAX_CHARS) return countText(text);
+    const known = memo.get(text);
+    if (known !== undefined) {
+      memo.delete(text);
+      memo.set(text, known);
+      return known;
+    }
+    const seen = recent.get(text);
+    if (seen !== undefined) {
+      recent.delete(text);
+      remember(text, seen);
+      return seen;
+    }
+    const tokens = countText(text);
+    recent.set(text, tokens);
+    if (recent.size > EXACT_COUNT_RECENT_TEXTS) recent.delete(recent.keys().next().value as string);
     return tokens;
   };
   return {
