@@ -18,8 +18,35 @@ export const storedTokenCountSchema = z.object({
   }),
 });
 
+const BREAKDOWN_FIELDS = [
+  'text',
+  'reasoning',
+  'toolCalls',
+  'toolResults',
+  'media',
+  'overhead',
+  'total',
+] as const;
+
+/**
+ * What `storedTokenCountSchema` accepts, checked by hand: every message of every append carries one, and
+ * the schema's parse built a copy of each only to say yes. `stored-token-count.test.ts` holds the two to
+ * the same answers.
+ */
 export function isStoredTokenCount(value: unknown): value is StoredTokenCount {
-  return storedTokenCountSchema.safeParse(value).success;
+  if (!isRecord(value)) return false;
+  const { key, breakdown } = value;
+  if (typeof key !== 'string' || key.length === 0 || !isRecord(breakdown)) return false;
+  for (const field of BREAKDOWN_FIELDS) {
+    const figure = breakdown[field];
+    if (typeof figure !== 'number' || !Number.isFinite(figure) || figure < 0) return false;
+  }
+  return true;
+}
+
+/** An object as `z.object` takes one: not null, not an array, not a function. */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The stored text of a count back as one; undefined when it is not one. */
