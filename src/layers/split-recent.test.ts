@@ -131,6 +131,31 @@ describe('planRecentSplit', () => {
     }
   });
 
+  it('inside a turn, snaps back over a call left unanswered as the rule is, though the newest exchange fits', () => {
+    // The unanswered call gets a stand-in result in the view, where no cut can start.
+    const turn = numbered([
+      user('go'),
+      callsTo(['c0', 'read_file']),
+      result('c0', 'o'.repeat(4_000)),
+      callsTo(['c1', 'bash']),
+      callsTo(['c2', 'grep'], ['c3', 'read_file']),
+      result('c2', 'two'),
+      result('c3', 'three'),
+    ]);
+    const input = layerInputFor(turn);
+    const messages = messagesOf(input.view);
+    const standIn = messages.findIndex((message, index) => input.entries[index]?.sourceSeq === undefined);
+    expect(messages[standIn - 1]?.parts[0]).toMatchObject({ type: 'tool-call', callId: 'c1' });
+    const suffix = suffixTokens(input.entryTokens);
+    const keepRecentTokens = suffix[standIn] ?? 0;
+    const split = planRecentSplit(input, { keepRecentTokens, cutAt: 'turn-or-message' });
+    // The budget runs out at the stand-in: the cut is the call before it, as a turn's cut snaps back.
+    expect(split?.cutIndex).toBe(standIn - 1);
+    expect(split?.recentTokens).toBeGreaterThan(keepRecentTokens);
+    expect(suffix[standIn + 1]).toBeLessThanOrEqual(keepRecentTokens);
+    if (split) expectCleanCut(turn, [], split);
+  });
+
   it('cuts inside a long turn between complete tool exchanges with cutAt "message" (tiancai, digitorn)', () => {
     const single = singleTurn(callsTo(['p', 'bash'], ['q', 'bash']), result('q', 'q'), result('p', 'p'));
     const split = planRecentSplit(layerInputFor(single), { keepRecentMessages: 2, cutAt: 'message' });
@@ -193,25 +218,25 @@ describe('planRecentSplit', () => {
           expectCleanCut(session, edits, split);
           if ('keepRecentTokens' in rule) {
             const messages = messagesOf(input.view);
+            const suffix = suffixTokens(input.entryTokens);
             const insideTurn =
               cutAt === 'turn-or-message' &&
               planRecentSplit(input, { ...rule, cutAt: 'turn' })?.cutIndex !== split.cutIndex;
-            if (insideTurn && split.recentTokens > rule.keepRecentTokens) {
-              // Past the rule, a cut inside a turn keeps no more than its newest tool exchange, and only
-              // where what goes is at least as large as what stays.
+            let newestCall = -1;
+            messages.forEach((message, index) => {
+              if (message.role === 'assistant' && message.parts.some((part) => part.type === 'tool-call'))
+                newestCall = index;
+            });
+            if (insideTurn && newestCall >= 0 && (suffix[newestCall] ?? 0) > rule.keepRecentTokens) {
+              // The newest tool exchange alone is past the rule: a cut inside the turn keeps no more than
+              // it, and only where what goes is at least as large as what stays.
               expect(split.olderTokens).toBeGreaterThanOrEqual(split.recentTokens);
-              let newestCall = -1;
-              messages.forEach((message, index) => {
-                if (message.role === 'assistant' && message.parts.some((part) => part.type === 'tool-call'))
-                  newestCall = index;
-              });
               for (const point of cutPoints(messages, 'message'))
                 if (point > split.cutIndex) expect(point).toBeGreaterThan(newestCall);
               return;
             }
             // Every later cut point would keep no more than the budget: the cut is the last one at or
             // before where the budget runs out (or the first after it, when none is before).
-            const suffix = suffixTokens(input.entryTokens);
             for (const point of cutPoints(messages, cutAt)) {
               if (point > split.cutIndex) expect(suffix[point]).toBeLessThanOrEqual(rule.keepRecentTokens);
             }
