@@ -144,7 +144,7 @@ describe('planRecentSplit', () => {
     ]);
     const input = layerInputFor(turn);
     const messages = messagesOf(input.view);
-    const standIn = messages.findIndex((message, index) => input.entries[index]?.sourceSeq === undefined);
+    const standIn = input.entries.findIndex((entry) => entry.sourceSeq === undefined);
     expect(messages[standIn - 1]?.parts[0]).toMatchObject({ type: 'tool-call', callId: 'c1' });
     const suffix = suffixTokens(input.entryTokens);
     const keepRecentTokens = suffix[standIn] ?? 0;
