@@ -96,11 +96,7 @@ export class SessionRuntime {
   readonly branch = new CallerBranch();
   /** Counts of the short texts planners ask for again and again. */
   readonly shortCounts = new ShortTextCounts();
-  /**
-   * Counts of a summary's short texts (headings, short items), apart from the planners' so a summary's
-   * many texts do not crowd theirs out. Longer texts (blocks of transcript, long items) are the counter's
-   * own to remember: held in front of it as well, each was copied twice, and most are counted once.
-   */
+  /** A summary's short texts, apart from the planners' (the counter itself remembers longer ones). */
   readonly summaryCounts = new ShortTextCounts();
   readonly #logIds = new Set<string>();
   /** The last prepared request, kept so the usage reported for it can anchor estimates (tiancai). */
