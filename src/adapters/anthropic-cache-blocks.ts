@@ -13,6 +13,7 @@
  * own bytes of a message or a member) is read as what that gives.
  */
 import { hash } from 'node:crypto';
+import { isRecord } from '../core/is-record.ts';
 
 export type AnthropicCacheRegion = 'tools' | 'system' | 'messages';
 
@@ -198,8 +199,4 @@ function shortHash(text: string): string {
 
 function isMark(value: unknown): boolean {
   return value !== undefined && value !== null;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

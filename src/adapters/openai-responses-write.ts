@@ -4,6 +4,8 @@
  * item, an item ctxkit does not model), its own items first so each keeps its id and place, and builds
  * the rest.
  */
+
+import { isRecord } from '../core/is-record.ts';
 import type { MediaPart, Message, Part, ReasoningPart, ToolCallPart } from '../core/message.ts';
 import { fileIdOf } from './media-ref.ts';
 import {
@@ -12,7 +14,6 @@ import {
   isCallType,
   isContentPart,
   isOutputType,
-  isRecord,
   outputPart,
   reasoningPartOf,
 } from './openai-responses.ts';

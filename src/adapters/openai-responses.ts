@@ -18,6 +18,7 @@
  */
 
 import { InvalidInputError } from '../core/errors/index.ts';
+import { isRecord } from '../core/is-record.ts';
 import type { MediaPart, MessageInput, Part, ReasoningPart, Usage } from '../core/message.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import type { MessageDraft } from './finish-transcript.ts';
@@ -347,8 +348,4 @@ function requiredString(item: Item, key: string, field: string): string {
 
 function textParts(text: string): Part[] {
   return [{ type: 'text', text }];
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

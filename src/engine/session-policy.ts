@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { InvalidPolicyError } from '../core/errors/index.ts';
+import { isRecord } from '../core/is-record.ts';
 import { mergePolicy } from '../core/policy/merge-policy.ts';
 import { leafEntries } from '../core/policy/parse-policy.ts';
 import { describeIssues, type PolicyIssue, policyErrorFromIssues } from '../core/policy/policy-issues.ts';
@@ -55,7 +56,7 @@ export function managerWideKeyOf(path: string): string | undefined {
  * manager's dropped, emptied sections removed) and the session's policy. Neither input is modified.
  */
 export function resolveSessionPolicy(base: Policy, input: unknown): SessionPolicy {
-  if (!isPlainObject(input)) {
+  if (!isRecord(input)) {
     throw new InvalidPolicyError(
       'override',
       `must be an object of policy fields (as in a config file), got ${input === null ? 'null' : Array.isArray(input) ? 'an array' : typeof input}`,
@@ -95,18 +96,14 @@ export function resolveSessionPolicy(base: Policy, input: unknown): SessionPolic
  * included) replaces. Pure; the result shares nothing with either input.
  */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
-  if (!isPlainObject(patch)) return structuredClone(patch);
-  const entries = new Map<string, unknown>(isPlainObject(target) ? Object.entries(target) : []);
+  if (!isRecord(patch)) return structuredClone(patch);
+  const entries = new Map<string, unknown>(isRecord(target) ? Object.entries(target) : []);
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) entries.delete(key);
     else entries.set(key, applyMergePatch(entries.get(key), value));
   }
   // Object.fromEntries defines own properties: a `__proto__` key stays a key (and is refused as unknown).
   return structuredClone(Object.fromEntries(entries));
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** A copy without the leaves at these (dotted) paths. */
@@ -117,18 +114,18 @@ function withoutPaths(value: unknown, paths: readonly string[]): unknown {
     const segments = parsePath(path);
     const last = segments.pop();
     const parent = valueAtPath(copy, segments);
-    if (last !== undefined && isPlainObject(parent)) delete parent[String(last)];
+    if (last !== undefined && isRecord(parent)) delete parent[String(last)];
   }
   return copy;
 }
 
 /** `{ summarize: {} }` says nothing: sections a merge patch emptied go, so the override reads as set. */
 function withoutEmptyObjects(value: unknown): unknown {
-  if (!isPlainObject(value)) return value;
+  if (!isRecord(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) {
     const kept = withoutEmptyObjects(child);
-    if (isPlainObject(kept) && Object.keys(kept).length === 0) continue;
+    if (isRecord(kept) && Object.keys(kept).length === 0) continue;
     out[key] = kept;
   }
   return out;

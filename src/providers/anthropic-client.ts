@@ -27,6 +27,7 @@ import { fromAnthropicResponse, toAnthropicMessages } from '../adapters/anthropi
 import { placeAnthropicCacheMarks } from '../adapters/place-anthropic-cache-marks.ts';
 import { createCachePrefixMemory } from '../core/cache/cache-prefix-memory.ts';
 import { InvalidInputError, ModelCallError } from '../core/errors/index.ts';
+import { isRecord } from '../core/is-record.ts';
 import { isAgentVisible, type Message, type Part } from '../core/message.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import {
@@ -338,8 +339,4 @@ function readMessage(
     stopReason: typeof body.stop_reason === 'string' ? body.stop_reason : 'unknown',
     model: answeredBy,
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -10,6 +10,8 @@
  * (stop reason, cumulative usage: `output_tokens`, and the input figures when the API sends them again)
  * and `message_stop`. `ping` events come anywhere; an `error` event ends the stream (the SDK throws it).
  */
+
+import { isRecord } from '../core/is-record.ts';
 import type { ModelStreamEvent } from './model-client.ts';
 
 interface BlockDraft {
@@ -148,8 +150,4 @@ export function messageOfStream(state: AnthropicStreamState): Record<string, unk
     stop_sequence: state.stopSequence ?? state.message?.stop_sequence ?? null,
     usage: state.usage,
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

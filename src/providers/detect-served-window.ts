@@ -18,6 +18,8 @@
  * positive integers up to MAX_PLAUSIBLE_CONTEXT_WINDOW are ignored.
  */
 
+import { isRecord } from '../core/is-record.ts';
+
 /** Each question's timeout: a local server answers these in milliseconds. */
 export const DEFAULT_DETECT_TIMEOUT_MS = 2_000;
 
@@ -158,8 +160,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

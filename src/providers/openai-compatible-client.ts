@@ -15,6 +15,7 @@
 import type OpenAI from 'openai';
 import { fromOpenAIChatCompletion, type ToOpenAIChatOptions, toOpenAIChat } from '../adapters/openai-chat.ts';
 import { InvalidInputError, ModelCallError } from '../core/errors/index.ts';
+import { isRecord } from '../core/is-record.ts';
 import { isAgentVisible, type Message, type Usage } from '../core/message.ts';
 import type { ToolDefinition } from '../core/tool-definition.ts';
 import { captureErrorBodies } from './capture-error-bodies.ts';
@@ -364,8 +365,4 @@ function withDeepSeekCache(usage: Usage, raw: unknown): Usage {
   if (usage.cacheReadTokens !== undefined || !isRecord(raw)) return usage;
   const hit = raw.prompt_cache_hit_tokens;
   return typeof hit === 'number' ? { ...usage, cacheReadTokens: hit } : usage;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

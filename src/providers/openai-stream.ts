@@ -12,6 +12,8 @@
  * - usage in a last chunk with empty `choices` (`stream_options.include_usage`), or on the finish chunk;
  *   DeepSeek's cache hits as `prompt_cache_hit_tokens` in it.
  */
+
+import { isRecord } from '../core/is-record.ts';
 import type { ModelStreamEvent } from './model-client.ts';
 
 interface ToolCallDraft {
@@ -152,8 +154,4 @@ export function completionOfStream(state: OpenAIStreamState): Record<string, unk
 
 function textOf(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import { ModelCallError } from '../core/errors/index.ts';
+import { isRecord } from '../core/is-record.ts';
 
 /** What a provider said went wrong, from whichever error shape it uses. */
 export interface ProviderError {
@@ -119,8 +120,4 @@ function textOf(value: unknown): string | undefined {
 
 function numberOf(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

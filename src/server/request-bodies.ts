@@ -13,6 +13,7 @@
 import { isUtf8 } from 'node:buffer';
 import { hash } from 'node:crypto';
 import { defineMember } from '../core/define-member.ts';
+import { isRecord } from '../core/is-record.ts';
 import { WorkSlices } from '../core/work-slices.ts';
 import { parseJsonInSlices } from './parse-json-in-slices.ts';
 import { MAX_JSON_DEPTH } from './read-body.ts';
@@ -288,8 +289,4 @@ function keptSize(bytes: Uint8Array, layout: BodyLayout): number {
 
 function sizeOf(entries: readonly Kept[]): number {
   return entries.reduce((sum, entry) => sum + keptSize(entry.bytes, entry.layout), 0);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isRecord } from '../core/is-record.ts';
 import type { TokenBreakdown } from '../core/tokens/token-breakdown.ts';
 
 // Flat figures (overhead, media) are configurable and need not be whole.
@@ -18,15 +19,8 @@ export const storedTokenCountSchema = z.object({
   }),
 });
 
-const BREAKDOWN_FIELDS = [
-  'text',
-  'reasoning',
-  'toolCalls',
-  'toolResults',
-  'media',
-  'overhead',
-  'total',
-] as const;
+/** The breakdown's figures, as the schema names them. */
+const BREAKDOWN_FIELDS = Object.keys(storedTokenCountSchema.shape.breakdown.shape);
 
 /**
  * What `storedTokenCountSchema` accepts, checked by hand: every message of every append carries one, and
@@ -42,11 +36,6 @@ export function isStoredTokenCount(value: unknown): value is StoredTokenCount {
     if (typeof figure !== 'number' || !Number.isFinite(figure) || figure < 0) return false;
   }
   return true;
-}
-
-/** An object as `z.object` takes one: not null, not an array, not a function. */
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The stored text of a count back as one; undefined when it is not one. */

@@ -1,4 +1,5 @@
 import { InvalidPolicyError } from '../errors/index.ts';
+import { isRecord } from '../is-record.ts';
 import { policyErrorFromZod } from './policy-issues.ts';
 import { type Policy, type PolicyOverride, PolicySchema } from './policy-schema.ts';
 
@@ -9,17 +10,13 @@ import { type Policy, type PolicyOverride, PolicySchema } from './policy-schema.
  * `undefined` field means "not specified", never "unset it".
  */
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 function clone<T>(value: T): T {
   return structuredClone(value);
 }
 
 /** Deep merge of plain data: objects merged by key, everything else (arrays included) replaced. */
 export function deepMerge<T>(base: T, override: unknown): T {
-  if (!isPlainObject(base) || !isPlainObject(override)) {
+  if (!isRecord(base) || !isRecord(override)) {
     return (override === undefined ? clone(base) : clone(override)) as T;
   }
   const merged: Record<string, unknown> = clone(base);

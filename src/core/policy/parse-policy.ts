@@ -1,3 +1,4 @@
+import { isRecord } from '../is-record.ts';
 import type { PolicyDialect, SeedDialect } from './policy-aliases.ts';
 import { TOP_LEVEL_ALIAS_NOTES } from './policy-aliases.ts';
 import { policyErrorFromZod } from './policy-issues.ts';
@@ -29,13 +30,9 @@ export interface ParsedPolicy {
   dialect: SeedDialect | undefined;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** Leaf paths of plain data: objects are descended, arrays and scalars are leaves. */
 export function leafEntries(value: unknown, prefix: PolicyPath = []): [string, unknown][] {
-  if (!isPlainObject(value)) return prefix.length === 0 ? [] : [[formatPath(prefix), value]];
+  if (!isRecord(value)) return prefix.length === 0 ? [] : [[formatPath(prefix), value]];
   const entries: [string, unknown][] = [];
   for (const [key, child] of Object.entries(value)) {
     if (child === undefined) continue;

@@ -1,4 +1,5 @@
 import { InvalidPolicyError } from '../errors/index.ts';
+import { isRecord } from '../is-record.ts';
 import {
   ARCHIVE_STRATEGY_ALIASES,
   DIGITORN_STRATEGIES,
@@ -46,17 +47,13 @@ interface Entry {
 
 const TOP_LEVEL_KEYS: ReadonlySet<string> = new Set(POLICY_SECTIONS);
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** Flatten digitorn's blocks into entries; anything else at the top is an entry of its own. */
 function collectEntries(input: Record<string, unknown>): Entry[] {
   const entries: Entry[] = [];
   for (const [key, value] of Object.entries(input)) {
-    if (key === 'runtime' && isPlainObject(value)) {
+    if (key === 'runtime' && isRecord(value)) {
       for (const [runtimeKey, runtimeValue] of Object.entries(value)) {
-        if (runtimeKey === 'context' && isPlainObject(runtimeValue)) {
+        if (runtimeKey === 'context' && isRecord(runtimeValue)) {
           for (const [contextKey, contextValue] of Object.entries(runtimeValue)) {
             entries.push({
               key: contextKey,
@@ -79,7 +76,7 @@ function collectEntries(input: Record<string, unknown>): Entry[] {
           );
         }
       }
-    } else if (key === 'context' && isPlainObject(value)) {
+    } else if (key === 'context' && isRecord(value)) {
       // Digitorn's agent-level block, agents[].brain.context.
       for (const [contextKey, contextValue] of Object.entries(value)) {
         entries.push({
@@ -170,7 +167,7 @@ function setAt(
       if (existing === undefined) {
         parent[segment] = value;
         writtenAs.set(path, written);
-      } else if (isPlainObject(existing) && isPlainObject(value)) {
+      } else if (isRecord(existing) && isRecord(value)) {
         for (const [key, child] of Object.entries(value)) {
           setAt(root, `${path}.${key}`, child, `${written}.${key}`, writtenAs);
         }
@@ -187,7 +184,7 @@ function setAt(
       const child: Record<string, unknown> = {};
       parent[segment] = child;
       parent = child;
-    } else if (isPlainObject(existing)) {
+    } else if (isRecord(existing)) {
       parent = existing;
     } else {
       const where = segments.slice(0, index + 1).join('.');
@@ -228,14 +225,14 @@ function normalizeHooks(
 ): unknown {
   if (!Array.isArray(hooks)) return hooks;
   return hooks.map((hook, index) => {
-    if (!isPlainObject(hook)) return hook;
+    if (!isRecord(hook)) return hook;
     const where = `${written}[${index}]`;
     const path = `hooks[${index}]`;
     const normalized = renameKeys(hook, HOOK_KEY_ALIASES, where, (name, key) =>
       writtenAs.set(`${path}.${name}`, `${where}.${key}`),
     );
     const action = normalized.action;
-    if (isPlainObject(action)) {
+    if (isRecord(action)) {
       const renamed = renameKeys(action, HOOK_ACTION_KEY_ALIASES, `${where}.action`, (name, key) =>
         writtenAs.set(`${path}.action.${name}`, `${where}.action.${key}`),
       );
@@ -260,17 +257,17 @@ function normalizeHooks(
 /** Seed value spellings accepted in ctxkit's own fields (archive.strategy `llm`, summarize.strategy `truncate`). */
 function normalizeValues(value: Record<string, unknown>): void {
   const archive = value.archive;
-  if (isPlainObject(archive) && typeof archive.strategy === 'string') {
+  if (isRecord(archive) && typeof archive.strategy === 'string') {
     archive.strategy = ARCHIVE_STRATEGY_ALIASES[archive.strategy] ?? archive.strategy;
   }
   const summarize = value.summarize;
-  if (isPlainObject(summarize) && typeof summarize.strategy === 'string') {
+  if (isRecord(summarize) && typeof summarize.strategy === 'string') {
     summarize.strategy = SUMMARIZE_STRATEGY_ALIASES[summarize.strategy] ?? summarize.strategy;
   }
 }
 
 export function translateSeedNames(input: unknown, options: TranslateOptions = {}): TranslatedPolicy {
-  if (!isPlainObject(input)) {
+  if (!isRecord(input)) {
     throw new InvalidPolicyError('(policy)', `expected an object of settings, got ${describeValue(input)}`);
   }
   const requested = options.dialect ?? 'auto';

@@ -12,6 +12,7 @@ import { CACHE_ESTIMATE_CHARS_PER_TOKEN } from '../../adapters/place-anthropic-c
 import type { CachePrefixMemory } from '../../core/cache/cache-prefix-memory.ts';
 import { type CacheBlock, placeCacheBreakpoints } from '../../core/cache/place-cache-breakpoints.ts';
 import { minCacheableTokensFor } from '../../core/cache/prompt-cache-rules.ts';
+import { isRecord } from '../../core/is-record.ts';
 
 /** The mark @ai-sdk/anthropic turns into `cache_control: { type: 'ephemeral' }`: a 5-minute entry. */
 export const AI_SDK_ANTHROPIC_CACHE_CONTROL: Readonly<{ type: 'ephemeral' }> = Object.freeze({
@@ -149,8 +150,4 @@ function carriesMark(providerOptions: unknown): boolean {
       ((options.cacheControl !== undefined && options.cacheControl !== null) ||
         (options.cache_control !== undefined && options.cache_control !== null)),
   );
-}
-
-function isRecord(value: unknown): value is Record_ {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

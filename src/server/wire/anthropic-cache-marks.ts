@@ -13,6 +13,7 @@
 import { hasAnthropicCacheControl } from '../../adapters/anthropic-cache-blocks.ts';
 import { placeAnthropicCacheMarks } from '../../adapters/place-anthropic-cache-marks.ts';
 import type { CachePrefixMemory } from '../../core/cache/cache-prefix-memory.ts';
+import { isRecord } from '../../core/is-record.ts';
 
 export interface AnthropicCacheMarkRequest {
   /** The client's request body as it arrived (parsed). */
@@ -42,8 +43,4 @@ export function withAnthropicCacheMarks(
   const placed = placeAnthropicCacheMarks(upstreamBody, { memory: request.memory });
   if (placed.senderMarked) return unchanged;
   return { body: placed.body, placed: placed.breakpoints.length, sent: placed.remember };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

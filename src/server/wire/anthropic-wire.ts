@@ -22,6 +22,7 @@ import { recoverToolNames } from '../../adapters/finish-transcript.ts';
 import { validateItem } from '../../adapters/source-item.ts';
 import { toAnthropicTool } from '../../adapters/tool-definitions.ts';
 import { readOffloadedTool } from '../../agent/read-offloaded-tool.ts';
+import { isRecord } from '../../core/is-record.ts';
 import type { Message } from '../../core/message.ts';
 import type { ToolDefinition } from '../../core/tool-definition.ts';
 import { WorkSlices } from '../../core/work-slices.ts';
@@ -40,7 +41,6 @@ import {
   continueHistoryInSlices,
   firstOriginFrom,
   historyWithIdsInSlices,
-  isRecord,
   parseBody,
   positiveIntegerField,
   recoverToolNamesFrom,

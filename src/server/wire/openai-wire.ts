@@ -19,6 +19,7 @@ import {
 } from '../../adapters/openai-chat.ts';
 import { toOpenAITool } from '../../adapters/tool-definitions.ts';
 import { readOffloadedTool } from '../../agent/read-offloaded-tool.ts';
+import { isRecord } from '../../core/is-record.ts';
 import type { Message, MessageInput } from '../../core/message.ts';
 import type { ToolDefinition } from '../../core/tool-definition.ts';
 import { WorkSlices } from '../../core/work-slices.ts';
@@ -37,7 +38,6 @@ import {
   continueHistoryInSlices,
   firstOriginFrom,
   historyWithIdsInSlices,
-  isRecord,
   parseBody,
   positiveIntegerField,
   recoverToolNamesFrom,

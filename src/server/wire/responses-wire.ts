@@ -24,6 +24,7 @@ import {
 import { ResponsesItemIndex, toResponsesItems } from '../../adapters/openai-responses-write.ts';
 import { readOffloadedTool } from '../../agent/read-offloaded-tool.ts';
 import { InvalidInputError } from '../../core/errors/index.ts';
+import { isRecord } from '../../core/is-record.ts';
 import type { Message, MessageInput } from '../../core/message.ts';
 import type { ToolDefinition } from '../../core/tool-definition.ts';
 import { WorkSlices } from '../../core/work-slices.ts';
@@ -37,7 +38,6 @@ import { renderView } from './render-view.ts';
 import {
   asWireRequestError,
   historyWithIdsInSlices,
-  isRecord,
   parseBody,
   positiveIntegerField,
   splitReadCalls,

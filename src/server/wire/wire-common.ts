@@ -10,10 +10,6 @@ import { idPositions } from '../id-positions.ts';
 import type { ReadReply } from './wire-format.ts';
 import { WireRequestError } from './wire-format.ts';
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Splits an answer into what the client sees and ctxkit's own read-back calls (`ownTool`: the name of
  * ctxkit's tool in this request; undefined when the client has a tool of that name, whose calls are its).

@@ -1,4 +1,5 @@
 import { InvalidConfigError, InvalidPolicyError } from '../../errors/index.ts';
+import { isRecord } from '../../is-record.ts';
 import { didYouMean, nearestNames } from '../nearest-name.ts';
 import { parsePolicyWithOrigins } from '../parse-policy.ts';
 import { POLICY_DIALECTS, type PolicyDialect } from '../policy-aliases.ts';
@@ -36,10 +37,6 @@ export interface ConfigFile {
   agentLayer: (name: string) => ConfigLayer;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 export function readConfigFile(
   text: string,
   fileName: string,
@@ -50,7 +47,7 @@ export function readConfigFile(
     const line = parsed.lineOf(parsePath(key));
     return { source: `file:${fileName}#${key}`, file: fileName, ...(line !== undefined ? { line } : {}) };
   };
-  if (!isPlainObject(parsed.data)) {
+  if (!isRecord(parsed.data)) {
     throw new InvalidConfigError(
       '(file)',
       `expected a mapping of settings at the top, got ${describeValue(parsed.data)}`,
@@ -107,7 +104,7 @@ export function readConfigFile(
     // Digitorn: agents: [{ id, brain: { model, context: {…} } }]
     agents.forEach((agent, index) => {
       const at = (key: string) => where(formatPath(['agents', index, ...parsePath(key)]));
-      if (!isPlainObject(agent) || typeof agent.id !== 'string') {
+      if (!isRecord(agent) || typeof agent.id !== 'string') {
         throw new InvalidConfigError(
           `agents[${index}]`,
           'expected { id, brain: { model?, context? } }',
@@ -125,7 +122,7 @@ export function readConfigFile(
       }
       const block: Record<string, unknown> = {};
       if (brain !== undefined) {
-        if (!isPlainObject(brain))
+        if (!isRecord(brain))
           throw new InvalidConfigError(`agents[${index}].brain`, 'expected a mapping', at('brain'));
         for (const [key, field] of Object.entries(brain)) {
           if (key === 'model') block.model = field;
@@ -141,7 +138,7 @@ export function readConfigFile(
       }
       agentBlocks.set(id, { value: block, path: ['agents', index, 'brain'] });
     });
-  } else if (isPlainObject(agents)) {
+  } else if (isRecord(agents)) {
     for (const [name, block] of Object.entries(agents))
       agentBlocks.set(name, { value: block, path: ['agents', name] });
   } else if (agents !== undefined) {
