@@ -35,10 +35,13 @@ export function createLineCounter(countText: (text: string) => number): (text: s
     // line leaves one): one ASCII character is one byte, and every byte is a token of a byte-level BPE.
     if (part.length === 1 && part.charCodeAt(0) < 0x80) return 1;
     if (part.length < LINE_PART_MEMO_MIN_CHARS) return countText(part);
-    const known = memo.get(part);
+    // Copied before the lookup: V8 keeps a string's hash in the string, so the copy is hashed once for
+    // both the lookup and the insert (a slice looked up, then copied, was hashed twice on every miss).
+    const key = ownCopy(part);
+    const known = memo.get(key);
     if (known !== undefined) return known;
-    const tokens = countText(part);
-    memo.set(ownCopy(part), tokens);
+    const tokens = countText(key);
+    memo.set(key, tokens);
     memoChars += part.length;
     if (memoChars <= MEMO_MAX_CHARS && memo.size <= MEMO_MAX_PARTS) return tokens;
     for (const oldest of memo.keys()) {
