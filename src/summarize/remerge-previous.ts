@@ -30,7 +30,8 @@ export function remergePrevious(
 ): RemergedSections {
   const sections = emptySections();
   const readded = {} as Record<SummarySection, number>;
-  const haystack = normalize(reply);
+  // The reply as searched, made only when an item is not among the reply's own (most are copied verbatim).
+  let haystack: string | undefined;
   // Each item is keyed by de-duplication and again by the merge: keyed once.
   const keys = new Map<string, string>();
   const keyOf = (item: string): string => {
@@ -52,8 +53,14 @@ export function remergePrevious(
       sections[section] = own;
       continue;
     }
+    const listed = new Set(parsed[section]);
+    const mentioned = (item: string): boolean => {
+      if (listed.has(item)) return true;
+      haystack ??= normalize(reply);
+      return haystack.includes(containmentKey(section, item));
+    };
     const missing = dedupe(
-      previous[section].filter((item) => !haystack.includes(containmentKey(section, item))),
+      previous[section].filter((item) => !mentioned(item)),
       keyOf,
     );
     const missingKeys = new Set(missing.map(keyOf));
