@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { Message } from '../../src/core/message.ts';
 import { createExactCounter } from '../../src/core/tokens/exact-counter.ts';
+import { renderTranscriptMessage } from '../../src/summarize/render-transcript.ts';
+import { BLOCK_SEPARATOR } from '../../src/summarize/select-transcript.ts';
+import { buildSummaryPrompt } from '../../src/summarize/summary-prompt.ts';
 import { createSummaryModel, readConversation } from './summary-model.ts';
 
 describe('the bench summary model', () => {
@@ -31,19 +35,66 @@ describe('the bench summary model', () => {
       '<transcript>',
       '[#0 user]\nrename game_2048.py to 2048.py',
       '',
-      '[#1 assistant]\nRenaming.\n→ call bash {"command": "mv game_2048.py 2048.py"}',
+      '[#1 assistant]\nRenaming.\n→ call bash\n{"command": "mv game_2048.py 2048.py"}',
       '',
       '[#2 tool]\n← result of bash:\n(empty)',
       '</transcript>',
     ].join('\n');
     const { messages } = readConversation(prompt);
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(messages[1]?.parts).toEqual([
+      { type: 'text', text: 'Renaming.' },
+      expect.objectContaining({
+        type: 'tool-call',
+        name: 'bash',
+        args: '{"command": "mv game_2048.py 2048.py"}',
+      }),
+    ]);
     const model = createSummaryModel();
     const summary = model.summarize(prompt);
     expect(summary).toContain('rename game_2048.py to 2048.py');
     expect(summary).toContain('mv game_2048.py 2048.py');
     expect(model.summarize(prompt)).toBe(summary);
     expect(model.calls).toBe(2);
+  });
+
+  it("reads back the calls of ctxkit's own rendering: several to a message, arguments over lines, none", () => {
+    const messages: Message[] = [
+      { id: 'a', seq: 0, role: 'user', parts: [{ type: 'text', text: 'tidy the repo' }], meta: {} },
+      {
+        id: 'b',
+        seq: 1,
+        role: 'assistant',
+        parts: [
+          { type: 'text', text: 'Two steps.' },
+          { type: 'tool-call', callId: 'c1', name: 'bash', args: '{"command": "git status"}' },
+          {
+            type: 'tool-call',
+            callId: 'c2',
+            name: 'write',
+            args: '{\n  "path": "a.txt",\n  "content": "x"\n}',
+          },
+          { type: 'tool-call', callId: 'c3', name: 'list_files', args: '' },
+        ],
+        meta: {},
+      },
+    ];
+    const transcript = messages
+      .map((message) => renderTranscriptMessage(message, { toolResultMaxChars: 1_800 }))
+      .join(BLOCK_SEPARATOR);
+    const prompt = buildSummaryPrompt({
+      previous: undefined,
+      transcript,
+      instructions: undefined,
+      maxTokens: 500,
+    });
+    const read = readConversation(prompt).messages[1]?.parts;
+    expect(read?.map((part) => (part.type === 'tool-call' ? [part.name, part.args] : part.type))).toEqual([
+      'text',
+      ['bash', '{"command": "git status"}'],
+      ['write', '{\n  "path": "a.txt",\n  "content": "x"\n}'],
+      ['list_files', ''],
+    ]);
   });
 
   it('counts what each summary cost: the prompt, instructions sent beside it, and the reply', () => {

@@ -167,11 +167,25 @@ function readCtxkitTranscript(text: string): Message[] {
     }
     const parts: Part[] = [];
     const text: string[] = [];
+    // A call's arguments follow its line; the lines up to the next call are its arguments.
+    let args: string[] | undefined;
+    let name = '';
+    const endCall = (): void => {
+      if (args) parts.push(pairing.call(name, args.join('\n')));
+      args = undefined;
+    };
     for (const line of lines) {
       const call = CTXKIT_CALL.exec(line);
-      if (call) parts.push(pairing.call(call[1] ?? '', call[2] ?? ''));
+      if (call) {
+        endCall();
+        name = call[1] ?? '';
+        // Arguments on the call's own line (an older rendering) end it there.
+        if (call[2]) parts.push(pairing.call(name, call[2]));
+        else args = [];
+      } else if (args) args.push(line);
       else text.push(line);
     }
+    endCall();
     return message(seq, 'assistant', [...textParts(text.join('\n')), ...parts]);
   });
 }

@@ -2,10 +2,11 @@ import type { Message } from '../core/message.ts';
 import { cutHead, cutHeadTail } from './cut-text.ts';
 
 /**
- * One message as the summarizing model reads it: a `[#seq role]` line, then its content. Tool results are
- * cut to `toolResultMaxChars` (tiancai: 1,800 runes), head and tail; every other text to
- * `messageMaxChars`, so no single message can take the whole input budget. Reasoning is left out: it is
- * the model thinking aloud, long, and what it concluded is in the text and the calls that follow.
+ * One message as the summarizing model reads it: a `[#seq role]` line, then its content, a tool call as a
+ * `→ call <name>` line with its arguments on the next. Tool results are cut to `toolResultMaxChars`
+ * (tiancai: 1,800 runes), head and tail; every other text to `messageMaxChars`, so no single message can
+ * take the whole input budget. Reasoning is left out: it is the model thinking aloud, long, and what it
+ * concluded is in the text and the calls that follow.
  */
 
 /** Longest text kept from one user or assistant message, in runes. */
@@ -33,9 +34,13 @@ export function renderTranscriptMessage(message: Message, limits: TranscriptLimi
       case 'text':
         if (part.text.trim()) lines.push(cutHeadTail(part.text.trim(), messageMax));
         break;
-      case 'tool-call':
-        lines.push(`→ call ${part.name} ${cutHead(part.args.trim(), argsMax)}`);
+      case 'tool-call': {
+        // The arguments on a line of their own, as the agent sent them: a tokenizer that counts by lines
+        // finds them again, counted when the call was appended, instead of a new line to count.
+        const args = cutHead(part.args.trim(), argsMax);
+        lines.push(args ? `→ call ${part.name}\n${args}` : `→ call ${part.name}`);
         break;
+      }
       case 'tool-result': {
         const status = part.isError ? ' (error)' : '';
         const content = part.content.trim()
