@@ -18,7 +18,8 @@
  * after another: timings are the system's own, with nothing left on the heap or in the JIT by another.
  * Then the long session is timed in rounds, every system's process one pass in turn (the order rotating
  * from round to round) while the others wait: the systems are compared at the machine's speed of the
- * same minutes.
+ * same minutes. A process that waited long enough to cool down replays once untimed first
+ * (`WARM_AGAIN_AFTER_IDLE_MS`).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -147,6 +148,10 @@ async function timeInRounds(processes: readonly SystemProcess[], reports: readon
         );
         const times = await child.time(window);
         if (!times) continue;
+        const total = times.reduce((sum, time) => sum + time, 0);
+        process.stderr.write(
+          `\r\x1b[Ktimed pass ${round + 1} [${windowLabel(window)}] ${child.system}: ${total.toFixed(0)} ms\n`,
+        );
         const key = `${child.system}@${window}`;
         passes.set(key, [...(passes.get(key) ?? []), times]);
       }
