@@ -33,6 +33,17 @@ function node(project: string, args: readonly string[]): string {
   return run(NODE, args, { cwd: project, stdio: 'pipe' });
 }
 
+/**
+ * Runs a fixture from inside the project: run where it lies, under this repository, `ctxkit` would
+ * resolve to the repository itself (a package may import itself by name) and every package to its
+ * node_modules, not to what the project installed.
+ */
+function fixture(project: string, name: string, args: readonly string[] = []): string {
+  const script = join(project, name);
+  cpSync(join(FIXTURES, name), script);
+  return node(project, [script, ...args]);
+}
+
 function lastJsonLine(output: string): unknown {
   return JSON.parse(output.trim().split('\n').at(-1) ?? 'null');
 }
@@ -94,7 +105,7 @@ describe('the packed package', () => {
 
 describe('plain node', () => {
   it('ESM: the root API and two subpaths', () => {
-    expect(lastJsonLine(node(bare, [join(FIXTURES, 'library.mjs')]))).toEqual({
+    expect(lastJsonLine(fixture(bare, 'library.mjs'))).toEqual({
       system: 'You are a coding agent.',
       messages: 1,
       view: 2,
@@ -108,7 +119,7 @@ describe('plain node', () => {
   it('ESM: every entry imports and exports every name the package pins', () => {
     const pinned = join(full, 'public-api.json');
     cpSync(join(ROOT, 'src/public-api.json'), pinned);
-    const result = lastJsonLine(node(full, [join(FIXTURES, 'entries.mjs'), pinned])) as {
+    const result = lastJsonLine(fixture(full, 'entries.mjs', [pinned])) as {
       entries: number;
       missing: string[];
     };
@@ -119,17 +130,16 @@ describe('plain node', () => {
   it('CommonJS: every entry loads with require() and exports every pinned name', () => {
     const pinned = join(full, 'public-api.json');
     cpSync(join(ROOT, 'src/public-api.json'), pinned);
-    const script = join(full, 'entries.cjs');
-    cpSync(join(FIXTURES, 'entries.cjs'), script);
-    const result = lastJsonLine(node(full, [script, pinned])) as { entries: number; missing: string[] };
+    const result = lastJsonLine(fixture(full, 'entries.cjs', [pinned])) as {
+      entries: number;
+      missing: string[];
+    };
     expect(result.missing).toEqual([]);
     expect(result.entries).toBe(Object.keys(JSON.parse(readFileSync(pinned, 'utf8'))).length);
   });
 
   it("CommonJS: require('ctxkit') and a subpath", () => {
-    const script = join(bare, 'require.cjs');
-    cpSync(join(FIXTURES, 'require.cjs'), script);
-    expect(lastJsonLine(node(bare, [script]))).toEqual({ messages: 1, tokens: 2 });
+    expect(lastJsonLine(fixture(bare, 'require.cjs'))).toEqual({ messages: 1, tokens: 2 });
   });
 });
 
