@@ -50,8 +50,13 @@ const TEST_SUPPORT = [
   '[.]conformance[.]ts$',
 ];
 
-/** `ctxkit/testing`: the published entry whose job is to export test support. */
-const TESTING_ENTRY = '^src/entries/testing[.]ts$';
+/**
+ * `ctxkit/testing` and `ctxkit/fake-provider`: the published entries whose job is to export test support
+ * (the second the fake provider server alone, which must load without vitest).
+ */
+const TESTING_ENTRY = '^src/entries/(?:testing|fake-provider)[.]ts$';
+/** The fake provider server and its entry: what `ctxkit/fake-provider` loads. */
+const FAKE_PROVIDER = ['^src/entries/fake-provider[.]ts$', '^src/testing/fake-provider-server[^/]*[.]ts$'];
 
 /** Packages in devDependencies only: not installed with ctxkit. */
 const devOnly = Object.keys(manifest.devDependencies).filter(
@@ -106,10 +111,20 @@ module.exports = {
       severity: 'error',
       comment:
         'Production code does not import test support: it is not built for the package (or is, only to ' +
-        'be exported by ctxkit/testing) and may load test-only packages. The one exception is ' +
-        'src/entries/testing.ts, the published ctxkit/testing entry, which exists to export the helpers.',
+        'be exported by ctxkit/testing) and may load test-only packages. The exceptions are ' +
+        'src/entries/testing.ts and src/entries/fake-provider.ts, the published ctxkit/testing and ' +
+        'ctxkit/fake-provider entries, which exist to export the helpers.',
       from: { path: '^src/', pathNot: [...TEST_SUPPORT, TESTING_ENTRY] },
       to: { path: TEST_SUPPORT },
+    },
+    {
+      name: 'fake-provider-without-vitest',
+      severity: 'error',
+      comment:
+        'ctxkit/fake-provider is the fake provider server for any test runner: neither its entry nor the ' +
+        'server loads vitest or a conformance suite (which registers vitest tests).',
+      from: { path: FAKE_PROVIDER, pathNot: '[.]test[.]ts$' },
+      to: { path: [packagePath(['vitest']), '[.]conformance[.]ts$', '^src/entries/testing[.]ts$'] },
     },
     {
       name: 'no-circular',

@@ -116,6 +116,12 @@ describe('plain node', () => {
     });
   });
 
+  it('ctxkit/fake-provider answers without vitest; ctxkit/testing, which needs it, names it', () => {
+    const result = lastJsonLine(fixture(bare, 'fake-provider.mjs')) as Record<string, unknown>;
+    expect(result).toMatchObject({ status: 200, content: 'hello from the fake', requests: 1 });
+    expect(result.testing).toMatch(/'vitest'/);
+  });
+
   it('ESM: every entry imports and exports every name the package pins', () => {
     const pinned = join(full, 'public-api.json');
     cpSync(join(ROOT, 'src/public-api.json'), pinned);
