@@ -1,30 +1,37 @@
 /**
  * One system's part of `bench:peers`, run in a process of its own (`run.ts` forks one per system): its
- * warm-up, then every session at every window, each replay scored; then, while the other systems' processes
- * wait, timed passes of the long session whenever the parent asks. Alone in its process, no system's
+ * warm-up, then every session at every window, each replay scored. Alone in its process, no system's
  * timings pay for another's garbage, JIT state or shared-library call sites made megamorphic by
  * another's use (zod, the tokenizer): what is measured is what the system costs in an agent's process.
  *
- * Talks to the parent over IPC: a `run` request is answered with one `SystemRunReport`, each `time`
- * request with the per-call times of one pass, and `done` ends the process.
+ * Sends one `SystemRunReport` to the parent over IPC.
  */
 import { performance } from 'node:perf_hooks';
-import type { Transcript } from '../../src/core/message.ts';
 import { computeReplayMetrics } from '../../src/replay/compute-replay-metrics.ts';
 import { corpusFiles, LONG_SESSION, loadCorpusSession } from '../../src/testing/corpus.ts';
 import { type ScoredRun, sessionResult } from './aggregate.ts';
-import { useCompiledCtxkit } from './ctxkit-engine.ts';
-import type { PeerReplayOptions } from './peer-types.ts';
+import { type CtxkitSource, useCompiledCtxkit } from './ctxkit-engine.ts';
 import { createSummaryModel } from './summary-model.ts';
-import {
-  medianOf,
-  type SystemProcessAnswer,
-  type SystemProcessRequest,
-  type SystemRunReport,
-  type SystemRunRequest,
-} from './system-process-protocol.ts';
-import { BENCH_SYSTEMS, type BenchSystem } from './systems.ts';
+import { BENCH_SYSTEMS } from './systems.ts';
 import { windowLabel } from './table.ts';
+
+/** What the parent asks a system's process to do. */
+export interface SystemRunRequest {
+  system: string;
+  windows: number[];
+  sessions: string[];
+  maxOutputTokens: number;
+  model: string | undefined;
+  /** Which ctxkit its systems run (`ctxkit-engine.ts`); the sources when not said. */
+  ctxkitFrom?: CtxkitSource;
+}
+
+export interface SystemRunReport {
+  system: string;
+  /** Untimed passes over the long session before the measured runs, and the median per-call ms of each. */
+  warmUp: { passes: number; medianMs: number[] };
+  windows: { window: number; runs: ScoredRun[]; config: unknown; wallMs: number }[];
+}
 
 /** Untimed before anything is measured, at the first window: two short sessions, once each. */
 export const WARM_UP_SESSIONS = ['swe-agent__ctf_warmup.jsonl', 'openhands__wrong_initial_state.jsonl'];
@@ -37,7 +44,11 @@ export const WARM_UP_SESSIONS = ['swe-agent__ctf_warmup.jsonl', 'openhands__wron
 export const WARM_UP_SETTLED_CHANGE = 0.05;
 export const WARM_UP_MIN_PASSES = 2;
 export const WARM_UP_MAX_PASSES = 5;
-
+/**
+ * The long session is timed this many times at each window, and each call's time is its median over
+ * them: one pass of sub-millisecond calls on a shared machine moves by a third from run to run.
+ */
+export const LONG_SESSION_TIMED_PASSES = 3;
 /** The model whose minimum cacheable prefix the Anthropic bill uses (2,048 tokens). */
 export const ANTHROPIC_BILLED_MODEL = 'claude-sonnet-4-6';
 
@@ -51,31 +62,17 @@ export const ANTHROPIC_BILLED_MODEL = 'claude-sonnet-4-6';
  * replay. An agent's manager and its sessions outlive its collections.
  */
 
-/** The options every replay of a run gets at a window (a fresh summary model each). */
-function replayOptions(request: SystemRunRequest, window: number): PeerReplayOptions {
-  return {
-    contextWindow: window,
-    maxOutputTokens: request.maxOutputTokens,
-    summaryModel: createSummaryModel(),
-    ...(request.model ? { model: request.model } : {}),
-  };
-}
-
-function systemNamed(name: string): BenchSystem {
-  const system = BENCH_SYSTEMS.find((candidate) => candidate.name === name);
-  if (!system) throw new Error(`unknown system "${name}"`);
-  return system;
-}
-
-/**
- * Warm-up, then every session at every window, scored. A run's `times` are those of its one replay: the
- * long session's are replaced by the median of its timed passes (`timeLongSession`) when the parent takes them.
- */
 export async function runSystem(request: SystemRunRequest): Promise<SystemRunReport> {
-  const system = systemNamed(request.system);
-  const { maxOutputTokens } = request;
+  const system = BENCH_SYSTEMS.find((candidate) => candidate.name === request.system);
+  if (!system) throw new Error(`unknown system "${request.system}"`);
+  const { maxOutputTokens, model } = request;
   if (request.ctxkitFrom === 'dist') await useCompiledCtxkit();
-  const options = (window: number) => replayOptions(request, window);
+  const options = (window: number) => ({
+    contextWindow: window,
+    maxOutputTokens,
+    summaryModel: createSummaryModel(),
+    ...(model ? { model } : {}),
+  });
   const available = new Set(corpusFiles());
   const firstWindow = request.windows[0] ?? 16_000;
   for (const file of WARM_UP_SESSIONS.filter((name) => available.has(name))) {
@@ -88,7 +85,7 @@ export async function runSystem(request: SystemRunRequest): Promise<SystemRunRep
     while (medianMs.length < WARM_UP_MAX_PASSES) {
       process.stderr.write(`\r\x1b[Kwarm-up: ${system.name} ${LONG_SESSION} pass ${medianMs.length + 1}`);
       const replay = await system.replay(long, options(firstWindow));
-      medianMs.push(medianOf(replay.requests.map((call) => call.timeMs)));
+      medianMs.push(median(replay.requests.map((call) => call.timeMs)));
       const [before, last] = medianMs.slice(-2);
       if (
         medianMs.length >= WARM_UP_MIN_PASSES &&
@@ -117,8 +114,8 @@ export async function runSystem(request: SystemRunRequest): Promise<SystemRunRep
       );
       const started = performance.now();
       try {
-        const optionsHere = options(window);
-        const replay = await system.replay(transcript, optionsHere);
+        const replayOptions = options(window);
+        const replay = await system.replay(transcript, replayOptions);
         config ??= replay.config;
         const scored = computeReplayMetrics(
           file,
@@ -138,10 +135,18 @@ export async function runSystem(request: SystemRunRequest): Promise<SystemRunRep
           },
         );
         const result = sessionResult(scored, replay.notes, performance.now() - started, {
-          input: optionsHere.summaryModel.inputTokens,
-          output: optionsHere.summaryModel.outputTokens,
+          input: replayOptions.summaryModel.inputTokens,
+          output: replayOptions.summaryModel.outputTokens,
         });
-        runs.push({ result, times: replay.requests.map((call) => call.timeMs) });
+        const passes = [replay.requests.map((call) => call.timeMs)];
+        while (file === LONG_SESSION && passes.length < LONG_SESSION_TIMED_PASSES) {
+          const again = await system.replay(transcript, options(window));
+          passes.push(again.requests.map((call) => call.timeMs));
+        }
+        runs.push({
+          result,
+          times: passes[0]?.map((_, call) => median(passes.map((pass) => pass[call] ?? 0))) ?? [],
+        });
       } catch (error) {
         const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
         process.stderr.write(`\n  ${system.name} failed on ${file}: ${message}\n`);
@@ -160,62 +165,20 @@ export async function runSystem(request: SystemRunRequest): Promise<SystemRunRep
   return report;
 }
 
-let longSession: Transcript | undefined;
-
-/**
- * A process idle this long replays the long session once untimed before a timed pass. Left idle for a few
- * seconds, V8 collects and cools what it compiled (its memory reducer), and the next replay runs partly
- * cold: ctxkit's first pass after 20 s to 4 minutes idle took 20–90 % longer than the passes after it,
- * after 3–10 s no longer. In rounds, a system waits for every other system's pass (deepagents' takes half
- * a minute), so without this every timed pass but the slowest system's would be a cold one.
- */
-export const WARM_AGAIN_AFTER_IDLE_MS = 5_000;
-
-/**
- * One timed pass of the long session at `window`: each call's time, in order. With `warm`, an untimed
- * pass goes first.
- */
-export async function timeLongSession(
-  request: SystemRunRequest,
-  window: number,
-  warm = false,
-): Promise<number[]> {
-  longSession ??= loadCorpusSession(LONG_SESSION);
-  const system = systemNamed(request.system);
-  if (warm) await system.replay(longSession, replayOptions(request, window));
-  const replay = await system.replay(longSession, replayOptions(request, window));
-  return replay.requests.map((call) => call.timeMs);
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-function answer(message: SystemProcessAnswer): Promise<void> {
-  return new Promise((done) => process.send?.(message, () => done()));
-}
-
-// Forked by run.ts: a run, then timed passes until told it is done.
+// Forked by run.ts: one request in, one report out.
 if (process.send) {
-  let run: SystemRunRequest | undefined;
-  let idleSince = performance.now();
-  process.on('message', (message: SystemProcessRequest) => {
-    if (message.kind === 'done') process.exit(0);
-    if (message.kind === 'run') run = message.request;
-    const asked = run;
-    const work: Promise<SystemProcessAnswer> = !asked
-      ? Promise.reject(new Error('asked to time before a run'))
-      : message.kind === 'run'
-        ? runSystem(asked).then((report) => ({ kind: 'report', report }))
-        : timeLongSession(
-            asked,
-            message.window,
-            performance.now() - idleSince >= WARM_AGAIN_AFTER_IDLE_MS,
-          ).then((times) => ({ kind: 'times', times }));
-    work
-      .catch((error: unknown): SystemProcessAnswer => {
+  process.once('message', (request: SystemRunRequest) => {
+    runSystem(request).then(
+      (report) => process.send?.(report, () => process.exit(0)),
+      (error: unknown) => {
         process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-        return { kind: 'failed', error: error instanceof Error ? error.message : String(error) };
-      })
-      .then((done) => {
-        idleSince = performance.now();
-        return answer(done);
-      });
+        process.exit(1);
+      },
+    );
   });
 }

@@ -16,12 +16,8 @@
  *
  * Each system runs in a process of its own (`run-system.ts`), after an untimed warm-up there, one system
  * after another: timings are the system's own, with nothing left on the heap or in the JIT by another.
- * Then the long session is timed in rounds, every system's process one pass in turn (the order rotating
- * from round to round) while the others wait: the systems are compared at the machine's speed of the
- * same minutes. A process that waited long enough to cool down replays once untimed first
- * (`WARM_AGAIN_AFTER_IDLE_MS`).
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -36,15 +32,7 @@ import {
   type WindowGoals,
 } from './aggregate.ts';
 import { LANGCHAIN_PEER } from './langchain-peer.ts';
-import {
-  LONG_SESSION_TIMED_PASSES,
-  medianPerCall,
-  type SystemProcessAnswer,
-  type SystemProcessRequest,
-  type SystemRunReport,
-  type SystemRunRequest,
-  turnOrder,
-} from './system-process-protocol.ts';
+import type { SystemRunReport, SystemRunRequest } from './run-system.ts';
 import { BENCH_SYSTEMS, CTXKIT_DEFAULT } from './systems.ts';
 import { renderGoals, renderLongSession, renderTable, windowLabel } from './table.ts';
 
@@ -74,97 +62,23 @@ process.stderr.write(
   `${systems.length} systems × ${sessions.length} sessions × windows ${windows.map(windowLabel).join(', ')} (corpus ${CORPUS_DIR})\n`,
 );
 
-/** One system's process: scored runs first, then timed passes of the long session on request. */
-class SystemProcess {
-  readonly #child: ChildProcess;
-  #pending: { done: (answer: SystemProcessAnswer) => void; fail: (error: Error) => void } | undefined;
-
-  constructor(readonly system: string) {
-    this.#child = fork(fileURLToPath(new URL('./run-system.ts', import.meta.url)), [], {
+/** One system, replayed and scored in a child process of its own. */
+function runInOwnProcess(request: SystemRunRequest): Promise<SystemRunReport> {
+  return new Promise((done, fail) => {
+    const child = fork(fileURLToPath(new URL('./run-system.ts', import.meta.url)), [], {
       execArgv: ['--import', 'tsx'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    this.#child.on('message', (message) => {
-      const pending = this.#pending;
-      this.#pending = undefined;
-      pending?.done(message as SystemProcessAnswer);
+    let report: SystemRunReport | undefined;
+    child.once('message', (message) => {
+      report = message as SystemRunReport;
     });
-    const lost = (why: string) => {
-      const pending = this.#pending;
-      this.#pending = undefined;
-      pending?.fail(new Error(`${system}: ${why}`));
-    };
-    this.#child.once('error', (error) => lost(error.message));
-    this.#child.once('exit', (code) => lost(`its process exited with code ${code}`));
-  }
-
-  #ask(request: SystemProcessRequest): Promise<SystemProcessAnswer> {
-    return new Promise((done, fail) => {
-      this.#pending = { done, fail };
-      this.#child.send(request);
-    });
-  }
-
-  async run(request: SystemRunRequest): Promise<SystemRunReport> {
-    const answer = await this.#ask({ kind: 'run', request });
-    if (answer.kind !== 'report') throw new Error(`${this.system}: ${describeAnswer(answer)}`);
-    return answer.report;
-  }
-
-  /** One timed pass of the long session, or undefined when the system failed it. */
-  async time(window: number): Promise<number[] | undefined> {
-    const answer = await this.#ask({ kind: 'time', window });
-    return answer.kind === 'times' ? answer.times : undefined;
-  }
-
-  close(): void {
-    if (this.#child.connected) this.#child.send({ kind: 'done' } satisfies SystemProcessRequest);
-  }
-}
-
-function describeAnswer(answer: SystemProcessAnswer): string {
-  return answer.kind === 'failed' ? answer.error : `unexpected answer "${answer.kind}"`;
-}
-
-/**
- * The long session's timed passes, every system in turn at each window, the order rotating by a system a
- * round; each run's times become each call's median over its passes. A system whose scored replay of the
- * long session failed at a window is not timed there.
- */
-async function timeInRounds(processes: readonly SystemProcess[], reports: readonly SystemRunReport[]) {
-  const passes = new Map<string, number[][]>();
-  const longRun = (report: SystemRunReport, window: number) =>
-    report.windows
-      .find((part) => part.window === window)
-      ?.runs.find((run) => run.result.session === LONG_SESSION && !('error' in run.result));
-  for (let round = 0; round < LONG_SESSION_TIMED_PASSES; round++) {
-    for (const window of windows) {
-      for (const index of turnOrder(processes.length, round)) {
-        const child = processes[index];
-        const report = reports[index];
-        if (!child || !report || !longRun(report, window)) continue;
-        process.stderr.write(
-          `\r\x1b[Ktimed pass ${round + 1}/${LONG_SESSION_TIMED_PASSES} [${windowLabel(window)}] ${child.system}`,
-        );
-        const times = await child.time(window);
-        if (!times) continue;
-        const total = times.reduce((sum, time) => sum + time, 0);
-        process.stderr.write(
-          `\r\x1b[Ktimed pass ${round + 1} [${windowLabel(window)}] ${child.system}: ${total.toFixed(0)} ms\n`,
-        );
-        const key = `${child.system}@${window}`;
-        passes.set(key, [...(passes.get(key) ?? []), times]);
-      }
-    }
-  }
-  process.stderr.write('\r\x1b[K');
-  for (const report of reports) {
-    for (const window of windows) {
-      const run = longRun(report, window);
-      const timed = passes.get(`${report.system}@${window}`);
-      if (run && timed) run.times = medianPerCall(timed);
-    }
-  }
+    child.once('error', fail);
+    child.once('exit', (code) =>
+      report ? done(report) : fail(new Error(`${request.system}: its process exited with code ${code}`)),
+    );
+    child.send(request);
+  });
 }
 
 interface WindowResult {
@@ -174,19 +88,11 @@ interface WindowResult {
 }
 
 const startedAll = performance.now();
-const processes: SystemProcess[] = [];
 const reports: SystemRunReport[] = [];
-try {
-  for (const system of systems) {
-    const child = new SystemProcess(system.name);
-    processes.push(child);
-    reports.push(
-      await child.run({ system: system.name, windows, sessions, maxOutputTokens, model, ctxkitFrom }),
-    );
-  }
-  if (sessions.includes(LONG_SESSION)) await timeInRounds(processes, reports);
-} finally {
-  for (const child of processes) child.close();
+for (const system of systems) {
+  reports.push(
+    await runInOwnProcess({ system: system.name, windows, sessions, maxOutputTokens, model, ctxkitFrom }),
+  );
 }
 
 const windowResults: WindowResult[] = [];
