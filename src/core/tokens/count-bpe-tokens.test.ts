@@ -7,6 +7,7 @@ import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer
 import { describe, expect, it } from 'vitest';
 import { buildRankTable, utf8ByteString } from './bpe-rank-table.ts';
 import {
+  ASCII_PIECE_SLOTS,
   createBpeTokenCounter,
   longestRun,
   MAX_EXACT_PIECE_BYTES,
@@ -124,6 +125,44 @@ describe('BPE counting (exactly gpt-tokenizer’s counts)', () => {
       fc.property(runs, (text) => expectSameCounts(text)),
       { numRuns: 150 },
     );
+  });
+
+  it('agrees on many short ASCII pieces through one counter, its table full and overwritten', () => {
+    // Families of 14-character words alike but for four letters, where one packed word of the table's
+    // key differs (the first four characters, the next four, …): more words than the table has slots, so
+    // slots are taken over, and every count must still be its own piece's. Then words, numbers and
+    // punctuation runs of every length the table holds.
+    const counter = encodings[0]?.counters[0];
+    if (!counter) throw new Error('no o200k counter');
+    const base = ' thequickbrown';
+    const lower = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz');
+    const families = [0, 4, 8, 12].flatMap((from, seed) =>
+      fc.sample(
+        fc
+          .array(lower, { minLength: 4, maxLength: 4 })
+          .map((letters) => `${base.slice(0, from)}${letters.join('')}${base.slice(from + 4)}`.slice(0, 14)),
+        { seed, numRuns: ASCII_PIECE_SLOTS / 2 },
+      ),
+    );
+    const run = (from: string) =>
+      fc.array(fc.constantFrom(...from), { minLength: 2, maxLength: 14 }).map((units) => units.join(''));
+    const mixed = fc.sample(
+      fc
+        .tuple(
+          fc.boolean(),
+          fc.oneof(
+            run('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'),
+            run('0123456789'),
+            run('!#$%&*+-.:;<=>?@^_|~\u0000\u007f'),
+          ),
+        )
+        .map(([space, body]) => (space ? ` ${body}` : body).slice(0, 14)),
+      { seed: 7, numRuns: ASCII_PIECE_SLOTS },
+    );
+    const texts = [...families, ...mixed];
+    for (const sample of [...texts, ...texts.reverse()]) {
+      expect(counter(sample), JSON.stringify(sample)).toBe(gptO200k(sample, PLAIN));
+    }
   });
 
   it('agrees on runs of every printable ASCII character and common Unicode, long enough to take the heap', () => {

@@ -28,18 +28,29 @@ import { ownCopy } from './own-copy.ts';
  *   several million characters of some classes, e.g. a letter with combining accents repeated).
  */
 export const MAX_EXACT_PIECE_BYTES = 4 * 1024 * 1024;
-/** Pieces of at most this many UTF-16 units have their counts remembered. */
-export const PIECE_CACHE_MAX_CHARS = 64;
-/** Counts remembered at once; the memory is cleared when full (a cache of ordinary words refills fast). */
+/**
+ * Pieces of at most this many UTF-16 units have their counts remembered: words, numbers, and the rules
+ * and indentation that output repeats (a line of 80 `=` is one piece, byte-pair merged at some cost).
+ */
+export const PIECE_CACHE_MAX_CHARS = 1024;
+/**
+ * Counts remembered at once, and their pieces' UTF-16 units (8 MB at most); the memory is cleared when
+ * either is full (a cache of ordinary words refills fast).
+ */
 export const PIECE_CACHE_SIZE = 50_000;
+export const PIECE_CACHE_TOTAL_CHARS = 4 * 1024 * 1024;
 /** Slots of the table of short ASCII pieces (a power of two): one piece each, a newer one taking an older's place. */
 export const ASCII_PIECE_SLOTS = 1 << 15;
 /**
  * ASCII pieces of at most this many characters (nearly every word, number and run of punctuation) are
- * kept in the table itself, a slot of 16 bytes: length, count, characters.
+ * kept in the table itself, packed into a slot of four 32-bit words with their length and count.
  */
 export const ASCII_PIECE_INLINE_MAX_CHARS = 14;
-const ASCII_SLOT_BYTES = 16;
+const ASCII_SLOT_WORDS = 4;
+/** In a slot's last word: its two characters in bits 0–13, the count in 20–23, the length in 28–31. */
+const ASCII_SLOT_COUNT_SHIFT = 20;
+const ASCII_SLOT_COUNT_MASK = 0xf << ASCII_SLOT_COUNT_SHIFT;
+const ASCII_SLOT_LENGTH_SHIFT = 28;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 /** Pieces at least this long are checked for being one code point repeated. */
 const RUN_CHECK_MIN_CHARS = 4096;
@@ -64,6 +75,7 @@ export function createBpeTokenCounter(options: BpeTokenCounterOptions): (text: s
     options.splitRegex.flags.includes('g') ? options.splitRegex.flags : `${options.splitRegex.flags}g`,
   );
   const cache = new Map<string, number>();
+  let cachedChars = 0;
 
   const countLongPiece = (piece: string): number => {
     if (piece.length >= RUN_CHECK_MIN_CHARS) {
@@ -92,39 +104,57 @@ export function createBpeTokenCounter(options: BpeTokenCounterOptions): (text: s
       else tokens = countByHeap(bytes, ranks);
     }
     if (piece.length <= PIECE_CACHE_MAX_CHARS) {
-      if (cache.size >= PIECE_CACHE_SIZE) cache.clear();
+      if (cache.size >= PIECE_CACHE_SIZE || cachedChars + piece.length > PIECE_CACHE_TOTAL_CHARS) {
+        cache.clear();
+        cachedChars = 0;
+      }
       // A slice of 13 or more characters points into the text it came from: copied, the text can go.
       cache.set(ownCopy(piece), tokens);
+      cachedChars += piece.length;
     }
     return tokens;
   };
 
   // Short ASCII pieces are looked up where they lie in the text, without a slice: a direct-mapped table
-  // by a hash of their characters, checked by comparing them in place. The characters sit in the slot
-  // beside the count, so a lookup reads one cache line; a table of string keys read three (the key's
-  // slot, the string, the count), and between two texts the rest of an agent's work evicts them.
-  const asciiSlots = new Uint8Array(ASCII_PIECE_SLOTS * ASCII_SLOT_BYTES);
+  // keyed by the piece itself, packed seven bits a character into four 32-bit words (four characters a
+  // word; the last holds two, the length in its high bits and the count beside it). One read of the
+  // characters makes the key, and a lookup compares four numbers in one cache line. A table of string
+  // keys read three (the key's slot, the string, the count), and between two texts the rest of an
+  // agent's work evicts them.
+  const asciiSlots = new Int32Array(ASCII_PIECE_SLOTS * ASCII_SLOT_WORDS);
   const countAsciiPiece = (text: string, start: number, end: number): number => {
     const length = end - start;
     if (length > ASCII_PIECE_INLINE_MAX_CHARS) return countPiece(text.slice(start, end));
-    let hash = 0;
-    for (let index = start; index < end; index++) hash = (Math.imul(hash, 31) + text.charCodeAt(index)) | 0;
-    const slot = ((hash ^ (hash >>> 15)) & (ASCII_PIECE_SLOTS - 1)) * ASCII_SLOT_BYTES;
-    if (asciiSlots[slot] === length) {
-      let index = start;
-      let at = slot + 2;
-      while (index < end && asciiSlots[at] === text.charCodeAt(index)) {
-        index++;
-        at++;
-      }
-      if (index === end) return asciiSlots[slot + 1] as number;
-    }
-    // At most one token a byte: a count of up to 14 fits the slot's byte.
+    let w0 = 0;
+    let w1 = 0;
+    let w2 = 0;
+    let w3 = 0;
+    let index = start;
+    for (const stop = Math.min(end, start + 4); index < stop; index++)
+      w0 = (w0 << 7) | text.charCodeAt(index);
+    for (const stop = Math.min(end, start + 8); index < stop; index++)
+      w1 = (w1 << 7) | text.charCodeAt(index);
+    for (const stop = Math.min(end, start + 12); index < stop; index++)
+      w2 = (w2 << 7) | text.charCodeAt(index);
+    for (; index < end; index++) w3 = (w3 << 7) | text.charCodeAt(index);
+    w3 |= length << ASCII_SLOT_LENGTH_SHIFT;
+    let hash = Math.imul(w0, 0x9e3779b1) ^ Math.imul(w1 ^ w3, 0x85ebca77) ^ Math.imul(w2, 0xc2b2ae3d);
+    hash ^= hash >>> 15;
+    const at = (hash & (ASCII_PIECE_SLOTS - 1)) * ASCII_SLOT_WORDS;
+    const last = asciiSlots[at + 3] as number;
+    if (
+      (last & ~ASCII_SLOT_COUNT_MASK) === w3 &&
+      asciiSlots[at] === w0 &&
+      asciiSlots[at + 1] === w1 &&
+      asciiSlots[at + 2] === w2
+    )
+      return (last & ASCII_SLOT_COUNT_MASK) >>> ASCII_SLOT_COUNT_SHIFT;
     const tokens = countPiece(text.slice(start, end));
-    asciiSlots[slot] = length;
-    asciiSlots[slot + 1] = tokens;
-    for (let index = start, at = slot + 2; index < end; index++, at++)
-      asciiSlots[at] = text.charCodeAt(index);
+    asciiSlots[at] = w0;
+    asciiSlots[at + 1] = w1;
+    asciiSlots[at + 2] = w2;
+    // At most one token a byte: a count of up to 14 fits its four bits.
+    asciiSlots[at + 3] = w3 | (tokens << ASCII_SLOT_COUNT_SHIFT);
     return tokens;
   };
 

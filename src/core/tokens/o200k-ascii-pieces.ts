@@ -28,6 +28,7 @@ const BREAK = 16;
 const OTHER = 32;
 const END = 64;
 const NON_ASCII = 128;
+const LETTER = UPPER | LOWER;
 
 /** Class of every ASCII unit; `\s` in ASCII is tab, line feed, vertical tab, form feed, return, space. */
 const CLASS = new Uint8Array(128);
@@ -46,22 +47,23 @@ function classAt(text: string, index: number): number {
   return unit < 0x80 ? (CLASS[unit] as number) : NON_ASCII;
 }
 
-/** End of uppercase* lowercase+ from `from` (alternative 1), UNDECIDED, or -2 when it does not match. */
-function wordEnd(text: string, from: number, lowerRequired: boolean): number {
+/**
+ * End of the word at `from`, a letter (alternatives 1 and 2), or UNDECIDED. In ASCII the two agree on
+ * where a word ends: uppercase* lowercase+ takes the capitals and the small letters after them, and
+ * where no small letter follows, uppercase+ lowercase* takes the same capitals. Then the contraction.
+ */
+function wordEnd(text: string, from: number): number {
+  const length = text.length;
   let index = from;
-  let at = classAt(text, index);
-  while (at === UPPER) at = classAt(text, ++index);
-  if (at === NON_ASCII) return UNDECIDED;
-  const uppers = index - from;
-  if (!lowerRequired && uppers === 0) return -2;
-  while (at === LOWER) at = classAt(text, ++index);
-  if (at === NON_ASCII) return UNDECIDED;
-  if (lowerRequired && index - from === uppers) return -2;
-  return contractionEnd(text, index);
+  let unit = text.charCodeAt(index);
+  while (unit >= 0x41 && unit <= 0x5a && ++index < length) unit = text.charCodeAt(index);
+  while (unit >= 0x61 && unit <= 0x7a && ++index < length) unit = text.charCodeAt(index);
+  if (index === length) return index;
+  if (unit >= 0x80) return UNDECIDED;
+  return unit === 0x27 ? contractionEnd(text, index) : index;
 }
 
 function contractionEnd(text: string, index: number): number {
-  if (text.charCodeAt(index) !== 0x27) return index;
   const first = text.charCodeAt(index + 1) | 0x20;
   if (first === 0x73 || first === 0x64 || first === 0x6d || first === 0x74) return index + 2; // s d m t
   const second = text.charCodeAt(index + 2) | 0x20;
@@ -75,21 +77,16 @@ function contractionEnd(text: string, index: number): number {
  * character at or above U+0080 could change it. `start` is below `text.length`.
  */
 export function o200kAsciiPieceEnd(text: string, start: number): number {
-  const at = classAt(text, start);
-  if (at === NON_ASCII) return UNDECIDED;
+  const unit = text.charCodeAt(start);
+  if (unit >= 0x80) return UNDECIDED;
+  const at = CLASS[unit] as number;
   // 1 and 2, the word starting here.
-  if (at === UPPER || at === LOWER) {
-    const word = wordEnd(text, start, true);
-    return word === -2 ? wordEnd(text, start, false) : word;
-  }
+  if ((at & LETTER) !== 0) return wordEnd(text, start);
   // 1 and 2 after one leading character that is neither a line break, a letter nor a digit.
-  if (at === OTHER || at === SPACE) {
-    const next = classAt(text, start + 1);
-    if (next === NON_ASCII) return UNDECIDED;
-    if (next === UPPER || next === LOWER) {
-      const word = wordEnd(text, start + 1, true);
-      return word === -2 ? wordEnd(text, start + 1, false) : word;
-    }
+  if ((at === OTHER || at === SPACE) && start + 1 < text.length) {
+    const next = text.charCodeAt(start + 1);
+    if (next >= 0x80) return UNDECIDED;
+    if (((CLASS[next] as number) & LETTER) !== 0) return wordEnd(text, start + 1);
   }
   if (at === DIGIT) {
     let index = start + 1;
