@@ -94,10 +94,13 @@ export async function recognizeRetries(
     const result =
       input.role === 'tool' ? input.parts.find((part) => part.type === 'tool-result') : undefined;
     if (!result || result.callId === '' || calledHere.has(result.callId)) return undefined;
-    const wanted = contentKey(input);
+    // Written only when a result to the same call is found: serializing every arriving result whole,
+    // to compare it with nothing, cost as much as counting it.
+    let wanted: string | undefined;
     // Back to the newest call with this id: a result after it with the same content answered it already.
     for (const message of context.turnNewestFirst()) {
       if (message.role === 'tool' && toolResultOf(message)?.callId === result.callId) {
+        wanted ??= contentKey(input);
         if (contentKey(message) === wanted) return message;
         continue;
       }
