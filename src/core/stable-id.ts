@@ -69,6 +69,7 @@ export function contentId(message: StableIdSource): string {
  */
 function canonicalText(value: unknown): string {
   if (typeof value === 'string') return `s${value.length}:${value}`;
+  if (typeof value === 'boolean') return value ? 'vtrue;' : 'vfalse;';
   if (value === null || typeof value !== 'object') return `v${JSON.stringify(value) ?? 'null'};`;
   if (Array.isArray(value)) {
     let out = `[${value.length}:`;
@@ -76,12 +77,18 @@ function canonicalText(value: unknown): string {
     return `${out}]`;
   }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record)
-    .filter((key) => record[key] !== undefined && typeof record[key] !== 'function')
-    .sort();
-  let out = `{${keys.length}:`;
-  for (const key of keys) out += `${key.length}:${key}${canonicalText(record[key])}`;
-  return `${out}}`;
+  // Sorted in place, members without a value skipped as they are written: no second array per object
+  // (a proxy writes every part of every message it is sent).
+  const keys = Object.keys(record).sort();
+  let members = 0;
+  let body = '';
+  for (const key of keys) {
+    const member = record[key];
+    if (member === undefined || typeof member === 'function') continue;
+    members++;
+    body += `${key.length}:${key}${canonicalText(member)}`;
+  }
+  return `{${members}:${body}}`;
 }
 
 /**
