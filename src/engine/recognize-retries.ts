@@ -94,8 +94,8 @@ export async function recognizeRetries(
     const result =
       input.role === 'tool' ? input.parts.find((part) => part.type === 'tool-result') : undefined;
     if (!result || result.callId === '' || calledHere.has(result.callId)) return undefined;
-    // Written only when a result to the same call is found: serializing every arriving result whole,
-    // to compare it with nothing, cost as much as counting it.
+    // Written only when a result to the same call is found: nearly every arriving result has none, and
+    // the key serializes the whole result.
     let wanted: string | undefined;
     // Back to the newest call with this id: a result after it with the same content answered it already.
     for (const message of context.turnNewestFirst()) {
