@@ -16,6 +16,7 @@
  *
  * Each system runs in a process of its own (`run-system.ts`), after an untimed warm-up there, one system
  * after another: timings are the system's own, with nothing left on the heap or in the JIT by another.
+ * ctxkit's default and LangChain.js run first, the one right after the other.
  */
 import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
