@@ -33,11 +33,9 @@ export const MAX_EXACT_PIECE_BYTES = 4 * 1024 * 1024;
  * and indentation that output repeats (a line of 80 `=` is one piece, byte-pair merged at some cost).
  */
 export const PIECE_CACHE_MAX_CHARS = 1024;
-/**
- * Counts remembered at once, and their pieces' UTF-16 units (8 MB at most); the memory is cleared when
- * either is full (a cache of ordinary words refills fast).
- */
+/** Counts remembered at once; the memory is cleared when full (a cache of ordinary words refills fast). */
 export const PIECE_CACHE_SIZE = 50_000;
+/** UTF-16 units the remembered pieces may hold (8 MB at most); past it, the memory is cleared too. */
 export const PIECE_CACHE_TOTAL_CHARS = 4 * 1024 * 1024;
 /** Slots of the table of short ASCII pieces (a power of two): one piece each, a newer one taking an older's place. */
 export const ASCII_PIECE_SLOTS = 1 << 15;
