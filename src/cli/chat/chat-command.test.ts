@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -532,6 +534,55 @@ describe('ctxkit chat as a process', () => {
     await idle.waitFor(/ctxkit chat ·/);
     idle.child.kill('SIGINT');
     expect(await idle.exited).toBe(130);
+  });
+
+  it('SIGINT while the chat is still opening ends it with 130 before any turn runs', async () => {
+    scripted([{ steps: [], answer: 'x' }]);
+    // A server that holds its model list until the test has sent the signal.
+    let listed: () => void = () => {};
+    const asked = new Promise<void>((resolve) => {
+      listed = resolve;
+    });
+    let answer: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const slow = createServer((request, response) => {
+      if (request.url?.endsWith('/models')) {
+        listed();
+        void held.then(() => {
+          response.setHeader('content-type', 'application/json');
+          response.end(
+            JSON.stringify({ object: 'list', data: [{ id: MODEL, object: 'model', max_model_len: 16_000 }] }),
+          );
+        });
+        return;
+      }
+      response.statusCode = 404;
+      response.end();
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const { port } = slow.address() as AddressInfo;
+    try {
+      const opening = startChat([
+        '--base-url',
+        `http://127.0.0.1:${port}/v1`,
+        '--data',
+        join(dir, '.ctxkit'),
+      ]);
+      opening.child.stdin.write('[turn 0] hi\n');
+      await asked;
+      opening.child.kill('SIGINT');
+      // Let the signal land before the list comes back.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answer();
+      expect(await opening.exited, opening.output.text).toBe(130);
+      expect(modelCalls()).toHaveLength(0);
+    } finally {
+      answer();
+      slow.closeAllConnections();
+      await new Promise((resolve) => slow.close(resolve));
+    }
   });
 });
 

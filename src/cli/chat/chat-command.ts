@@ -85,8 +85,18 @@ export async function chatCommand(
   };
   const onTerm = stopOn('SIGTERM');
   const onHup = stopOn('SIGHUP');
+  const onInt = stopOn('SIGINT');
+  // From the first moment, SIGINT ends the chat through the same clean path. While input is read, the
+  // reader's own handler decides (it cancels a turn in flight instead), so this one stands aside. While
+  // the chat opens (a server asked for its models, with a timeout), a second SIGINT does not wait.
+  const onIntOutsideReader = () => {
+    if (process.listenerCount('SIGINT') !== 1) return;
+    if (stoppedBy === 'SIGINT') process.exit(SIGNAL_EXIT.SIGINT);
+    onInt();
+  };
   process.on('SIGTERM', onTerm);
   process.on('SIGHUP', onHup);
+  process.on('SIGINT', onIntOutsideReader);
   let outputGone = false;
   io.output.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;
@@ -103,13 +113,14 @@ export async function chatCommand(
     interactive,
   };
   try {
-    const failed = await openAndRun(flags, io, out, stop.signal, stopOn('SIGINT'));
+    const failed = await openAndRun(flags, io, out, stop.signal, onInt);
     if (stoppedBy === 'EPIPE') return 0;
     if (stoppedBy) return SIGNAL_EXIT[stoppedBy] ?? 1;
     return failed ? EXIT_TURN_FAILED : 0;
   } finally {
     process.off('SIGTERM', onTerm);
     process.off('SIGHUP', onHup);
+    process.off('SIGINT', onIntOutsideReader);
   }
 }
 

@@ -61,6 +61,8 @@ export async function runScripted(
   interrupt: () => void,
   first: string | undefined,
 ): Promise<boolean> {
+  // A signal that came while the chat was opening has already stopped it.
+  if (stop.aborted) return false;
   const lines = createInterface({ input: io.input, terminal: false, crlfDelay: Number.POSITIVE_INFINITY });
   let running: AbortController | undefined;
   let failed = false;
@@ -195,6 +197,8 @@ export async function runInteractive(
     });
     rl.on('close', leave);
     stop.addEventListener('abort', leave, { once: true });
+    // A signal that came while the chat was opening has already stopped it.
+    if (stop.aborted) return leave();
     if (first) {
       out.write(`${out.colors.bold('› ')}${escapeForTerminal(first)}\n`);
       submit(first);
