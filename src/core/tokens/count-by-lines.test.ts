@@ -69,6 +69,15 @@ describe('counting by lines (o200k)', () => {
     }
   });
 
+  it('tells apart two parts whose keys in the memo are the same', () => {
+    // Found by search: equal length, the same 32-bit key, different counts (8 and 9).
+    const [first, second] = ['a line of text 00cbp', 'a line of text 05l2m'];
+    expect(encodeO200k(first).length).not.toBe(encodeO200k(second).length);
+    const lines = createLineCounter(whole);
+    for (const text of [first, second, first, `${second}\n${first}\n`, second])
+      expect(lines(text)).toBe(encodeO200k(text).length);
+  });
+
   it('counts a text past the size limit whole', () => {
     let calls = 0;
     const lines = createLineCounter((text) => {

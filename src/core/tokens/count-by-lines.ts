@@ -28,26 +28,35 @@ const MEMO_MAX_CHARS = 2 * 1024 * 1024;
 const MEMO_MAX_PARTS = 65_536;
 
 export function createLineCounter(countText: (text: string) => number): (text: string) => number {
-  const memo = new Map<string, number>();
+  // Keyed by a hash of the part's characters, computed in place: a part found again costs one pass over
+  // it and a comparison, where a string key cost a copy of the part as well (only a copy may be kept, or
+  // a slice would keep the text it was cut from alive) and V8's own hash of it. Two parts with one key:
+  // the newer replaces the older.
+  const memo = new Map<number, { text: string; tokens: number }>();
   let memoChars = 0;
-  const countPart = (part: string): number => {
+  const countPart = (text: string, start: number, end: number): number => {
+    const length = end - start;
     // A line break on its own (a line ending in a letter or digit is cut before its break, so every such
     // line leaves one): one ASCII character is one byte, and every byte is a token of a byte-level BPE.
-    if (part.length === 1 && part.charCodeAt(0) < 0x80) return 1;
-    if (part.length < LINE_PART_MEMO_MIN_CHARS) return countText(part);
-    // Copied before the lookup: V8 keeps a string's hash in the string, so the copy is hashed once for
-    // both the lookup and the insert (a slice looked up, then copied, was hashed twice on every miss).
-    const key = ownCopy(part);
+    if (length === 1 && text.charCodeAt(start) < 0x80) return 1;
+    const part = length === text.length ? text : text.slice(start, end);
+    if (length < LINE_PART_MEMO_MIN_CHARS) return countText(part);
+    const key = hashOfRange(text, start, end);
     const known = memo.get(key);
-    if (known !== undefined) return known;
-    const tokens = countText(key);
-    memo.set(key, tokens);
-    memoChars += part.length;
+    if (known !== undefined) {
+      if (known.text.length === length && known.text === part) return known.tokens;
+      memo.delete(key);
+      memoChars -= known.text.length;
+    }
+    const copy = ownCopy(part);
+    const tokens = countText(copy);
+    memo.set(key, { text: copy, tokens });
+    memoChars += length;
     if (memoChars <= MEMO_MAX_CHARS && memo.size <= MEMO_MAX_PARTS) return tokens;
-    for (const oldest of memo.keys()) {
+    for (const [oldestKey, oldest] of memo) {
       if (memoChars <= MEMO_MAX_CHARS && memo.size <= MEMO_MAX_PARTS) break;
-      memo.delete(oldest);
-      memoChars -= oldest.length;
+      memo.delete(oldestKey);
+      memoChars -= oldest.text.length;
     }
     return tokens;
   };
@@ -58,16 +67,38 @@ export function createLineCounter(countText: (text: string) => number): (text: s
     for (let newline = text.indexOf('\n'); newline >= 0; newline = text.indexOf('\n', newline + 1)) {
       // Before the break, when a letter or digit ends the line: no piece goes on from one into a break.
       if (newline > start && isAsciiWordChar(text.charCodeAt(newline - 1))) {
-        tokens += countPart(text.slice(start, newline));
+        tokens += countPart(text, start, newline);
         start = newline;
       }
       const cut = newline + 1;
       if (cut >= text.length || !isCutPoint(text, cut)) continue;
-      tokens += countPart(text.slice(start, cut));
+      tokens += countPart(text, start, cut);
       start = cut;
     }
-    return tokens + (start < text.length ? countPart(start === 0 ? text : text.slice(start)) : 0);
+    return tokens + (start < text.length ? countPart(text, start, text.length) : 0);
   };
+}
+
+/** MurmurHash3's 32-bit mix over the UTF-16 units of `text[start, end)`, two units a round. */
+function hashOfRange(text: string, start: number, end: number): number {
+  let hash = (end - start) ^ 0x9747b28c;
+  let at = start;
+  for (; at + 1 < end; at += 2) {
+    hash ^= mixUnits(text.charCodeAt(at) | (text.charCodeAt(at + 1) << 16));
+    hash = (hash << 13) | (hash >>> 19);
+    hash = (Math.imul(hash, 5) + 0xe6546b64) | 0;
+  }
+  if (at < end) hash ^= mixUnits(text.charCodeAt(at));
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  return hash ^ (hash >>> 16);
+}
+
+function mixUnits(units: number): number {
+  const mixed = Math.imul(units, 0xcc9e2d51);
+  return Math.imul((mixed << 15) | (mixed >>> 17), 0x1b873593);
 }
 
 /** After the line break at `cut - 1`: a printable ASCII character other than `/` (never whitespace). */
