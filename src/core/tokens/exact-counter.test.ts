@@ -64,6 +64,22 @@ describe('exact counters (gpt-tokenizer)', () => {
     expect(counter.count(short)).toBe(encodeO200k(short).length);
   });
 
+  it('tells apart long texts alike but for one character, remembered or not', () => {
+    const counter = createExactCounter('o200k');
+    const base = 'word '.repeat(80);
+    // One character apart, near the start and in the middle: a key that samples a text's characters
+    // cannot see every one of them.
+    const variants = [
+      base,
+      `${base.slice(0, 9)}X${base.slice(10)}`,
+      `${base.slice(0, 201)}7${base.slice(202)}`,
+    ];
+    for (const index of [0, 1, 0, 2, 2, 1, 0, 1, 2]) {
+      const text = variants[index] ?? '';
+      expect(counter.count(text)).toBe(encodeO200k(text).length);
+    }
+  });
+
   it('stays right when remembered texts are dropped for their size', () => {
     const counter = createExactCounter('o200k');
     // Six texts of a million characters each: more than the memo keeps, so the oldest are dropped.

@@ -68,6 +68,30 @@ export const EXACT_COUNT_MEMO_SLOTS = 4;
 /** UTF-16 units of remembered texts beyond the last `EXACT_COUNT_MEMO_SLOTS` (8 MB at most). */
 const MEMO_MAX_CHARS = 4 * 1024 * 1024;
 
+interface RememberedCount {
+  text: string;
+  tokens: number;
+}
+
+/** Characters of a text read into its key: spread over it, and its first and last few. */
+const SAMPLED_KEY_CHARS = 32;
+
+/**
+ * The length and `SAMPLED_KEY_CHARS` characters of a text (of at least that many) in one 32-bit number:
+ * the same cost for any length. Texts alike but for characters it skips share a key.
+ */
+function sampledKey(text: string): number {
+  const { length } = text;
+  let key = Math.imul(length, 0x9e3779b1);
+  const step = Math.floor((length - 16) / (SAMPLED_KEY_CHARS - 16));
+  for (let at = 0; at < 8; at++) key = Math.imul(key ^ text.charCodeAt(at), 0x85ebca6b) ^ (key >>> 15);
+  for (let at = 8, taken = 0; taken < SAMPLED_KEY_CHARS - 16; at += step, taken++)
+    key = Math.imul(key ^ text.charCodeAt(at), 0x85ebca6b) ^ (key >>> 15);
+  for (let at = length - 8; at < length; at++)
+    key = Math.imul(key ^ text.charCodeAt(at), 0xc2b2ae35) ^ (key >>> 13);
+  return key;
+}
+
 export function createExactCounter(encoding: ExactEncoding): TokenCounter {
   if (!Object.hasOwn(ENCODINGS, encoding)) {
     throw new InvalidTokenCounterError('encoding', `unknown encoding "${String(encoding)}"`, {
@@ -77,38 +101,48 @@ export function createExactCounter(encoding: ExactEncoding): TokenCounter {
   // o200k only: its pre-tokenizer lets a text be counted by lines (count-by-lines.ts).
   const countText =
     encoding === 'o200k' ? createLineCounter(exactCountFunction(encoding)) : exactCountFunction(encoding);
-  const recent = new Map<string, number>();
+  // Keyed by the length and a sample of the characters (`sampledKey`), so a text never remembered costs
+  // no pass over it: V8 hashes every character of a string key under 16 K. A key stands for one text at
+  // a time, found only when the texts are equal.
+  const recent = new Map<number, RememberedCount>();
   // A text counted again moves to the end.
-  const memo = new Map<string, number>();
+  const memo = new Map<number, RememberedCount>();
   let memoChars = 0;
-  const remember = (text: string, tokens: number): void => {
-    memo.set(ownCopy(text), tokens);
+  const remember = (key: number, text: string, tokens: number): void => {
+    const replaced = memo.get(key);
+    if (replaced !== undefined) {
+      memo.delete(key);
+      memoChars -= replaced.text.length;
+    }
+    memo.set(key, { text: ownCopy(text), tokens });
     memoChars += text.length;
-    for (const oldest of memo.keys()) {
+    for (const [oldestKey, oldest] of memo) {
       if (memoChars <= MEMO_MAX_CHARS || memo.size <= EXACT_COUNT_MEMO_SLOTS) break;
-      memo.delete(oldest);
-      memoChars -= oldest.length;
+      memo.delete(oldestKey);
+      memoChars -= oldest.text.length;
     }
   };
   const count = (text: string): number => {
     if (text.length < EXACT_COUNT_MEMO_MIN_CHARS) return text.length === 0 ? 0 : countText(text);
     // A text past the whole memo's size is counted each time: it is not kept.
     if (text.length > MEMO_MAX_CHARS) return countText(text);
-    const known = memo.get(text);
-    if (known !== undefined) {
-      memo.delete(text);
-      memo.set(text, known);
-      return known;
+    const key = sampledKey(text);
+    const known = memo.get(key);
+    if (known !== undefined && known.text === text) {
+      memo.delete(key);
+      memo.set(key, known);
+      return known.tokens;
     }
-    const seen = recent.get(text);
-    if (seen !== undefined) {
-      recent.delete(text);
-      remember(text, seen);
-      return seen;
+    const seen = recent.get(key);
+    if (seen !== undefined && seen.text === text) {
+      recent.delete(key);
+      remember(key, text, seen.tokens);
+      return seen.tokens;
     }
     const tokens = countText(text);
-    recent.set(text, tokens);
-    if (recent.size > EXACT_COUNT_RECENT_TEXTS) recent.delete(recent.keys().next().value as string);
+    recent.delete(key);
+    recent.set(key, { text, tokens });
+    if (recent.size > EXACT_COUNT_RECENT_TEXTS) recent.delete(recent.keys().next().value as number);
     return tokens;
   };
   return {
