@@ -117,6 +117,16 @@ export async function runSystem(request: SystemRunRequest): Promise<SystemRunRep
         const replayOptions = options(window);
         const replay = await system.replay(transcript, replayOptions);
         config ??= replay.config;
+        // The long session's timed passes run back to back, before this harness scores the first: the
+        // scoring's own garbage is not collected inside a system's timed calls.
+        const passes = [replay.requests.map((call) => call.timeMs)];
+        const startedAgain = performance.now();
+        while (file === LONG_SESSION && passes.length < LONG_SESSION_TIMED_PASSES) {
+          const again = await system.replay(transcript, options(window));
+          passes.push(again.requests.map((call) => call.timeMs));
+        }
+        // A session's wall time is one replay and its scoring, the long session's like any other.
+        const againMs = performance.now() - startedAgain;
         const scored = computeReplayMetrics(
           file,
           system.name,
@@ -134,15 +144,10 @@ export async function runSystem(request: SystemRunRequest): Promise<SystemRunRep
             },
           },
         );
-        const result = sessionResult(scored, replay.notes, performance.now() - started, {
+        const result = sessionResult(scored, replay.notes, performance.now() - started - againMs, {
           input: replayOptions.summaryModel.inputTokens,
           output: replayOptions.summaryModel.outputTokens,
         });
-        const passes = [replay.requests.map((call) => call.timeMs)];
-        while (file === LONG_SESSION && passes.length < LONG_SESSION_TIMED_PASSES) {
-          const again = await system.replay(transcript, options(window));
-          passes.push(again.requests.map((call) => call.timeMs));
-        }
         runs.push({
           result,
           times: passes[0]?.map((_, call) => median(passes.map((pass) => pass[call] ?? 0))) ?? [],
