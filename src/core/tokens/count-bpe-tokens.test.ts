@@ -26,7 +26,8 @@ const encodings = [
   {
     name: 'o200k',
     reference: (text: string) => gptO200k(text, PLAIN),
-    // With the hand-written ASCII pre-tokenizer, as `createExactCounter` counts; then the regex alone.
+    // With the hand-written ASCII pre-tokenizer and its words read in the loop, as `createExactCounter`
+    // counts; with the pre-tokenizer alone; then the regex alone.
     counters: [
       ...(['auto', 'heap', 'scan'] as const).map((merge) =>
         createBpeTokenCounter({
@@ -34,8 +35,14 @@ const encodings = [
           ranks: o200kTable,
           merge,
           asciiPieceEnd: o200kAsciiPieceEnd,
+          asciiWords: true,
         }),
       ),
+      createBpeTokenCounter({
+        splitRegex: O200K_TOKEN_SPLIT_REGEX,
+        ranks: o200kTable,
+        asciiPieceEnd: o200kAsciiPieceEnd,
+      }),
       createBpeTokenCounter({ splitRegex: O200K_TOKEN_SPLIT_REGEX, ranks: o200kTable }),
     ],
   },

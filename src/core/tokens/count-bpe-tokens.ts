@@ -49,6 +49,12 @@ const ASCII_SLOT_WORDS = 4;
 const ASCII_SLOT_COUNT_SHIFT = 20;
 const ASCII_SLOT_COUNT_MASK = 0xf << ASCII_SLOT_COUNT_SHIFT;
 const ASCII_SLOT_LENGTH_SHIFT = 28;
+/** ASCII characters that may lead a word (`asciiWords`): neither a letter, a digit nor a line break. */
+const WORD_LEAD = new Uint8Array(128);
+for (let unit = 0; unit < 128; unit++) {
+  const breakOrDigit = unit === 0x0a || unit === 0x0d || (unit >= 0x30 && unit <= 0x39);
+  WORD_LEAD[unit] = isAsciiLetter(unit) || breakOrDigit ? 0 : 1;
+}
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 /** Pieces at least this long are checked for being one code point repeated. */
 const RUN_CHECK_MIN_CHARS = 4096;
@@ -64,6 +70,13 @@ export interface BpeTokenCounterOptions {
    * position, or a negative number where the regex must decide.
    */
   asciiPieceEnd?: (text: string, start: number) => number;
+  /**
+   * The pre-tokenizer takes an ASCII word as o200k's does (`o200k-ascii-pieces.ts`, alternatives 1 and 2):
+   * an optional leading character that is neither a letter, a digit nor a line break, then capitals,
+   * then small letters. Such a word is then found and keyed in one read of its characters, here; one
+   * that a contraction or a character at or above U+0080 follows is left to `asciiPieceEnd`.
+   */
+  asciiWords?: boolean;
 }
 
 export function createBpeTokenCounter(options: BpeTokenCounterOptions): (text: string) => number {
@@ -135,7 +148,19 @@ export function createBpeTokenCounter(options: BpeTokenCounterOptions): (text: s
     for (const stop = Math.min(end, start + 12); index < stop; index++)
       w2 = (w2 << 7) | text.charCodeAt(index);
     for (; index < end; index++) w3 = (w3 << 7) | text.charCodeAt(index);
-    w3 |= length << ASCII_SLOT_LENGTH_SHIFT;
+    return countKeyedPiece(text, start, end, w0, w1, w2, w3 | (length << ASCII_SLOT_LENGTH_SHIFT));
+  };
+
+  /** The count of the piece `text[start, end)` keyed `w0`–`w3` (the length in `w3`): its slot's, or counted into it. */
+  const countKeyedPiece = (
+    text: string,
+    start: number,
+    end: number,
+    w0: number,
+    w1: number,
+    w2: number,
+    w3: number,
+  ): number => {
     let hash = Math.imul(w0, 0x9e3779b1) ^ Math.imul(w1 ^ w3, 0x85ebca77) ^ Math.imul(w2, 0xc2b2ae3d);
     hash ^= hash >>> 15;
     const at = (hash & (ASCII_PIECE_SLOTS - 1)) * ASCII_SLOT_WORDS;
@@ -157,11 +182,65 @@ export function createBpeTokenCounter(options: BpeTokenCounterOptions): (text: s
   };
 
   const { asciiPieceEnd } = options;
+  const asciiWords = options.asciiWords === true && asciiPieceEnd !== undefined;
   return (text: string): number => {
     let tokens = 0;
     let done = 0;
+    const length = text.length;
     try {
-      while (done < text.length) {
+      while (done < length) {
+        if (asciiWords) {
+          // A word, keyed as it is read, with explicit bounds (reading past the end gives NaN, and the
+          // loops ran slower for it). Written out here, letter tests too, rather than called: the scan is
+          // most of the count, and this function is past what V8 inlines into it.
+          let at = done;
+          let unit = text.charCodeAt(at);
+          let w0 = 0;
+          let w1 = 0;
+          let w2 = 0;
+          let w3 = 0;
+          let keyed = 0;
+          if (unit < 0x80 && WORD_LEAD[unit] === 1 && at + 1 < length) {
+            const next = text.charCodeAt(at + 1) | 0x20;
+            if (next >= 0x61 && next <= 0x7a) {
+              w0 = unit;
+              keyed = 1;
+              unit = text.charCodeAt(++at);
+            }
+          }
+          if ((unit | 0x20) >= 0x61 && (unit | 0x20) <= 0x7a) {
+            // Capitals, then small letters: a capital after a small letter starts the next piece.
+            for (let small = false; ; ) {
+              if (unit >= 0x61 && unit <= 0x7a) small = true;
+              else if (small || unit < 0x41 || unit > 0x5a) break;
+              if (keyed < 4) w0 = (w0 << 7) | unit;
+              else if (keyed < 8) w1 = (w1 << 7) | unit;
+              else if (keyed < 12) w2 = (w2 << 7) | unit;
+              else if (keyed < ASCII_PIECE_INLINE_MAX_CHARS) w3 = (w3 << 7) | unit;
+              keyed++;
+              unit = ++at < length ? text.charCodeAt(at) : -1;
+            }
+            if (unit < 0x80 && unit !== 0x27) {
+              const pieceLength = at - done;
+              tokens +=
+                pieceLength === 1
+                  ? 1
+                  : pieceLength > ASCII_PIECE_INLINE_MAX_CHARS
+                    ? countPiece(text.slice(done, at))
+                    : countKeyedPiece(
+                        text,
+                        done,
+                        at,
+                        w0,
+                        w1,
+                        w2,
+                        w3 | (pieceLength << ASCII_SLOT_LENGTH_SHIFT),
+                      );
+              done = at;
+              continue;
+            }
+          }
+        }
         const end = asciiPieceEnd ? asciiPieceEnd(text, done) : -1;
         if (end > done) {
           // One ASCII character is one byte, and every byte is a token of a byte-level BPE.
@@ -267,4 +346,9 @@ export function utf8Length(text: string): number {
     } else bytes += 2;
   }
   return bytes;
+}
+
+function isAsciiLetter(unit: number): boolean {
+  const lower = unit | 0x20;
+  return lower >= 0x61 && lower <= 0x7a;
 }

@@ -23,9 +23,19 @@ export const EXACT_ENCODINGS: readonly ExactEncoding[] = ['o200k', 'cl100k'];
  */
 const ENCODINGS: Record<
   ExactEncoding,
-  { ranks: RawRankTable; splitRegex: RegExp; asciiPieceEnd?: (text: string, start: number) => number }
+  {
+    ranks: RawRankTable;
+    splitRegex: RegExp;
+    asciiPieceEnd?: (text: string, start: number) => number;
+    asciiWords?: boolean;
+  }
 > = {
-  o200k: { ranks: o200kRanks, splitRegex: O200K_TOKEN_SPLIT_REGEX, asciiPieceEnd: o200kAsciiPieceEnd },
+  o200k: {
+    ranks: o200kRanks,
+    splitRegex: O200K_TOKEN_SPLIT_REGEX,
+    asciiPieceEnd: o200kAsciiPieceEnd,
+    asciiWords: true,
+  },
   cl100k: { ranks: cl100kRanks, splitRegex: CL100K_TOKEN_SPLIT_REGEX },
 };
 
@@ -42,6 +52,7 @@ export function exactCountFunction(encoding: ExactEncoding): (text: string) => n
         splitRegex: spec.splitRegex,
         ranks: buildRankTable(spec.ranks),
         ...(spec.asciiPieceEnd ? { asciiPieceEnd: spec.asciiPieceEnd } : {}),
+        ...(spec.asciiWords ? { asciiWords: true } : {}),
       });
       return inner(text);
     };
