@@ -15,7 +15,7 @@ import {
   utf8Length,
 } from './count-bpe-tokens.ts';
 import { countByHeap } from './merge-byte-pairs.ts';
-import { o200kAsciiPieceEnd } from './o200k-ascii-pieces.ts';
+import { O200K_WORD_LEAD, o200kAsciiPieceEnd } from './o200k-ascii-pieces.ts';
 
 const PLAIN = { disallowedSpecial: new Set<string>() };
 const o200kTable = buildRankTable(o200kRanks);
@@ -35,7 +35,7 @@ const encodings = [
           ranks: o200kTable,
           merge,
           asciiPieceEnd: o200kAsciiPieceEnd,
-          asciiWords: true,
+          asciiWordLead: O200K_WORD_LEAD,
         }),
       ),
       createBpeTokenCounter({

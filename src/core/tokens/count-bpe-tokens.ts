@@ -49,12 +49,6 @@ const ASCII_SLOT_WORDS = 4;
 const ASCII_SLOT_COUNT_SHIFT = 20;
 const ASCII_SLOT_COUNT_MASK = 0xf << ASCII_SLOT_COUNT_SHIFT;
 const ASCII_SLOT_LENGTH_SHIFT = 28;
-/** ASCII characters that may lead a word (`asciiWords`): neither a letter, a digit nor a line break. */
-const WORD_LEAD = new Uint8Array(128);
-for (let unit = 0; unit < 128; unit++) {
-  const breakOrDigit = unit === 0x0a || unit === 0x0d || (unit >= 0x30 && unit <= 0x39);
-  WORD_LEAD[unit] = isAsciiLetter(unit) || breakOrDigit ? 0 : 1;
-}
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 /** Pieces at least this long are checked for being one code point repeated. */
 const RUN_CHECK_MIN_CHARS = 4096;
@@ -72,11 +66,11 @@ export interface BpeTokenCounterOptions {
   asciiPieceEnd?: (text: string, start: number) => number;
   /**
    * The pre-tokenizer takes an ASCII word as o200k's does (`o200k-ascii-pieces.ts`, alternatives 1 and 2):
-   * an optional leading character that is neither a letter, a digit nor a line break, then capitals,
+   * an optional leading character, one of those this table marks 1 (`O200K_WORD_LEAD`), then capitals,
    * then small letters. Such a word is then found and keyed in one read of its characters, here; one
    * that a contraction or a character at or above U+0080 follows is left to `asciiPieceEnd`.
    */
-  asciiWords?: boolean;
+  asciiWordLead?: Uint8Array;
 }
 
 export function createBpeTokenCounter(options: BpeTokenCounterOptions): (text: string) => number {
@@ -182,14 +176,14 @@ export function createBpeTokenCounter(options: BpeTokenCounterOptions): (text: s
   };
 
   const { asciiPieceEnd } = options;
-  const asciiWords = options.asciiWords === true && asciiPieceEnd !== undefined;
+  const wordLead = asciiPieceEnd !== undefined ? options.asciiWordLead : undefined;
   return (text: string): number => {
     let tokens = 0;
     let done = 0;
     const length = text.length;
     try {
       while (done < length) {
-        if (asciiWords) {
+        if (wordLead !== undefined) {
           // A word, keyed as it is read, with explicit bounds (reading past the end gives NaN, and the
           // loops ran slower for it). Written out here, letter tests too, rather than called: the scan is
           // most of the count, and this function is past what V8 inlines into it.
@@ -200,7 +194,7 @@ export function createBpeTokenCounter(options: BpeTokenCounterOptions): (text: s
           let w2 = 0;
           let w3 = 0;
           let keyed = 0;
-          if (unit < 0x80 && WORD_LEAD[unit] === 1 && at + 1 < length) {
+          if (unit < 0x80 && wordLead[unit] === 1 && at + 1 < length) {
             const next = text.charCodeAt(at + 1) | 0x20;
             if (next >= 0x61 && next <= 0x7a) {
               w0 = unit;
@@ -346,9 +340,4 @@ export function utf8Length(text: string): number {
     } else bytes += 2;
   }
   return bytes;
-}
-
-function isAsciiLetter(unit: number): boolean {
-  const lower = unit | 0x20;
-  return lower >= 0x61 && lower <= 0x7a;
 }

@@ -5,7 +5,7 @@ import { InvalidTokenCounterError } from '../errors/index.ts';
 import { buildRankTable, type RawRankTable } from './bpe-rank-table.ts';
 import { createBpeTokenCounter } from './count-bpe-tokens.ts';
 import { createLineCounter } from './count-by-lines.ts';
-import { o200kAsciiPieceEnd } from './o200k-ascii-pieces.ts';
+import { O200K_WORD_LEAD, o200kAsciiPieceEnd } from './o200k-ascii-pieces.ts';
 import { ownCopy } from './own-copy.ts';
 import type { TokenCounter } from './token-counter.ts';
 
@@ -27,14 +27,14 @@ const ENCODINGS: Record<
     ranks: RawRankTable;
     splitRegex: RegExp;
     asciiPieceEnd?: (text: string, start: number) => number;
-    asciiWords?: boolean;
+    asciiWordLead?: Uint8Array;
   }
 > = {
   o200k: {
     ranks: o200kRanks,
     splitRegex: O200K_TOKEN_SPLIT_REGEX,
     asciiPieceEnd: o200kAsciiPieceEnd,
-    asciiWords: true,
+    asciiWordLead: O200K_WORD_LEAD,
   },
   cl100k: { ranks: cl100kRanks, splitRegex: CL100K_TOKEN_SPLIT_REGEX },
 };
@@ -52,7 +52,7 @@ export function exactCountFunction(encoding: ExactEncoding): (text: string) => n
         splitRegex: spec.splitRegex,
         ranks: buildRankTable(spec.ranks),
         ...(spec.asciiPieceEnd ? { asciiPieceEnd: spec.asciiPieceEnd } : {}),
-        ...(spec.asciiWords ? { asciiWords: true } : {}),
+        ...(spec.asciiWordLead ? { asciiWordLead: spec.asciiWordLead } : {}),
       });
       return inner(text);
     };

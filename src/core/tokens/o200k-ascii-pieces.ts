@@ -41,6 +41,13 @@ for (let unit = 0; unit < 128; unit++) {
   else CLASS[unit] = OTHER;
 }
 
+/**
+ * 1 for the ASCII characters that may lead a word (alternatives 1 and 2): neither a line break, a letter
+ * nor a digit. The counter that reads words in its own loop (`asciiWordLead` in `count-bpe-tokens.ts`) takes
+ * it from here.
+ */
+export const O200K_WORD_LEAD = Uint8Array.from(CLASS, (at) => (at === OTHER || at === SPACE ? 1 : 0));
+
 function classAt(text: string, index: number): number {
   if (index >= text.length) return END;
   const unit = text.charCodeAt(index);
@@ -83,7 +90,7 @@ export function o200kAsciiPieceEnd(text: string, start: number): number {
   // 1 and 2, the word starting here.
   if ((at & LETTER) !== 0) return wordEnd(text, start);
   // 1 and 2 after one leading character that is neither a line break, a letter nor a digit.
-  if ((at === OTHER || at === SPACE) && start + 1 < text.length) {
+  if (O200K_WORD_LEAD[unit] === 1 && start + 1 < text.length) {
     const next = text.charCodeAt(start + 1);
     if (next >= 0x80) return UNDECIDED;
     if (((CLASS[next] as number) & LETTER) !== 0) return wordEnd(text, start + 1);
